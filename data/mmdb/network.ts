@@ -1,0 +1,85 @@
+/**
+ * @module Networks and address ranges in the 128-bit space of a MaxMind DB search tree, where an
+ * IPv4 address a.b.c.d sits at ::a.b.c.d.
+ */
+import ipaddr from 'ipaddr.js';
+import type { Network } from './search-tree.ts';
+
+/**
+ * Parses `a.b.c.d/n` or an IPv6 CIDR into the tree's IPv6 space (IPv4 at ::a.b.c.d/(96+n)).
+ *
+ * @throws Error when the text is not a CIDR network.
+ */
+export function parseNetwork(cidr: string): Network {
+  const slash = cidr.lastIndexOf('/');
+  const [address, prefix] = ipaddr.parseCIDR(`${embeddedIpv4ToHex(cidr.slice(0, slash))}${cidr.slice(slash)}`);
+  return address.kind() === 'ipv4'
+    ? { bytes: addressBytes(address.toString()), prefixLength: 96 + prefix }
+    : { bytes: addressBytes(address.toString()), prefixLength: prefix };
+}
+
+/** The 16 bytes of an IPv4 (placed at ::a.b.c.d) or IPv6 address. */
+export function addressBytes(text: string): Uint8Array {
+  const address = ipaddr.parse(embeddedIpv4ToHex(text));
+  const bytes = new Uint8Array(16);
+  if (address.kind() === 'ipv4') bytes.set(address.toByteArray(), 12);
+  else bytes.set(address.toByteArray());
+  return bytes;
+}
+
+/**
+ * Rewrites an IPv6 address's trailing dotted quad as two hex groups (`::1.2.3.4` → `::102:304`):
+ * ipaddr.js 2.x reads every embedded IPv4 address as IPv4-mapped (`::ffff:1.2.3.4`), which would
+ * move `::1.2.3.4` (where MaxMind DB trees keep IPv4) to a different network.
+ */
+export function embeddedIpv4ToHex(text: string): string {
+  const colon = text.lastIndexOf(':');
+  if (colon < 0 || !text.includes('.', colon)) return text;
+  const octets = text.slice(colon + 1).split('.').map(Number);
+  if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255)) return text;
+  const [a, b, c, d] = octets as [number, number, number, number];
+  return `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+/** An address of the 128-bit space as an unsigned bigint. */
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  let n = 0n;
+  for (const byte of bytes) n = (n << 8n) | BigInt(byte);
+  return n;
+}
+
+/** The 16 bytes of an unsigned 128-bit bigint. */
+export function bigIntToBytes(n: bigint): Uint8Array {
+  const bytes = new Uint8Array(16);
+  let v = n;
+  for (let i = 15; i >= 0; i--) {
+    bytes[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return bytes;
+}
+
+/**
+ * The fewest CIDR networks that cover exactly the inclusive range `first..last` of the 128-bit
+ * space, in address order.
+ *
+ * @throws RangeError when `last < first` or either is outside 0..2¹²⁸−1.
+ */
+export function rangeToNetworks(first: bigint, last: bigint): Network[] {
+  const max = (1n << 128n) - 1n;
+  if (first < 0n || last > max || last < first) throw new RangeError(`invalid range ${first}..${last}`);
+  const networks: Network[] = [];
+  let start = first;
+  while (start <= last) {
+    // The largest block aligned at `start` that does not run past `last`.
+    let size = 0;
+    while (size < 128) {
+      const block = 1n << BigInt(size + 1);
+      if ((start & (block - 1n)) !== 0n || start + block - 1n > last) break;
+      size++;
+    }
+    networks.push({ bytes: bigIntToBytes(start), prefixLength: 128 - size });
+    start += 1n << BigInt(size);
+  }
+  return networks;
+}

@@ -1,0 +1,238 @@
+/**
+ * @module Reads a MaxMind DB held in memory: metadata, search-tree lookups by 16-byte address, and
+ * a walk over every network. Works in Workers and in Node; it allocates nothing per lookup.
+ */
+import { type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
+
+/** The metadata map of a database, with the fields every reader needs checked. */
+export interface MmdbMetadata {
+  readonly nodeCount: number;
+  /** 24, 28 or 32 bits per record. */
+  readonly recordSize: 24 | 28 | 32;
+  readonly ipVersion: 4 | 6;
+  readonly databaseType: string;
+  /** Seconds since the Unix epoch. */
+  readonly buildEpoch: number;
+  readonly languages: readonly string[];
+  readonly description: Readonly<Record<string, string>>;
+  readonly binaryFormatMajorVersion: number;
+  readonly binaryFormatMinorVersion: number;
+}
+
+/** Where an address led: a data offset (or -1 when the address has no data) and the prefix length. */
+export interface MmdbLookup {
+  /** Offset in the data section, or -1. */
+  offset: number;
+  /** Prefix length of the network found, in the address's own family (0..32 or 0..128). */
+  prefixLength: number;
+}
+
+const MARKER = Uint8Array.of(0xab, 0xcd, 0xef, ...new TextEncoder().encode('MaxMind.com'));
+/** The metadata is within the last 128 KiB of a file, per the specification. */
+const METADATA_SEARCH = 128 * 1024;
+
+/**
+ * A MaxMind DB reader over bytes already in memory.
+ *
+ * @throws MmdbFormatError from the constructor when the metadata or the layout is invalid, and from
+ *   `lookup`/`decode` when the tree or data is corrupt where they read it.
+ */
+export class MmdbReader {
+  readonly metadata: MmdbMetadata;
+  /** Decoder for the data section; offsets are those of {@link MmdbLookup}. */
+  readonly data: MmdbDecoder;
+  private readonly bytes: Uint8Array;
+  private readonly nodeCount: number;
+  private readonly recordSize: number;
+  private readonly treeSize: number;
+  private readonly dataSize: number;
+  private readonly ipv4Root: number;
+  private readonly ipv4RootDepth: number;
+
+  constructor(buffer: ArrayBuffer | Uint8Array) {
+    this.bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
+    this.metadata = readMetadata(this.bytes);
+    this.nodeCount = this.metadata.nodeCount;
+    this.recordSize = this.metadata.recordSize;
+    this.treeSize = (this.nodeCount * this.recordSize * 2) / 8;
+    if (this.treeSize + 16 > this.bytes.length) {
+      throw new MmdbFormatError(`search tree of ${this.nodeCount} nodes is larger than the file`);
+    }
+    const dataEnd = findMarker(this.bytes);
+    if (dataEnd < this.treeSize + 16) throw new MmdbFormatError('metadata overlaps the search tree');
+    this.dataSize = dataEnd - this.treeSize - 16;
+    this.data = new MmdbDecoder(this.bytes.subarray(this.treeSize + 16, dataEnd));
+    // IPv4 addresses start at ::/96; find that node once instead of walking 96 zero bits per lookup.
+    let node = 0;
+    let depth = 0;
+    if (this.metadata.ipVersion === 6) {
+      for (; depth < 96 && node < this.nodeCount; depth++) node = this.record(node, 0);
+    }
+    this.ipv4Root = node;
+    this.ipv4RootDepth = depth;
+  }
+
+  /**
+   * Finds the data for a 16-byte address (IPv4 at ::a.b.c.d), writing into `out` to avoid
+   * allocating. For an IPv4 address pass `ipv4 = true`: the prefix length is then 0..32.
+   *
+   * @throws MmdbFormatError when a record points outside the file.
+   */
+  lookup(bytes: Uint8Array, ipv4: boolean, out: MmdbLookup = { offset: -1, prefixLength: 0 }): MmdbLookup {
+    const nodeCount = this.nodeCount;
+    let node: number;
+    let depth: number;
+    let bits: number;
+    if (this.metadata.ipVersion === 4) {
+      if (!ipv4) {
+        out.offset = -1;
+        out.prefixLength = 0;
+        return out;
+      }
+      node = 0;
+      depth = 96;
+      bits = 128;
+    } else if (ipv4) {
+      node = this.ipv4Root;
+      depth = this.ipv4RootDepth;
+      bits = 128;
+    } else {
+      node = 0;
+      depth = 0;
+      bits = 128;
+    }
+    while (node < nodeCount && depth < bits) {
+      const bit = ((bytes[depth >> 3] as number) >> (7 - (depth & 7))) & 1;
+      node = this.record(node, bit);
+      depth++;
+    }
+    const familyDepth = ipv4 ? depth - 96 : depth;
+    out.prefixLength = familyDepth < 0 ? 0 : familyDepth;
+    if (node === nodeCount) {
+      out.offset = -1;
+    } else if (node > nodeCount) {
+      out.offset = this.dataOffset(node);
+    } else {
+      throw new MmdbFormatError('search tree is deeper than the address');
+    }
+    return out;
+  }
+
+  /** Decodes the data at `offset` of the data section. */
+  decode(offset: number): MmdbDecoded {
+    return this.data.decode(offset);
+  }
+
+  /**
+   * Visits every network that holds data, in address order, with its first address (16 bytes,
+   * IPv4 at ::a.b.c.d), its prefix length in the IPv6 space, and its data offset. In an IPv6 database
+   * the aliases of the IPv4 subtree (::ffff:0:0/96 and 2002::/16) are skipped, so each IPv4 network is
+   * visited once, at ::a.b.c.d.
+   */
+  walk(visit: (bytes: Uint8Array, prefixLength: number, offset: number) => void): void {
+    const path = new Uint8Array(16);
+    const aliased = this.metadata.ipVersion === 6 && this.ipv4RootDepth === 96;
+    const visitNode = (node: number, depth: number): void => {
+      if (depth >= 128) throw new MmdbFormatError('search tree is deeper than 128 bits');
+      const byteIndex = depth >> 3;
+      const mask = 1 << (7 - (depth & 7));
+      for (let bit = 0; bit < 2; bit++) {
+        path[byteIndex] = bit ? (path[byteIndex] as number) | mask : (path[byteIndex] as number) & ~mask;
+        const child = this.record(node, bit);
+        if (child < this.nodeCount) {
+          // The IPv4 subtree is reachable from ::/96 and from its aliases; visit it once, at ::/96.
+          if (aliased && child === this.ipv4Root && !(depth + 1 === 96 && path.subarray(0, 12).every((b) => b === 0))) continue;
+          visitNode(child, depth + 1);
+        } else if (child > this.nodeCount) {
+          visit(networkStart(path, depth + 1), depth + 1, this.dataOffset(child));
+        }
+      }
+      path[byteIndex] = (path[byteIndex] as number) & ~mask;
+    };
+    visitNode(0, this.metadata.ipVersion === 4 ? 96 : 0);
+  }
+
+  private dataOffset(record: number): number {
+    const offset = record - this.nodeCount - 16;
+    if (offset < 0 || offset >= this.dataSize) {
+      throw new MmdbFormatError(`search tree record ${record} points outside the data section`);
+    }
+    return offset;
+  }
+
+  /** The left (bit 0) or right (bit 1) record of `node`. */
+  private record(node: number, bit: number): number {
+    const b = this.bytes;
+    if (this.recordSize === 24) {
+      const at = node * 6 + bit * 3;
+      return ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number);
+    }
+    if (this.recordSize === 28) {
+      const at = node * 7;
+      if (bit === 0) {
+        return ((((b[at + 3] as number) & 0xf0) << 20) | ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number)) >>> 0;
+      }
+      return ((((b[at + 3] as number) & 0x0f) << 24) | ((b[at + 4] as number) << 16) | ((b[at + 5] as number) << 8) | (b[at + 6] as number)) >>> 0;
+    }
+    const at = node * 8 + bit * 4;
+    return (((b[at] as number) << 24) | ((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number)) >>> 0;
+  }
+}
+
+/** A copy of `path` with the bits from `prefixLength` on cleared: the network's first address. */
+function networkStart(path: Uint8Array, prefixLength: number): Uint8Array {
+  const start = path.slice();
+  for (let bit = prefixLength; bit < 128; bit++) start[bit >> 3] = (start[bit >> 3] as number) & ~(1 << (7 - (bit & 7)));
+  return start;
+}
+
+function findMarker(bytes: Uint8Array): number {
+  const floor = Math.max(0, bytes.length - METADATA_SEARCH);
+  outer: for (let i = bytes.length - MARKER.length; i >= floor; i--) {
+    for (let j = 0; j < MARKER.length; j++) {
+      if (bytes[i + j] !== MARKER[j]) continue outer;
+    }
+    return i;
+  }
+  throw new MmdbFormatError('no MaxMind DB metadata marker in the last 128 KiB: not a MaxMind DB file');
+}
+
+function readMetadata(bytes: Uint8Array): MmdbMetadata {
+  const start = findMarker(bytes) + MARKER.length;
+  const raw = new MmdbDecoder(bytes.subarray(start)).decode(0);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || raw instanceof Uint8Array) {
+    throw new MmdbFormatError('metadata is not a map');
+  }
+  const uint = (key: string, max = 2 ** 32): number => {
+    const value = raw[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= max) {
+      throw new MmdbFormatError(`metadata ${key} is missing or not an unsigned integer`);
+    }
+    return value;
+  };
+  const recordSize = uint('record_size');
+  if (recordSize !== 24 && recordSize !== 28 && recordSize !== 32) {
+    throw new MmdbFormatError(`unsupported record size ${recordSize}`);
+  }
+  const ipVersion = uint('ip_version');
+  if (ipVersion !== 4 && ipVersion !== 6) throw new MmdbFormatError(`unsupported ip_version ${ipVersion}`);
+  const major = uint('binary_format_major_version');
+  if (major !== 2) throw new MmdbFormatError(`unsupported binary format major version ${major}`);
+  const epoch = raw.build_epoch;
+  const description = raw.description;
+  const languages = raw.languages;
+  return {
+    nodeCount: uint('node_count'),
+    recordSize,
+    ipVersion,
+    databaseType: typeof raw.database_type === 'string' ? raw.database_type : '',
+    buildEpoch: typeof epoch === 'number' ? epoch : typeof epoch === 'bigint' ? Number(epoch) : 0,
+    languages: Array.isArray(languages) ? languages.filter((l): l is string => typeof l === 'string') : [],
+    description:
+      typeof description === 'object' && description !== null && !Array.isArray(description) && !(description instanceof Uint8Array)
+        ? Object.fromEntries(Object.entries(description).filter((e): e is [string, string] => typeof e[1] === 'string'))
+        : {},
+    binaryFormatMajorVersion: major,
+    binaryFormatMinorVersion: uint('binary_format_minor_version'),
+  };
+}

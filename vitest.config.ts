@@ -1,0 +1,44 @@
+/**
+ * @module Test projects: the data pipeline in Node (where it runs in production), and the Worker in
+ * workerd through `@cloudflare/vitest-plugin`, once per plan. Worker tests read files of the repository
+ * (the compiled database, the source databases) through the test-only `REPO_FILES` service binding,
+ * which is served from Node and restricted to the paths in `test/support/repo-files.ts`.
+ */
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+import { serveRepoFile } from './test/support/repo-files.ts';
+
+const workerProject = (plan: 'free' | 'paid') => ({
+  extends: true as const,
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.toml', environment: plan === 'free' ? 'free' : 'de' },
+      miniflare: { serviceBindings: { REPO_FILES: serveRepoFile } },
+    }),
+  ],
+  test: {
+    name: `worker-${plan}`,
+    include: [`test/worker/**/*.test.ts`, `test/worker-${plan}/**/*.test.ts`],
+    setupFiles: ['test/worker/setup.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+  },
+});
+
+export default defineConfig({
+  test: {
+    testTimeout: 60_000,
+    hookTimeout: 300_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'data',
+          environment: 'node',
+          include: ['test/data/**/*.test.ts'],
+        },
+      },
+      workerProject('free'),
+      workerProject('paid'),
+    ],
+  },
+});
