@@ -44,7 +44,7 @@ export function assembleMmdb(
   const { nodeCount } = tree;
   const dataBytes = data.bytes();
   const largest = nodeCount + 16 + dataBytes.length;
-  const recordSize = metadata.recordSize ?? (largest < 2 ** 24 ? 24 : largest < 2 ** 28 ? 28 : 32);
+  const recordSize = metadata.recordSize ?? chooseRecordSize(nodeCount, dataBytes.length);
   if (largest >= 2 ** recordSize) {
     throw new RangeError(`${largest} does not fit a ${recordSize}-bit record; use a larger record size`);
   }
@@ -91,6 +91,12 @@ export function assembleMmdb(
   out.set(METADATA_MARKER, treeBytes.length + 16 + dataBytes.length);
   out.set(metaBytes, treeBytes.length + 16 + dataBytes.length + METADATA_MARKER.length);
   return out;
+}
+
+/** The smallest record size (bits) that can address a tree of `nodeCount` nodes and its data. */
+export function chooseRecordSize(nodeCount: number, dataSize: number): 24 | 28 | 32 {
+  const largest = nodeCount + 16 + dataSize;
+  return largest < 2 ** 24 ? 24 : largest < 2 ** 28 ? 28 : 32;
 }
 
 function put24(bytes: Uint8Array, at: number, value: number): void {

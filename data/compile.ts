@@ -1,0 +1,184 @@
+/**
+ * @module Combines the sources into the service database: locations, routing facts and proxy flags
+ * are overlaid in one search tree, then each distinct combination is written once.
+ *
+ * The overlay never materialises address ranges: a location source inserts its networks, and the
+ * routing and proxy sources rewrite the leaves under theirs (`SearchTree.update`), so a network
+ * ends up split exactly where any source draws a boundary.
+ */
+import { DATABASE_TYPE, SCHEMA_VERSION, type StoredLocation, type StoredNetwork, type StoredRecord } from '../src/geo/schema.ts';
+import { DataSectionWriter, type MmdbValue, mmdbType } from './mmdb/data-section.ts';
+import { SearchTree } from './mmdb/search-tree.ts';
+import { assembleMmdb, chooseRecordSize } from './mmdb/writer.ts';
+import type { LocationSource, NetworkSource, ProxySource } from './sources/source.ts';
+
+/** The sources of one build, applied in order (later sources of a kind win where they overlap). */
+export interface CompileInput {
+  readonly locations: readonly LocationSource[];
+  readonly networks: readonly NetworkSource[];
+  readonly proxies: readonly ProxySource[];
+  /** Seconds since the Unix epoch, written as the database's build_epoch. */
+  readonly buildEpoch: number;
+}
+
+/** Counts reported by the build and written to the manifest. */
+export interface CompileCounts {
+  /** Networks (tree leaves) holding data in the output. */
+  networks: number;
+  /** Distinct records written to the data section. */
+  records: number;
+  /** Distinct locations and routing facts read from the sources. */
+  locations: number;
+  asns: number;
+  /** Networks flagged as anonymising. */
+  proxyNetworks: number;
+  /** Distinct (country, region name) pairs, and how many of them carry an ISO 3166-2 code. */
+  regions: { named: number; coded: number };
+  /** Search-tree nodes and record size of the output. */
+  nodes: number;
+  recordSize: number;
+}
+
+const NONE = -1;
+
+class Interner<T> {
+  readonly values: T[] = [];
+  private readonly ids = new Map<string, number>();
+  id(value: T): number {
+    const key = JSON.stringify(value);
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+}
+
+/** Combinations of (location, network, proxy) ids, each with a stable id used as a tree leaf. */
+class Combinations {
+  readonly location: number[] = [];
+  readonly network: number[] = [];
+  readonly proxy: boolean[] = [];
+  private readonly ids = new Map<string, number>();
+  id(location: number, network: number, proxy: boolean): number {
+    const key = `${location},${network},${proxy ? 1 : 0}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.location.length;
+      this.location.push(location);
+      this.network.push(network);
+      this.proxy.push(proxy);
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * Builds the compiled database.
+ *
+ * @param log receives one line per stage, with timings.
+ * @returns the MMDB file's bytes and its counts.
+ */
+export function compile(input: CompileInput, log: (line: string) => void = () => {}): { bytes: Uint8Array; counts: CompileCounts } {
+  const started = Date.now();
+  const stage = (what: string) => log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  const tree = new SearchTree();
+  const locations = new Interner<StoredLocation>();
+  const networks = new Interner<StoredNetwork>();
+  const combos = new Combinations();
+
+  for (const source of input.locations) {
+    let count = 0;
+    source.forEach((network, location) => {
+      tree.insert(network, combos.id(locations.id(location), NONE, false));
+      count++;
+    });
+    stage(`${source.info.name}: ${count} networks`);
+  }
+  for (const source of input.networks) {
+    let count = 0;
+    source.forEach((network, facts) => {
+      const id = networks.id(facts);
+      tree.update(network, (old) =>
+        old === undefined ? combos.id(NONE, id, false) : combos.id(combos.location[old] as number, id, combos.proxy[old] as boolean),
+      );
+      count++;
+    });
+    stage(`${source.info.name}: ${count} networks`);
+  }
+  let proxyNetworks = 0;
+  for (const source of input.proxies) {
+    source.forEach((network) => {
+      tree.update(network, (old) =>
+        old === undefined ? combos.id(NONE, NONE, true) : combos.id(combos.location[old] as number, combos.network[old] as number, true),
+      );
+      proxyNetworks++;
+    });
+    stage(`${source.info.name}: ${proxyNetworks} networks`);
+  }
+
+  const final = tree.finalize({ aliasIpv4: true, rootDepth: 0 });
+  stage(`search tree: ${final.nodeCount} nodes`);
+
+  const data = new DataSectionWriter();
+  const offsets = new Map<number, number>();
+  const regionPairs = new Map<string, boolean>();
+  for (const id of [...final.leafIds()].sort((a, b) => a - b)) {
+    const location = locations.values[combos.location[id] as number];
+    const network = networks.values[combos.network[id] as number];
+    const record: StoredRecord = {};
+    if (location !== undefined) {
+      record.location = toStored(location);
+      if (location.region) regionPairs.set(`${location.country_code}|${location.region}`, Boolean(location.region_code));
+    }
+    if (network !== undefined) record.network = network;
+    if (combos.proxy[id]) record.proxy = true;
+    offsets.set(id, data.write(record as unknown as MmdbValue));
+  }
+  stage(`data section: ${offsets.size} records, ${data.size} bytes`);
+
+  let leaves = 0;
+  final.forEachNode((left, right) => {
+    if (left.kind === 'leaf') leaves++;
+    if (right.kind === 'leaf') leaves++;
+  });
+  const bytes = assembleMmdb(
+    final,
+    data,
+    {
+      ipVersion: 6,
+      databaseType: DATABASE_TYPE,
+      languages: ['en'],
+      description: { en: `IP geolocation service database, compact schema version ${SCHEMA_VERSION}` },
+      buildEpoch: input.buildEpoch,
+    },
+    (id) => offsets.get(id) as number,
+  );
+  const recordSize = chooseRecordSize(final.nodeCount, data.size);
+  stage(`assembled: ${bytes.length} bytes`);
+  return {
+    bytes,
+    counts: {
+      networks: leaves,
+      records: offsets.size,
+      locations: locations.values.length,
+      asns: networks.values.length,
+      proxyNetworks,
+      regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
+      nodes: final.nodeCount,
+      recordSize,
+    },
+  };
+}
+
+/** Coordinates are int32 (1e-4 degree); everything else keeps its inferred type. */
+function toStored(location: StoredLocation): MmdbValue {
+  const value: Record<string, MmdbValue> = {};
+  for (const [key, v] of Object.entries(location)) {
+    value[key] = key === 'latitude' || key === 'longitude' ? mmdbType.int32(v as number) : (v as MmdbValue);
+  }
+  return value;
+}

@@ -1,0 +1,444 @@
+/** @module Derives ISO 3166-2 subdivision codes from region names, for sources (the flattened GeoLite2 City of `@ip-location-db`) that carry a region's English name but not its code. */
+import { allCountries } from 'country-region-data';
+import { iso31662 } from 'iso-3166';
+
+/**
+ * Turns a region name into an ISO 3166-2 subdivision code.
+ *
+ * Reference data: the subdivision list of `iso-3166` (wooorm; code, name and parent of each of about
+ * 5,000 subdivisions, mostly in local spelling: "Hessen", "Värmlands län", "Tôkyô") and the region lists
+ * of `country-region-data` (often English or Hepburn spellings: "Flanders", "Chiba"), whose codes are
+ * trusted only where they agree with `iso-3166` (see {@link createRegionCoder}).
+ */
+export interface RegionCoder {
+  /**
+   * The subdivision code of a region, without the country prefix.
+   *
+   * @param countryCode ISO 3166-1 alpha-2 code of the country (`'US'`).
+   * @param regionName The region's name as the source spells it (`'California'`, `'Varmland County'`).
+   * @returns The code (`'CA'`, `'S'`), or `''` when the country is unknown, the name is empty, or no
+   *   subdivision matches confidently (none does, or several do equally well).
+   * @example coder.code('GB', 'England') // 'ENG'
+   */
+  code(countryCode: string, regionName: string): string;
+}
+
+/** One way of writing a subdivision's name, with the forms that matching compares. */
+interface Spelling {
+  /** The code without the country prefix. */
+  readonly code: string;
+  readonly exact: string;
+  readonly folded: string;
+  readonly stripped: string;
+  readonly tokens: readonly string[];
+  /** The words of `stripped` in their original order, without spaces. */
+  readonly joined: string;
+  readonly kind: Kind;
+}
+
+/**
+ * What a name says it is, from its generic words: "City of Zagreb" a city, "Zagreb County" a region,
+ * "Zagreb" nothing. Both are "Zagreb" once generic words are gone, so the kind decides between
+ * "Grad Zagreb" and "Zagrebačka županija".
+ */
+type Kind = 'city' | 'region' | '';
+
+/** The spellings of a country's subdivisions: first-level ones (parent is the country) and the rest. */
+interface CountrySpellings {
+  readonly firstLevel: Spelling[];
+  readonly deeper: Spelling[];
+}
+
+/**
+ * Words that say what kind of subdivision a name is rather than which one, in English and in the
+ * romanised local forms of the reference data ("Novosibirskaya oblast'", "Jilin Sheng",
+ * "Seoul-teukbyeolsi", "Stockholms län"), and the articles and conjunctions of such names. MaxMind writes
+ * "Varmland County" where ISO writes "Värmlands län", so both sides are compared without them.
+ */
+const GENERIC_WORDS = new Set([
+  // English (Spanish, French, Italian and Portuguese forms where they differ)
+  ...['county', 'province', 'provincia', 'provincie', 'provinsi', 'region', 'regione', 'regiao', 'state'],
+  ...['estado', 'district', 'prefecture', 'department', 'departamento', 'municipality', 'municipio'],
+  ...['governorate', 'voivodeship', 'territory', 'autonomous', 'autonoma', 'republic', 'principality'],
+  ...['principado', 'parish', 'canton', 'emirate', 'division', 'community', 'comunidad', 'comunitat'],
+  ...['foral', 'metropolitan', 'special', 'capital', 'city', 'ciudad', 'cidade', 'grad', 'horad', 'gorod'],
+  ...['stolitsa'],
+  // Russian, Belarusian, Ukrainian, Central Asian
+  ...['oblast', 'oblasty', 'oblys', 'voblast', 'voblasts', 'voblasc', 'krai', 'kray', 'okrug', 'avtonomnyy'],
+  ...['respublika', 'raion', 'rayon'],
+  // Chinese, Korean, Japanese, Vietnamese, Thai
+  ...['sheng', 'shi', 'zizhiqu', 'do', 'si', 'teukbyeolsi', 'gwangyeoksi', 'teukbyeoljachido'],
+  ...['teukbyeoljachisi', 'ken', 'tinh', 'changwat'],
+  // Nordic, Baltic, Central and Eastern European
+  ...['lan', 'fylke', 'maakond', 'apskritis', 'novads', 'kraj', 'megye', 'zupanija', 'judetul', 'judet'],
+  ...['wojewodztwo', 'landkreis', 'kanton', 'opstina', 'obshtina', 'raionul', 'municipiul'],
+  // Arabic, Lao, Mongolian, Bhutanese: "Muhafazat Hadramaout", "Khoueng Xekong", "Dzavhan Aymag"
+  ...['muhafazat', 'baladiyat', 'khoueng', 'aymag', 'dzongkhag'],
+  // Articles and conjunctions, with the Arabic article in its romanised forms ("Ar Raqqah")
+  ...['of', 'the', 'de', 'del', 'do', 'dos', 'la', 'le', 'les', 'd', 'di', 'y', 'and', 'et', 'und', 'og'],
+  ...['al', 'el', 'ad', 'adh', 'an', 'ar', 'as', 'ash', 'at', 'az'],
+]);
+
+/** Generic words that make a name a city's. */
+const CITY_WORDS = new Set(['city', 'ciudad', 'cidade', 'grad', 'horad', 'gorod', 'stolitsa', 'capital']);
+
+/** Generic words that make a name a region's (a county, province, oblast, ...). */
+const REGION_WORDS = new Set([
+  ...['county', 'province', 'provincia', 'provincie', 'provinsi', 'region', 'regione', 'regiao', 'state'],
+  ...['estado', 'department', 'departamento', 'governorate', 'voivodeship', 'prefecture', 'oblast'],
+  ...['oblasty', 'oblys', 'voblast', 'voblasts', 'voblasc', 'krai', 'kray', 'lan', 'fylke', 'maakond'],
+  ...['apskritis', 'kraj', 'megye', 'zupanija', 'judetul', 'judet', 'wojewodztwo'],
+]);
+
+/**
+ * Points of the compass in the languages of the reference data, each mapped to one English word so that
+ * "North Holland" meets "Noord-Holland", "Nord-Kivu" and "West Java" meets "Jawa Barat". They are the one
+ * systematic difference between English and local names that spelling alone does not bridge.
+ */
+const COMPASS: Readonly<Record<string, string>> = {
+  ...{ nord: 'north', noord: 'north', norte: 'north', norra: 'north', utara: 'north', kaskazini: 'north' },
+  ...{ sud: 'south', zuid: 'south', sur: 'south', sul: 'south', sodra: 'south', selatan: 'south' },
+  ...{ kusini: 'south', est: 'east', este: 'east', oost: 'east', ost: 'east', ostra: 'east' },
+  ...{ timur: 'east', ouest: 'west', oeste: 'west', vast: 'west', vastra: 'west', barat: 'west' },
+  ...{ magharibi: 'west', centre: 'central', center: 'central', centro: 'central', tengah: 'central' },
+  ...{ tenggara: 'southeast' },
+};
+
+/**
+ * Words that change which subdivision a name means: "East Kasai" is not "Kasaï", "Riau Islands" not
+ * "Riau". A name may have words its subdivision's name lacks only if they are not these, and in
+ * comparing spellings they only ever match themselves ("Mayo-Kebbi Ouest" is not "Mayo-Kebbi Est").
+ */
+const QUALIFIERS = new Set([
+  ...['north', 'south', 'east', 'west', 'northern', 'southern', 'eastern', 'western', 'central'],
+  ...['northeast', 'northwest', 'southeast', 'southwest', 'new', 'old', 'upper', 'lower', 'greater'],
+  ...['lesser', 'inner', 'outer', 'high', 'mid', 'middle', 'island', 'islands', 'isles'],
+]);
+
+/** Letters that Unicode does not decompose into a base letter and a mark. */
+const UNDECOMPOSED: Readonly<Record<string, string>> = {
+  ...{ ł: 'l', ø: 'o', æ: 'ae', œ: 'oe', ß: 'ss', đ: 'd', ı: 'i', þ: 'th', ð: 'd', ħ: 'h' },
+};
+
+/** Lower case, without diacritics or apostrophes, with any other punctuation as one space. */
+function fold(name: string): string {
+  return name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[łøæœßđıþðħ]/g, (c) => UNDECOMPOSED[c] ?? c)
+    .replace(/['’ʻʼ`‘]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** The words of a folded name without generic words and with compass words in English. */
+function essentialWords(folded: string): string[] {
+  const kept = folded
+    .split(' ')
+    .filter((w) => w !== '' && !GENERIC_WORDS.has(w))
+    .map((w) => COMPASS[w] ?? w);
+  return kept.length > 0 ? kept : folded.split(' ');
+}
+
+function kindOf(folded: string): Kind {
+  const words = folded.split(' ');
+  const city = words.some((w) => CITY_WORDS.has(w));
+  const region = words.some((w) => REGION_WORDS.has(w));
+  return city === region ? '' : city ? 'city' : 'region';
+}
+
+/**
+ * The ways a reference name can be written: "Madrid, Comunidad de" is also "Madrid" and "Comunidad de
+ * Madrid", "Valle d'Aosta, Vallée d'Aoste" either half, "Haute-Sangha / Mambéré-Kadéï" either half,
+ * and "Puducherry (Pondicherry)" either name if brackets hold names.
+ */
+function spellingsOf(name: string, bracketsAreNames: boolean): string[] {
+  const out = new Set([name]);
+  const bare = name.replace(/\s*\([^)]*\)/g, '').trim();
+  out.add(bare);
+  for (const m of name.matchAll(/\(([^)]*)\)/g)) {
+    // A name in brackets, not a note such as "(EH-partial)" or "(de, lb)".
+    if (bracketsAreNames && m[1] !== undefined && /^\p{Lu}\p{Ll}/u.test(m[1])) out.add(m[1]);
+  }
+  for (const part of bare.split(/\s+\/\s+|;/)) out.add(part.trim());
+  const comma = /^([^,]+),\s*([^,]+)$/.exec(bare);
+  if (comma?.[1] !== undefined && comma[2] !== undefined) {
+    out.add(comma[1]);
+    out.add(comma[2]);
+    out.add(`${comma[2]} ${comma[1]}`);
+  }
+  out.delete('');
+  return [...out];
+}
+
+/** A name in the forms that matching compares. */
+function formsOf(name: string): Omit<Spelling, 'code'> {
+  const folded = fold(name);
+  const words = essentialWords(folded);
+  const tokens = [...words].sort();
+  return { exact: name, folded, stripped: tokens.join(' '), tokens, joined: words.join(''), kind: kindOf(folded) };
+}
+
+function spelling(code: string, name: string): Spelling {
+  return { code, ...formsOf(name) };
+}
+
+/**
+ * Every spelling of every subdivision, by country. `country-region-data` numbers some countries by
+ * superseded schemes (Iran before 2018, Uganda, Oman: "Markazi" under the code ISO now gives Hormozgān),
+ * so a country's entries there are used only if none of their names is ISO's name of another code.
+ */
+function buildIndex(): Map<string, CountrySpellings> {
+  const byCountry = new Map<string, CountrySpellings>();
+  const firstLevel = new Map<string, boolean>();
+  for (const { code, name, parent } of iso31662) {
+    const country = code.slice(0, 2);
+    let entry = byCountry.get(country);
+    if (entry === undefined) byCountry.set(country, (entry = { firstLevel: [], deeper: [] }));
+    firstLevel.set(code, parent === country);
+    const list = parent === country ? entry.firstLevel : entry.deeper;
+    for (const n of spellingsOf(name, true)) list.push(spelling(code.slice(3), n));
+  }
+  for (const [, country, regions] of allCountries) {
+    const entry = byCountry.get(country);
+    if (entry === undefined) continue;
+    const isoByStripped = new Map<string, Set<string>>();
+    for (const s of [...entry.firstLevel, ...entry.deeper]) {
+      const codes = isoByStripped.get(s.stripped) ?? new Set();
+      isoByStripped.set(s.stripped, codes.add(s.code));
+    }
+    const extra: [Spelling, boolean][] = [];
+    let outdated = false;
+    for (const [name, local] of regions) {
+      const level = firstLevel.get(`${country}-${local}`);
+      if (level === undefined) continue;
+      // Brackets there hold a capital, not another name: "Chuy Oblasty (Bishkek)".
+      for (const n of spellingsOf(name, false)) {
+        const s = spelling(local, n);
+        const iso = isoByStripped.get(s.stripped);
+        if (iso !== undefined && !iso.has(local)) outdated = true;
+        extra.push([s, level]);
+      }
+    }
+    if (outdated) continue;
+    for (const [s, level] of extra) (level ? entry.firstLevel : entry.deeper).push(s);
+  }
+  return byCountry;
+}
+
+/** Jaro–Winkler similarity of two strings, 0 (nothing alike) to 1 (equal). */
+function jaroWinkler(a: string, b: string): number {
+  if (a === b) return 1;
+  const window = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
+  const aHit = new Array<boolean>(a.length).fill(false);
+  const bHit = new Array<boolean>(b.length).fill(false);
+  let matches = 0;
+  for (let i = 0; i < a.length; i++) {
+    for (let j = Math.max(0, i - window); j < Math.min(b.length, i + window + 1); j++) {
+      if (bHit[j] || a[i] !== b[j]) continue;
+      aHit[i] = bHit[j] = true;
+      matches++;
+      break;
+    }
+  }
+  if (matches === 0) return 0;
+  let halfTranspositions = 0;
+  for (let i = 0, j = 0; i < a.length; i++) {
+    if (!aHit[i]) continue;
+    while (!bHit[j]) j++;
+    if (a[i] !== b[j]) halfTranspositions++;
+    j++;
+  }
+  const m = matches;
+  const jaro = (m / a.length + m / b.length + (m - halfTranspositions / 2) / m) / 3;
+  let prefix = 0;
+  while (prefix < 4 && a[prefix] !== undefined && a[prefix] === b[prefix]) prefix++;
+  return jaro + prefix * 0.1 * (1 - jaro);
+}
+
+const VOWELS = new Set(['a', 'e', 'i', 'o', 'u', 'y']);
+
+/** Below this, two words are not spellings of one another ("Tuscany" and "Toscana" score 0.83). */
+const WORD_THRESHOLD = 0.8;
+/** Below this, two names are not spellings of one another. */
+const NAME_THRESHOLD = 0.85;
+/**
+ * The threshold of a last try over all first-level subdivisions, when nothing else matched ("Brittany"
+ * and "Bretagne" 0.80, "Tuscany"
+ * and "Toscana" 0.83, "Mazovia" and "Mazowieckie" 0.83). It comes last because at this level a region
+ * of the kind a name says ("Valverde Province") can look like another one ("El Valle" region) while the
+ * right one matches strictly ("Valverde").
+ */
+const LAST_NAME_THRESHOLD = 0.8;
+/** The best code must beat every other code of the country by this much. */
+const NAME_MARGIN = 0.04;
+
+/**
+ * How alike two words are: Jaro–Winkler, but `0` for words whose first letters differ unless they are
+ * very alike ("Apulia" and "Puglia" are, "Amman" and "Maan" are not; initial vowels vary with
+ * romanisation, as in "Erbil" and "Arbīl"), and qualifiers ("north", "islands") are alike only to
+ * themselves.
+ */
+function wordSimilarity(a: string, b: string): number {
+  if (a === b) return 1;
+  if (QUALIFIERS.has(a) || QUALIFIERS.has(b)) return 0;
+  const score = jaroWinkler(a, b);
+  const initialsAlike = a[0] === b[0] || (VOWELS.has(a[0] ?? '') && VOWELS.has(b[0] ?? ''));
+  return initialsAlike || score >= 0.88 ? score : 0;
+}
+
+/**
+ * How alike two names are, as words: each word's best partner on the other side, averaged over the words
+ * of both; `0` when some word of the source's name has no partner (above `WORD_THRESHOLD`). When one
+ * side is a single word, the names are also compared with their spaces removed ("Louangnamtha" and
+ * "Louang Namtha").
+ */
+function similarity(q: Query, s: Spelling): number {
+  const query = q.tokens;
+  const candidate = s.tokens;
+  let whole = 0;
+  if ((query.length === 1 || candidate.length === 1) && ![...query, ...candidate].some((w) => QUALIFIERS.has(w))) {
+    whole = wordSimilarity(q.joined, s.joined);
+  }
+  let sum = 0;
+  for (const w of query) {
+    const best = Math.max(...candidate.map((c) => wordSimilarity(w, c)));
+    if (best < WORD_THRESHOLD) return whole;
+    sum += best;
+  }
+  for (const c of candidate) sum += Math.max(...query.map((w) => wordSimilarity(w, c)));
+  return Math.max(whole, sum / (query.length + candidate.length));
+}
+
+/** The one code among matching spellings; '' if there are several, null if none. */
+function unique(matches: readonly Spelling[]): string | null {
+  const codes = new Set(matches.map((s) => s.code));
+  if (codes.size > 1) return '';
+  return codes.values().next().value ?? null;
+}
+
+/** The most alike code if alike enough and clearly ahead; '' if not clearly ahead, null if none. */
+function closest(spellings: readonly Spelling[], q: Query, threshold = NAME_THRESHOLD): string | null {
+  const byCode = new Map<string, number>();
+  for (const s of spellings) byCode.set(s.code, Math.max(byCode.get(s.code) ?? 0, similarity(q, s)));
+  const [first, second] = [...byCode].sort((x, y) => y[1] - x[1]);
+  if (first === undefined || first[1] < threshold) return null;
+  return second !== undefined && first[1] - second[1] < NAME_MARGIN ? '' : first[0];
+}
+
+/** A source's region name in the forms that matching compares. */
+type Query = Omit<Spelling, 'code'>;
+
+/**
+ * Matches a name against some of a country's subdivisions, from strict to loose; the first step that
+ * finds anything decides, so a looser step never overrules a stricter one.
+ */
+function matchSome(spellings: readonly Spelling[], q: Query): string | null {
+  const { tokens } = q;
+  const within = (s: Spelling) => s.tokens.length > tokens.length && tokens.every((t) => s.tokens.includes(t));
+  const around = (s: Spelling) =>
+    s.tokens.length < tokens.length &&
+    s.tokens.every((t) => tokens.includes(t)) &&
+    tokens.every((t) => s.tokens.includes(t) || !QUALIFIERS.has(t));
+  return (
+    unique(spellings.filter((s) => s.exact === q.exact)) ??
+    unique(spellings.filter((s) => s.folded === q.folded)) ??
+    unique(spellings.filter((s) => s.stripped === q.stripped)) ??
+    // "Rhone-Alpes" for "Auvergne-Rhône-Alpes", "Vestfold" for "Vestfold og Telemark" (not "Vestland").
+    unique(spellings.filter(within)) ??
+    // "Free and Hanseatic City of Hamburg" for "Hamburg".
+    unique(spellings.filter(around)) ??
+    // "Hesse" for "Hessen", "Lombardy" for "Lombardia", "Novosibirsk" for "Novosibirskaya".
+    closest(spellings, q)
+  );
+}
+
+/**
+ * Matches a name against one level of a country's subdivisions: first those of the kind the name says
+ * it is (if it says), then those whose names say nothing, then the rest.
+ */
+function matchLevel(spellings: readonly Spelling[], q: Query): string | null {
+  if (q.kind === '') return matchSome(spellings, q);
+  const groups: Spelling[][] = [[], [], []];
+  for (const s of spellings) groups[s.kind === q.kind ? 0 : s.kind === '' ? 1 : 2]?.push(s);
+  for (const group of groups) {
+    const found = matchSome(group, q);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * Creates a coder over the reference data of `iso-3166` and `country-region-data`. Building the index
+ * takes some tens of milliseconds; each distinct (country, name) pair is then matched once and cached,
+ * since a build asks about few distinct pairs millions of times.
+ *
+ * A name is matched against the country's first-level subdivisions and, only if none matches, against
+ * the deeper ones (a source's region is almost always of the first level: Madrid is the community, not
+ * the province). Within a level, in order: the name as written; folded (no diacritics or apostrophes,
+ * lower case, punctuation as spaces); without generic words ("County", "Oblast", "län") and with compass
+ * words in English; contained in a subdivision's name or containing it; and last, a subdivision whose
+ * words are spelt alike (Jaro–Winkler), if alike enough and clearly ahead of the next. A step that finds
+ * several codes gives `''`: no guess.
+ *
+ * @returns A coder; it keeps one cache entry per distinct pair asked about.
+ * @example createRegionCoder().code('DE', 'Hesse') // 'HE'
+ */
+export function createRegionCoder(): RegionCoder {
+  const index = buildIndex();
+  const cache = new Map<string, string>();
+  return {
+    code(countryCode, regionName) {
+      const key = `${countryCode}\t${regionName}`;
+      let code = cache.get(key);
+      if (code === undefined) {
+        code = '';
+        const spellings = index.get(countryCode.toUpperCase());
+        const q = formsOf(regionName);
+        if (spellings !== undefined && q.folded !== '') {
+          code =
+            matchLevel(spellings.firstLevel, q) ??
+            matchLevel(spellings.deeper, q) ??
+            closest(spellings.firstLevel, q, LAST_NAME_THRESHOLD) ??
+            '';
+        }
+        cache.set(key, code);
+      }
+      return code;
+    },
+  };
+}
+
+/** How many of a set of regions a coder codes; the build prints it. */
+export interface RegionCoverage {
+  /** Distinct (country, region name) pairs with a non-empty name. */
+  regions: number;
+  /** Of those, the pairs that got a code. */
+  coded: number;
+  /** The uncoded pairs as `'CC/Name'`, in the order first seen. */
+  uncoded: string[];
+}
+
+/**
+ * Counts how many distinct regions a coder codes.
+ *
+ * @param coder The coder the build uses (its cache makes a second pass over the same pairs cheap).
+ * @param pairs (ISO 3166-1 alpha-2 code, region name) pairs, repeats allowed; empty names are skipped.
+ * @returns Counts over distinct pairs, with the uncoded ones listed.
+ * @example regionCoverage(coder, [['US', 'California'], ['US', 'Atlantis']])
+ * // { regions: 2, coded: 1, uncoded: ['US/Atlantis'] }
+ */
+export function regionCoverage(coder: RegionCoder, pairs: Iterable<readonly [string, string]>): RegionCoverage {
+  const seen = new Set<string>();
+  const coverage: RegionCoverage = { regions: 0, coded: 0, uncoded: [] };
+  for (const [country, name] of pairs) {
+    const key = `${country}/${name}`;
+    if (name === '' || seen.has(key)) continue;
+    seen.add(key);
+    coverage.regions++;
+    if (coder.code(country, name) !== '') coverage.coded++;
+    else coverage.uncoded.push(key);
+  }
+  return coverage;
+}

@@ -1,0 +1,88 @@
+/**
+ * @module Builds the Hono app of one plan: routes, validation hook, error rendering, 404 and 405.
+ * The code is the same in all five deployments; `PLAN` decides which app answers (see `index.ts`).
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv, Plan } from './env.ts';
+import { ProblemError } from './errors/problem.ts';
+import { asProblem, problemResponse } from './errors/render.ts';
+import { planGate } from './access/plan-gate.ts';
+import { registerLookupRoutes } from './routes/lookup.ts';
+import { registerPaidRoutes } from './routes/paid.ts';
+import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
+import { registerPublicRoutes } from './routes/public.ts';
+
+/** XML routes (`…/xml`, `…/xml/{ip}`, `/api/bulk/xml`) answer problems in XML too. */
+export function formatOf(path: string): 'json' | 'xml' {
+  return /\/xml(\/|$)/.test(path) ? 'xml' : 'json';
+}
+
+/** Answers a problem in the route's format, keeping headers middleware already set (CORS, RateLimit). */
+function renderProblem(error: unknown, c: Context<AppEnv>): Response {
+  return problemResponse(asProblem(error), formatOf(c.req.path), c.req.path, c.res.headers);
+}
+
+/**
+ * A new app for `plan`.
+ *
+ * @returns an OpenAPIHono whose routes, schemas and problems are those of that plan.
+ */
+export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    // Every validation failure becomes a problem; raw validator output never reaches a client.
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const where = issue ? `${issue.path.join('.') || 'request'}: ${issue.message}` : 'the request is not valid';
+        throw new ProblemError(result.target === 'param' ? 'IP_ADDRESS_INVALID' : 'BODY_INVALID', where);
+      }
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    c.set('clientIp', c.req.header('CF-Connecting-IP') ?? '');
+    await next();
+  });
+
+  // Free plan: rate limits and RateLimit headers. Paid plans: API key, server IP or website domain,
+  // with CORS for whitelisted origins. Runs before every route below.
+  app.use('*', planGate(plan));
+
+  if (plan === 'free') {
+    registerLookupRoutes(app, '/api/v1', ['Lookup']);
+    registerLookupRoutes(app, '/api', ['Lookup (legacy paths)'], true);
+    registerPaidOnlyRefusals(app);
+  } else {
+    registerLookupRoutes(app, '/api', ['Lookup']);
+    registerPaidRoutes(app);
+  }
+  // The country code list, /openapi.json and /docs, on both plans.
+  registerPublicRoutes(app, plan);
+
+  app.onError(renderProblem);
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    const error =
+      allowed.length > 0
+        ? new ProblemError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(', ')}.`, {
+            headers: { Allow: allowed.join(', ') },
+            extensions: { allow: allowed },
+          })
+        : new ProblemError('NOT_FOUND', `There is no ${c.req.path} on this ${plan} server. The API is described at /openapi.json.`);
+    return renderProblem(error, c);
+  });
+  return app;
+}
+
+/** The methods that some route accepts on `path` (for 405 answers); empty when no route matches. */
+function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+')}$`);
+    if (pattern.test(path)) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}

@@ -1,0 +1,58 @@
+/**
+ * @module Renders a {@link ProblemError} as RFC 9457 problem details: `application/problem+json`,
+ * or `application/problem+xml` (RFC 9457 Appendix B, namespace `urn:ietf:rfc:7807`) when the route
+ * answers XML. Unexpected errors become a 500 whose detail reveals nothing internal.
+ */
+import { toXml, type XmlValue } from '../format/xml.ts';
+import { ProblemError, problemType } from './problem.ts';
+
+/** The wire shape of a problem (JSON), also described in the OpenAPI document. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  /** Stable machine code, e.g. `IP_ADDRESS_INVALID`. */
+  code: string;
+  /** The request path that failed. */
+  instance?: string;
+  [extension: string]: unknown;
+}
+
+/** The problem object for an error, as JSON members (also used inside bulk answers). */
+export function problemBody(error: ProblemError, instance?: string): ProblemBody {
+  return {
+    type: problemType(error.code),
+    title: error.title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    ...(instance === undefined ? {} : { instance }),
+    ...error.options.extensions,
+  };
+}
+
+/**
+ * The HTTP response for a problem.
+ *
+ * @param format `xml` on XML routes, else JSON.
+ * @param headers headers every answer carries (e.g. rate-limit fields, CORS), merged in.
+ */
+export function problemResponse(error: ProblemError, format: 'json' | 'xml', instance: string, headers: Headers = new Headers()): Response {
+  const body = problemBody(error, instance);
+  const out = new Headers(headers);
+  for (const [name, value] of Object.entries(error.options.headers ?? {})) out.set(name, value);
+  if (format === 'xml') {
+    out.set('Content-Type', 'application/problem+xml; charset=utf-8');
+    return new Response(toXml('problem', body as unknown as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }), { status: error.status, headers: out });
+  }
+  out.set('Content-Type', 'application/problem+json; charset=utf-8');
+  return new Response(JSON.stringify(body), { status: error.status, headers: out });
+}
+
+/** Maps anything thrown to a ProblemError; unknown errors are logged and hidden behind a 500. */
+export function asProblem(error: unknown): ProblemError {
+  if (error instanceof ProblemError) return error;
+  console.error('unhandled error', error);
+  return new ProblemError('INTERNAL_ERROR', 'The server failed to answer this request. It has been logged.');
+}

@@ -1,0 +1,202 @@
+/** @module Special-purpose address ranges (IANA IPv4 and IPv6 Special-Purpose Address Registries, RFC 6890), which the service refuses to look up. */
+import ipaddr from 'ipaddr.js';
+import { IpAddressError, type ParsedIp, parseIpAddress } from './address';
+
+/** Machine names of the kinds of special-purpose range; several ranges can share a name (five are `documentation`). */
+export type SpecialRangeName =
+  | 'thisNetwork'
+  | 'unspecified'
+  | 'private'
+  | 'carrierGradeNat'
+  | 'loopback'
+  | 'linkLocal'
+  | 'ietfProtocolAssignments'
+  | 'serviceContinuity'
+  | 'dummy'
+  | 'anycast'
+  | 'nat64Discovery'
+  | 'documentation'
+  | 'as112'
+  | 'amt'
+  | 'relayAnycast'
+  | 'benchmarking'
+  | 'multicast'
+  | 'reserved'
+  | 'broadcast'
+  | 'ipv4Compatible'
+  | 'ipv4Translated'
+  | 'translation'
+  | 'discard'
+  | 'teredo'
+  | 'orchid'
+  | 'orchid2'
+  | 'droneRemoteId'
+  | 'segmentRouting'
+  | 'uniqueLocal'
+  | 'siteLocal';
+
+/**
+ * One special-purpose address block.
+ *
+ * @example
+ * { name: 'private', cidr: '10.0.0.0/8', rfc: 'RFC 1918', description: 'private-use network' }
+ */
+export interface SpecialRange {
+  /** The kind of range, e.g. `'private'`. */
+  readonly name: SpecialRangeName;
+  /** The block in CIDR notation, network address first, e.g. `'10.0.0.0/8'`. */
+  readonly cidr: string;
+  /** The RFC that defines the block, e.g. `'RFC 1918'`. */
+  readonly rfc: string;
+  /** A noun phrase that reads after "a", e.g. `'private-use network'`. */
+  readonly description: string;
+}
+
+const range = (name: SpecialRangeName, cidr: string, rfc: string, description: string): SpecialRange =>
+  Object.freeze({ name, cidr, rfc, description });
+
+/**
+ * Every range the service refuses, IPv4 then IPv6, each in address order.
+ *
+ * Source: the IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and its updates), plus
+ * multicast (RFC 5771, RFC 4291) and the IPv6 blocks that the IANA IPv6 Address Space registry keeps
+ * out of use (IPv4-compatible, site-local), and SIIT's IPv4-translated block. Blocks nest (0.0.0.0/32
+ * in 0.0.0.0/8, the 2001::/23 assignments); an address is reported with the most specific block.
+ *
+ * Deliberately absent:
+ * - IPv4-mapped `::ffff:0:0/96`: folded to IPv4 by {@link parseIpAddress} and classified as IPv4.
+ * - 6to4 `2002::/16` (RFC 3056): its addresses embed a public IPv4 address in bits 16..47, and MaxMind DB
+ *   trees alias the block to the IPv4 tree, so such an address can be looked up.
+ *
+ * Deliberately present although the registry marks them globally reachable: the NAT64 well-known prefix
+ * `64:ff9b::/96` (RFC 6052; an address there stands for the IPv4 address in its last 32 bits, not for a
+ * host of its own), AS112, AMT, the anycast addresses and Teredo — none locates a user.
+ */
+export const SPECIAL_RANGES: readonly SpecialRange[] = Object.freeze([
+  // IPv4
+  range('thisNetwork', '0.0.0.0/8', 'RFC 791', '"this network" block'),
+  range('unspecified', '0.0.0.0/32', 'RFC 1122', '"this host on this network" (unspecified) address'),
+  range('private', '10.0.0.0/8', 'RFC 1918', 'private-use network'),
+  range('carrierGradeNat', '100.64.0.0/10', 'RFC 6598', 'shared address space (carrier-grade NAT)'),
+  range('loopback', '127.0.0.0/8', 'RFC 1122', 'loopback network'),
+  range('linkLocal', '169.254.0.0/16', 'RFC 3927', 'link-local network'),
+  range('private', '172.16.0.0/12', 'RFC 1918', 'private-use network'),
+  range('ietfProtocolAssignments', '192.0.0.0/24', 'RFC 6890', 'block for IETF protocol assignments'),
+  range('serviceContinuity', '192.0.0.0/29', 'RFC 7335', 'IPv4 service continuity prefix'),
+  range('dummy', '192.0.0.8/32', 'RFC 7600', 'IPv4 dummy address'),
+  range('anycast', '192.0.0.9/32', 'RFC 7723', 'Port Control Protocol anycast address'),
+  range('anycast', '192.0.0.10/32', 'RFC 8155', 'Traversal Using Relays around NAT anycast address'),
+  range('nat64Discovery', '192.0.0.170/32', 'RFC 7050', 'NAT64/DNS64 discovery address'),
+  range('nat64Discovery', '192.0.0.171/32', 'RFC 7050', 'NAT64/DNS64 discovery address'),
+  range('documentation', '192.0.2.0/24', 'RFC 5737', 'documentation network (TEST-NET-1)'),
+  range('as112', '192.31.196.0/24', 'RFC 7535', 'AS112-v4 network'),
+  range('amt', '192.52.193.0/24', 'RFC 7450', 'Automatic Multicast Tunneling network'),
+  range('relayAnycast', '192.88.99.0/24', 'RFC 7526', 'deprecated 6to4 relay anycast network'),
+  range('relayAnycast', '192.88.99.2/32', 'RFC 6751', '6a44 relay anycast address'),
+  range('private', '192.168.0.0/16', 'RFC 1918', 'private-use network'),
+  range('as112', '192.175.48.0/24', 'RFC 7534', 'direct delegation AS112 service network'),
+  range('benchmarking', '198.18.0.0/15', 'RFC 2544', 'benchmarking network'),
+  range('documentation', '198.51.100.0/24', 'RFC 5737', 'documentation network (TEST-NET-2)'),
+  range('documentation', '203.0.113.0/24', 'RFC 5737', 'documentation network (TEST-NET-3)'),
+  range('multicast', '224.0.0.0/4', 'RFC 5771', 'multicast network'),
+  range('reserved', '240.0.0.0/4', 'RFC 1112', 'network reserved for future use'),
+  range('broadcast', '255.255.255.255/32', 'RFC 919', 'limited broadcast address'),
+  // IPv6
+  range('unspecified', '::/128', 'RFC 4291', 'unspecified address'),
+  range('loopback', '::1/128', 'RFC 4291', 'loopback address'),
+  range('ipv4Compatible', '::/96', 'RFC 4291', 'deprecated IPv4-compatible IPv6 address'),
+  range('ipv4Translated', '::ffff:0:0:0/96', 'RFC 2765', 'IPv4-translated (SIIT) address'),
+  range('translation', '64:ff9b::/96', 'RFC 6052', 'IPv4/IPv6 translation (NAT64) well-known prefix'),
+  range('translation', '64:ff9b:1::/48', 'RFC 8215', 'local-use IPv4/IPv6 translation prefix'),
+  range('discard', '100::/64', 'RFC 6666', 'discard-only address block'),
+  range('dummy', '100:0:0:1::/64', 'RFC 9780', 'dummy IPv6 prefix'),
+  range('ietfProtocolAssignments', '2001::/23', 'RFC 2928', 'block for IETF protocol assignments'),
+  range('teredo', '2001::/32', 'RFC 4380', 'Teredo tunnelling prefix'),
+  range('anycast', '2001:1::1/128', 'RFC 7723', 'Port Control Protocol anycast address'),
+  range('anycast', '2001:1::2/128', 'RFC 8155', 'Traversal Using Relays around NAT anycast address'),
+  range('anycast', '2001:1::3/128', 'RFC 9665', 'DNS-SD Service Registration Protocol anycast address'),
+  range('benchmarking', '2001:2::/48', 'RFC 5180', 'benchmarking prefix'),
+  range('amt', '2001:3::/32', 'RFC 7450', 'Automatic Multicast Tunneling prefix'),
+  range('as112', '2001:4:112::/48', 'RFC 7535', 'AS112-v6 prefix'),
+  range('orchid', '2001:10::/28', 'RFC 4843', 'deprecated ORCHID prefix'),
+  range('orchid2', '2001:20::/28', 'RFC 7343', 'ORCHIDv2 prefix'),
+  range('droneRemoteId', '2001:30::/28', 'RFC 9374', 'drone remote ID protocol entity tag (DET) prefix'),
+  range('documentation', '2001:db8::/32', 'RFC 3849', 'documentation prefix'),
+  range('as112', '2620:4f:8000::/48', 'RFC 7534', 'direct delegation AS112 service prefix'),
+  range('documentation', '3fff::/20', 'RFC 9637', 'documentation prefix'),
+  range('segmentRouting', '5f00::/16', 'RFC 9602', 'segment routing (SRv6) SID prefix'),
+  range('uniqueLocal', 'fc00::/7', 'RFC 4193', 'unique local address prefix'),
+  range('linkLocal', 'fe80::/10', 'RFC 4291', 'link-local prefix'),
+  range('siteLocal', 'fec0::/10', 'RFC 3879', 'deprecated site-local prefix'),
+  range('multicast', 'ff00::/8', 'RFC 4291', 'multicast prefix'),
+]);
+
+interface CompiledRange {
+  readonly range: SpecialRange;
+  readonly version: 4 | 6;
+  /** The network address: 4 bytes for IPv4, 16 for IPv6. */
+  readonly network: Uint8Array;
+  readonly prefixLength: number;
+}
+
+/** Longest prefix first, so that the first match is the most specific block. */
+const COMPILED: readonly CompiledRange[] = SPECIAL_RANGES.map(compile).sort((a, b) => b.prefixLength - a.prefixLength);
+
+function compile(range: SpecialRange): CompiledRange {
+  const [address, prefixLength] = ipaddr.parseCIDR(range.cidr);
+  const network = Uint8Array.from(address.toByteArray());
+  // A typo that leaves host bits set would make the CIDR shown to clients disagree with what is matched.
+  if (network.some((byte, i) => (byte & maskAt(i, prefixLength)) !== byte)) {
+    throw new Error(`special range ${range.cidr} has host bits set`);
+  }
+  return { range, version: address.kind() === 'ipv4' ? 4 : 6, network, prefixLength };
+}
+
+/** The bits of byte `index` that lie inside a prefix of `prefixLength` bits. */
+function maskAt(index: number, prefixLength: number): number {
+  const bits = Math.min(8, Math.max(0, prefixLength - index * 8));
+  return (0xff << (8 - bits)) & 0xff;
+}
+
+function inPrefix(address: Uint8Array, network: Uint8Array, prefixLength: number): boolean {
+  for (let i = 0; i * 8 < prefixLength; i++) {
+    const mask = maskAt(i, prefixLength);
+    if (((address[i] ?? 0) & mask) !== ((network[i] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
+/**
+ * The most specific special-purpose range that holds the address, or undefined for a public address.
+ *
+ * IPv4 addresses (including IPv4-mapped IPv6, which {@link parseIpAddress} folds) are matched against
+ * the IPv4 registry only, IPv6 against the IPv6 registry only: IPv4 0.0.0.1 and IPv6 ::1 share their bytes.
+ *
+ * @example
+ * classifySpecialRange(parseIpAddress('192.168.1.1'));  // { name: 'private', cidr: '192.168.0.0/16', rfc: 'RFC 1918', … }
+ * classifySpecialRange(parseIpAddress('2002:808:808::1')); // undefined (6to4 is looked up)
+ */
+export function classifySpecialRange(parsed: ParsedIp): SpecialRange | undefined {
+  const address = parsed.version === 4 ? parsed.bytes.subarray(12) : parsed.bytes;
+  for (const candidate of COMPILED) {
+    if (candidate.version === parsed.version && inPrefix(address, candidate.network, candidate.prefixLength)) {
+      return candidate.range;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parses an address and refuses special-purpose ones: the one call a route makes before a lookup.
+ *
+ * @throws {IpAddressError} of kind `invalid` (text not an address) or `reserved` (with `range` and `address`).
+ * @example
+ * parseAndCheckPublic('8.8.8.8').canonical; // '8.8.8.8'
+ * parseAndCheckPublic('fe80::1');           // throws IpAddressError: 'fe80::1 is in fe80::/10, a link-local prefix (RFC 4291).'
+ */
+export function parseAndCheckPublic(text: string): ParsedIp {
+  const parsed = parseIpAddress(text);
+  const special = classifySpecialRange(parsed);
+  if (special !== undefined) throw IpAddressError.reserved(parsed.canonical, special);
+  return parsed;
+}

@@ -1,0 +1,68 @@
+/**
+ * @module Single lookup routes (spec 4.1 and 4.2): `GET {prefix}/json/{ip}` and `{prefix}/xml/{ip}`,
+ * each also without `{ip}` for the requester's own address. Thin: validate, look up, render.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { ProblemError } from '../errors/problem.ts';
+import { toXml } from '../format/xml.ts';
+import { loadDatabase } from '../geo/database.ts';
+import type { IpInfo } from '../lookup/ip-info.ts';
+import { lookupAddress } from '../lookup/lookup.ts';
+import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
+import { problemResponses } from '../schemas/problem.ts';
+
+const LOOKUP_PROBLEMS = ['IP_ADDRESS_INVALID', 'IP_ADDRESS_RESERVED', 'IP_ADDRESS_NOT_FOUND', 'DATA_UNAVAILABLE'] as const;
+
+/** Renders a record as the XML of spec 2.1. */
+export function ipInfoXml(info: IpInfo): string {
+  return toXml('response', { ...info });
+}
+
+function route<const WithIp extends boolean>(format: 'json' | 'xml', path: string, withIp: WithIp, tags: string[], deprecated: boolean) {
+  const mediaType = format === 'json' ? 'application/json' : 'application/xml';
+  return createRoute({
+    method: 'get',
+    path: withIp ? `${path}/{ip}` : path,
+    tags,
+    deprecated,
+    summary: withIp ? `Look up an address (${format.toUpperCase()})` : `Look up the requester's own address (${format.toUpperCase()})`,
+    description: withIp
+      ? 'The IP info record of `ip`.'
+      : "The IP info record of the requester's own address, taken from `CF-Connecting-IP` (never from `X-Forwarded-For`).",
+    request: withIp ? { params: IpParamSchema } : {},
+    responses: {
+      200: { description: 'The IP info record.', content: { [mediaType]: { schema: IpInfoSchema } } },
+      ...problemResponses(LOOKUP_PROBLEMS, format),
+    },
+  });
+}
+
+async function answer(c: Context<AppEnv>, format: 'json' | 'xml', text: string): Promise<Response> {
+  const info = lookupAddress(await loadDatabase(c.env), text);
+  if (format === 'json') return c.json(info, 200);
+  return c.body(ipInfoXml(info), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
+}
+
+function ownAddress(c: Context<AppEnv>): string {
+  const ip = c.var.clientIp;
+  if (!ip) throw new ProblemError('IP_ADDRESS_INVALID', 'The request carries no client address (CF-Connecting-IP); name an address in the path.');
+  return ip;
+}
+
+/**
+ * Registers the lookup routes under `prefix` (`/api/v1` on the free server, `/api` on paid ones).
+ *
+ * @param deprecated marks the free server's legacy `/api/json|xml` paths in the OpenAPI document.
+ */
+export function registerLookupRoutes(app: OpenAPIHono<AppEnv>, prefix: string, tags: string[], deprecated = false): void {
+  for (const format of ['json', 'xml'] as const) {
+    const base = `${prefix}/${format}`;
+    app.openapi(route(format, base, false, tags, deprecated), (c) => answer(c, format, ownAddress(c)));
+    app.openapi(
+      createRoute({ ...route(format, base, true, tags, deprecated), request: { params: IpParamSchema } }),
+      (c) => answer(c, format, c.req.valid('param').ip),
+    );
+  }
+}
