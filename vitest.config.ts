@@ -18,7 +18,8 @@ const workerProject = (plan: 'free' | 'paid') => ({
   ],
   test: {
     name: `worker-${plan}`,
-    include: [`test/worker/**/*.test.ts`, `test/worker-${plan}/**/*.test.ts`],
+    // Plan-agnostic units (test/worker/) run once, in the free project.
+    include: plan === 'free' ? ['test/worker/**/*.test.ts', 'test/worker-free/**/*.test.ts'] : ['test/worker-paid/**/*.test.ts'],
     setupFiles: ['test/worker/setup.ts'],
     globalSetup: ['test/support/global-setup.ts'],
   },

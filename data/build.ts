@@ -47,10 +47,13 @@ export interface BuildOptions {
 /**
  * Runs a build and writes the database and manifest atomically (temporary files renamed at the end).
  *
+ * @param outDir where `ipgeo.mmdb` and `ipgeo.manifest.json` go (default `data/out/`).
  * @returns the manifest written.
  * @throws SourceError when a source is missing or corrupt; nothing is written then.
  */
-export function build(options: BuildOptions, log: (line: string) => void = console.log): Manifest {
+export function build(options: BuildOptions, log: (line: string) => void = console.log, outDir = OUT_DIR): Manifest {
+  const databaseFile = join(outDir, 'ipgeo.mmdb');
+  const manifestFile = join(outDir, 'ipgeo.manifest.json');
   const started = Date.now();
   const regions = createRegionCoder();
   const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity, regions) : geolite2CityMmdb(regions)];
@@ -68,21 +71,21 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
     schemaVersion: SCHEMA_VERSION,
     builtAt: new Date(buildEpoch * 1000).toISOString(),
     buildSeconds: Math.round((Date.now() - started) / 100) / 10,
-    output: { file: relative(ROOT, DATABASE_FILE), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
+    output: { file: relative(ROOT, databaseFile), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
     sourceBytes: sources.flatMap((s) => s.files).reduce((sum, f) => sum + f.bytes, 0),
     counts,
     isProxyConfigured: proxies.length > 0,
     sources: sources.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })) })),
   };
 
-  mkdirSync(OUT_DIR, { recursive: true });
-  const tmpDatabase = `${DATABASE_FILE}.tmp`;
-  const tmpManifest = `${MANIFEST_FILE}.tmp`;
+  mkdirSync(outDir, { recursive: true });
+  const tmpDatabase = `${databaseFile}.tmp`;
+  const tmpManifest = `${manifestFile}.tmp`;
   try {
     writeFileSync(tmpDatabase, bytes);
     writeFileSync(tmpManifest, `${JSON.stringify(manifest, null, 2)}\n`);
-    renameSync(tmpDatabase, DATABASE_FILE);
-    renameSync(tmpManifest, MANIFEST_FILE);
+    renameSync(tmpDatabase, databaseFile);
+    renameSync(tmpManifest, manifestFile);
   } finally {
     rmSync(tmpDatabase, { force: true });
     rmSync(tmpManifest, { force: true });

@@ -129,14 +129,15 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
   for (const id of [...final.leafIds()].sort((a, b) => a - b)) {
     const location = locations.values[combos.location[id] as number];
     const network = networks.values[combos.network[id] as number];
-    const record: StoredRecord = {};
+    // The stored shape of StoredRecord, with coordinates typed int32 for the writer.
+    const record: { [K in keyof StoredRecord]?: MmdbValue } = {};
     if (location !== undefined) {
       record.location = toStored(location);
       if (location.region) regionPairs.set(`${location.country_code}|${location.region}`, Boolean(location.region_code));
     }
-    if (network !== undefined) record.network = network;
+    if (network !== undefined) record.network = network as MmdbValue;
     if (combos.proxy[id]) record.proxy = true;
-    offsets.set(id, data.write(record as unknown as MmdbValue));
+    offsets.set(id, data.write(record as MmdbValue));
   }
   stage(`data section: ${offsets.size} records, ${data.size} bytes`);
 

@@ -30,6 +30,8 @@ function renderProblem(error: unknown, c: Context<AppEnv>): Response {
  */
 export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
+    // `/api/v1/json/` (an empty `{ip}`) is the same as `/api/v1/json`: the requester's own address.
+    strict: false,
     // Every validation failure becomes a problem; raw validator output never reaches a client.
     defaultHook: (result) => {
       if (!result.success) {

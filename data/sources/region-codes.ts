@@ -1,4 +1,4 @@
-/** @module Derives ISO 3166-2 subdivision codes from region names, for sources (the flattened GeoLite2 City of `@ip-location-db`) that carry a region's English name but not its code. */
+/** @module ISO 3166-2 subdivision codes derived from region names, for sources that give only names. */
 import { allCountries } from 'country-region-data';
 import { iso31662 } from 'iso-3166';
 
@@ -8,7 +8,7 @@ import { iso31662 } from 'iso-3166';
  * Reference data: the subdivision list of `iso-3166` (wooorm; code, name and parent of each of about
  * 5,000 subdivisions, mostly in local spelling: "Hessen", "Värmlands län", "Tôkyô") and the region lists
  * of `country-region-data` (often English or Hepburn spellings: "Flanders", "Chiba"), whose codes are
- * trusted only where they agree with `iso-3166` (see {@link createRegionCoder}).
+ * used only for countries where they agree with `iso-3166`.
  */
 export interface RegionCoder {
   /**
@@ -66,8 +66,8 @@ const GENERIC_WORDS = new Set([
   // Russian, Belarusian, Ukrainian, Central Asian
   ...['oblast', 'oblasty', 'oblys', 'voblast', 'voblasts', 'voblasc', 'krai', 'kray', 'okrug', 'avtonomnyy'],
   ...['respublika', 'raion', 'rayon'],
-  // Chinese, Korean, Japanese, Vietnamese, Thai
-  ...['sheng', 'shi', 'zizhiqu', 'do', 'si', 'teukbyeolsi', 'gwangyeoksi', 'teukbyeoljachido'],
+  // Chinese, Korean ("-do" is also Portuguese "of", below), Japanese, Vietnamese, Thai
+  ...['sheng', 'shi', 'zizhiqu', 'si', 'teukbyeolsi', 'gwangyeoksi', 'teukbyeoljachido'],
   ...['teukbyeoljachisi', 'ken', 'tinh', 'changwat'],
   // Nordic, Baltic, Central and Eastern European
   ...['lan', 'fylke', 'maakond', 'apskritis', 'novads', 'kraj', 'megye', 'zupanija', 'judetul', 'judet'],
@@ -194,8 +194,8 @@ function buildIndex(): Map<string, CountrySpellings> {
   const firstLevel = new Map<string, boolean>();
   for (const { code, name, parent } of iso31662) {
     const country = code.slice(0, 2);
-    let entry = byCountry.get(country);
-    if (entry === undefined) byCountry.set(country, (entry = { firstLevel: [], deeper: [] }));
+    const entry = byCountry.get(country) ?? { firstLevel: [], deeper: [] };
+    byCountry.set(country, entry);
     firstLevel.set(code, parent === country);
     const list = parent === country ? entry.firstLevel : entry.deeper;
     for (const n of spellingsOf(name, true)) list.push(spelling(code.slice(3), n));
@@ -203,10 +203,10 @@ function buildIndex(): Map<string, CountrySpellings> {
   for (const [, country, regions] of allCountries) {
     const entry = byCountry.get(country);
     if (entry === undefined) continue;
-    const isoByStripped = new Map<string, Set<string>>();
+    const isoByFolded = new Map<string, Set<string>>();
     for (const s of [...entry.firstLevel, ...entry.deeper]) {
-      const codes = isoByStripped.get(s.stripped) ?? new Set();
-      isoByStripped.set(s.stripped, codes.add(s.code));
+      const codes = isoByFolded.get(s.folded) ?? new Set();
+      isoByFolded.set(s.folded, codes.add(s.code));
     }
     const extra: [Spelling, boolean][] = [];
     let outdated = false;
@@ -216,7 +216,7 @@ function buildIndex(): Map<string, CountrySpellings> {
       // Brackets there hold a capital, not another name: "Chuy Oblasty (Bishkek)".
       for (const n of spellingsOf(name, false)) {
         const s = spelling(local, n);
-        const iso = isoByStripped.get(s.stripped);
+        const iso = isoByFolded.get(s.folded);
         if (iso !== undefined && !iso.has(local)) outdated = true;
         extra.push([s, level]);
       }
@@ -237,7 +237,8 @@ function jaroWinkler(a: string, b: string): number {
   for (let i = 0; i < a.length; i++) {
     for (let j = Math.max(0, i - window); j < Math.min(b.length, i + window + 1); j++) {
       if (bHit[j] || a[i] !== b[j]) continue;
-      aHit[i] = bHit[j] = true;
+      aHit[i] = true;
+      bHit[j] = true;
       matches++;
       break;
     }
@@ -257,6 +258,7 @@ function jaroWinkler(a: string, b: string): number {
   return jaro + prefix * 0.1 * (1 - jaro);
 }
 
+/** Initial vowels vary with romanisation ("Erbil" and "Arbīl", "Omran" and "‘Amrān"). */
 const VOWELS = new Set(['a', 'e', 'i', 'o', 'u', 'y']);
 
 /** Below this, two words are not spellings of one another ("Tuscany" and "Toscana" score 0.83). */
@@ -264,21 +266,19 @@ const WORD_THRESHOLD = 0.8;
 /** Below this, two names are not spellings of one another. */
 const NAME_THRESHOLD = 0.85;
 /**
- * The threshold of a last try over all first-level subdivisions, when nothing else matched ("Brittany"
- * and "Bretagne" 0.80, "Tuscany"
- * and "Toscana" 0.83, "Mazovia" and "Mazowieckie" 0.83). It comes last because at this level a region
- * of the kind a name says ("Valverde Province") can look like another one ("El Valle" region) while the
- * right one matches strictly ("Valverde").
+ * The threshold of a last try over all first-level subdivisions when nothing else matched ("Brittany"
+ * and "Bretagne" score 0.80, "Mazovia" and "Mazowieckie" 0.83). It comes last because at this level a
+ * subdivision of the kind a name says ("Valverde Province") can look like another ("El Valle" region)
+ * while the right one matches strictly ("Valverde").
  */
 const LAST_NAME_THRESHOLD = 0.8;
 /** The best code must beat every other code of the country by this much. */
 const NAME_MARGIN = 0.04;
 
 /**
- * How alike two words are: Jaro–Winkler, but `0` for words whose first letters differ unless they are
- * very alike ("Apulia" and "Puglia" are, "Amman" and "Maan" are not; initial vowels vary with
- * romanisation, as in "Erbil" and "Arbīl"), and qualifiers ("north", "islands") are alike only to
- * themselves.
+ * How alike two words are: Jaro–Winkler, but `0` for words whose first letters differ (other than two
+ * vowels) unless they are very alike ("Apulia" and "Puglia" are, "Amman" and "Maan" are not), and
+ * qualifiers ("north", "islands") are alike only to themselves.
  */
 function wordSimilarity(a: string, b: string): number {
   if (a === b) return 1;
@@ -376,11 +376,15 @@ function matchLevel(spellings: readonly Spelling[], q: Query): string | null {
  *
  * A name is matched against the country's first-level subdivisions and, only if none matches, against
  * the deeper ones (a source's region is almost always of the first level: Madrid is the community, not
- * the province). Within a level, in order: the name as written; folded (no diacritics or apostrophes,
- * lower case, punctuation as spaces); without generic words ("County", "Oblast", "län") and with compass
- * words in English; contained in a subdivision's name or containing it; and last, a subdivision whose
- * words are spelt alike (Jaro–Winkler), if alike enough and clearly ahead of the next. A step that finds
- * several codes gives `''`: no guess.
+ * the province). Within a level, subdivisions of the kind the name says it is (a city, a region) come
+ * first, then those whose names do not say, then the rest; within those, in order: the name as written;
+ * folded (no diacritics or apostrophes, lower case, punctuation as spaces); its essential words (no
+ * generic words such as "County", "Oblast" or "län", compass words in English, in any order); its words
+ * all in a subdivision's name, or a subdivision's words all in it; a subdivision whose words are spelt
+ * alike (Jaro–Winkler), if alike enough and clearly ahead of the next. Last, the most alike first-level
+ * subdivision under a lower bar. A step that finds several codes gives `''`: no guess. English names
+ * unlike the local ones ("Bavaria" for "Bayern", "Styria" for "Steiermark") stay uncoded, since the
+ * reference data has no English names for them.
  *
  * @returns A coder; it keeps one cache entry per distinct pair asked about.
  * @example createRegionCoder().code('DE', 'Hesse') // 'HE'

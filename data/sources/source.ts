@@ -78,7 +78,10 @@ export function scaledDegrees(value: unknown, limit: number): number | undefined
   return Math.round(value * 10_000);
 }
 
+/** A map whose optional members may also be given as undefined (before {@link compact}). */
+export type Loose<T> = { [K in keyof T]-?: T[K] | undefined };
+
 /** Drops empty strings and undefined values, so that the stored map holds only what is known. */
-export function compact<T extends object>(value: T): T {
+export function compact<T extends object>(value: Loose<T>): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as T;
 }

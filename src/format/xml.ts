@@ -15,9 +15,14 @@ const builder = new XMLBuilder({
   attributeNamePrefix: '@',
 });
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching the characters XML 1.0 forbids is the point.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** A value that can be written as XML: scalars, arrays of them (repeated elements), nested objects. */
+/**
+ * A value that can be written as XML: scalars, arrays of them (repeated elements), nested objects.
+ * In an object, a key that starts with `@` is an attribute of the element that holds it (see
+ * {@link attributes}); field names of the API never start with `@`.
+ */
 export type XmlValue = string | number | boolean | readonly XmlValue[] | { readonly [key: string]: XmlValue };
 
 function sanitize(value: XmlValue): XmlValue {
@@ -29,14 +34,23 @@ function sanitize(value: XmlValue): XmlValue {
 }
 
 /**
+ * Attributes for a nested element, to spread into its object.
+ *
+ * @example toXml('response', { item: [{ ...attributes({ ip: '8.8.8.8' }), cityName: '' }] })
+ *   // '…<response><item ip="8.8.8.8"><cityName></cityName></item></response>'
+ */
+export function attributes(values: Readonly<Record<string, string>>): Record<`@${string}`, string> {
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [`@${k}`, v]));
+}
+
+/**
  * Serialises `body` under a root element, with an XML declaration.
  *
- * @param attributes attributes of the root element (e.g. `{ xmlns: 'urn:ietf:rfc:7807' }`).
+ * @param rootAttributes attributes of the root element (e.g. `{ xmlns: 'urn:ietf:rfc:7807' }`).
  * @example toXml('response', { isProxy: false, timeZones: ['Europe/Paris'] })
  *   // '<?xml version="1.0" encoding="UTF-8"?><response><isProxy>false</isProxy><timeZones>Europe/Paris</timeZones></response>'
  */
-export function toXml(root: string, body: { readonly [key: string]: XmlValue }, attributes: Readonly<Record<string, string>> = {}): string {
-  const rootAttributes = Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`@${k}`, v]));
-  const xml = builder.build({ [root]: { ...rootAttributes, ...(sanitize(body) as object) } }) as string;
+export function toXml(root: string, body: { readonly [key: string]: XmlValue }, rootAttributes: Readonly<Record<string, string>> = {}): string {
+  const xml = builder.build({ [root]: sanitize({ ...attributes(rootAttributes), ...body }) }) as string;
   return `<?xml version="1.0" encoding="UTF-8"?>${xml}`;
 }

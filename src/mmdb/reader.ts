@@ -107,7 +107,7 @@ export class MmdbReader {
       depth++;
     }
     const familyDepth = ipv4 ? depth - 96 : depth;
-    out.prefixLength = familyDepth < 0 ? 0 : familyDepth;
+    out.prefixLength = Math.max(0, familyDepth);
     if (node === nodeCount) {
       out.offset = -1;
     } else if (node > nodeCount) {

@@ -23,7 +23,7 @@ function rebuild(name: string): { ours: Buffer; official: Buffer; source: Source
     ipVersion: meta.ipVersion as 4 | 6,
     databaseType: meta.databaseType,
     languages: meta.languages,
-    description: meta.description,
+    description: meta.description as unknown as Record<string, string>,
     recordSize: meta.recordSize as 24 | 28 | 32,
   });
   // Broad networks first, so that a more specific network overrides the one containing it.

@@ -1,0 +1,89 @@
+/**
+ * @module Over thousands of seeded random public addresses, every field the service answers agrees
+ * with the sources read directly (see `test/worker/oracle.ts`).
+ */
+import { exports } from 'cloudflare:workers';
+import { iso31662 } from 'iso-3166';
+import ipaddr from 'ipaddr.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isOrdinaryUnicast, SourceOracle, seededRandom } from '../worker/oracle.ts';
+
+const ISO_3166_2 = new Set(iso31662.map((s) => s.code));
+
+let oracle: SourceOracle;
+beforeAll(async () => {
+  oracle = await SourceOracle.load();
+}, 120_000);
+
+/** Seeded addresses: uniform IPv4, IPv6 inside the ASN file's ranges, and uniform IPv6 in 2000::/3. */
+function sample(): string[] {
+  const random = seededRandom(20_261_121);
+  const addresses: string[] = [];
+  while (addresses.length < 3000) {
+    const octets = [0, 0, 0, 0].map(() => Math.floor(random() * 256));
+    const address = octets.join('.');
+    if (isOrdinaryUnicast(address)) addresses.push(address);
+  }
+  const { starts, ends } = oracle.asn6;
+  const toText = (n: bigint) => ipaddr.fromByteArray(Array.from({ length: 16 }, (_, i) => Number((n >> BigInt(8 * (15 - i))) & 0xffn))).toString();
+  let inRanges = 0;
+  while (inRanges < 1000) {
+    const row = Math.floor(random() * starts.length);
+    const start = starts[row] as bigint;
+    const span = (ends[row] as bigint) - start;
+    const offset = (BigInt(Math.floor(random() * 2 ** 32)) * BigInt(Math.floor(random() * 2 ** 32))) % (span + 1n);
+    const address = toText(start + offset);
+    // 2002::/16 (6to4) is answered from the embedded IPv4 address (a documented alias), not from IPv6 rows.
+    if (isOrdinaryUnicast(address)) {
+      addresses.push(address);
+      inRanges++;
+    }
+  }
+  for (let i = 0; i < 500; i++) {
+    const groups = Array.from({ length: 8 }, (_, g) => Math.floor(random() * 0x10000) & (g === 0 ? 0x1fff : 0xffff) | (g === 0 ? 0x2000 : 0));
+    const address = ipaddr.parse(groups.map((g) => g.toString(16)).join(':')).toString();
+    if (isOrdinaryUnicast(address)) addresses.push(address);
+  }
+  return addresses;
+}
+
+describe('a random sample of public addresses', () => {
+  it('answers every field as the sources say', async () => {
+    const addresses = sample();
+    const tally = { found: 0, notFound: 0, reserved: 0, coded: 0, regions: 0 };
+    for (const address of addresses) {
+      const response = await exports.default.fetch(`http://free.test/api/v1/json/${address}`);
+      const body = (await response.json()) as Record<string, unknown>;
+      const expected = oracle.expected(address);
+      if (response.status === 400 && body.code === 'IP_ADDRESS_RESERVED') {
+        // ipaddr.js knows fewer special-purpose blocks than the service (e.g. 6to4 relay anycast).
+        tally.reserved++;
+        continue;
+      }
+      if (expected === undefined) {
+        expect([response.status, body.code], address).toEqual([404, 'IP_ADDRESS_NOT_FOUND']);
+        tally.notFound++;
+        continue;
+      }
+      expect(response.status, address).toBe(200);
+      const { regionCode, ...rest } = body;
+      expect(rest, address).toEqual(expected);
+      if (expected.regionName) {
+        tally.regions++;
+        if (regionCode) {
+          // A derived code must be a real ISO 3166-2 subdivision of the answered country.
+          expect(ISO_3166_2.has(`${expected.countryCode}-${regionCode}`), `${address} ${expected.countryCode}-${regionCode}`).toBe(true);
+          tally.coded++;
+        }
+      } else {
+        expect(regionCode, address).toBe('');
+      }
+      tally.found++;
+    }
+    console.log(`sample of ${addresses.length}:`, tally);
+    expect(tally.found).toBeGreaterThan(3000);
+    expect(tally.notFound).toBeGreaterThan(100);
+    expect(tally.reserved).toBeLessThan(addresses.length / 100);
+    expect(tally.coded / tally.regions).toBeGreaterThan(0.8);
+  }, 300_000);
+});
