@@ -126,7 +126,25 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
   const data = new DataSectionWriter();
   const offsets = new Map<number, number>();
   const regionPairs = new Map<string, boolean>();
-  for (const id of [...final.leafIds()].sort((a, b) => a - b)) {
+  const leafIds = [...final.leafIds()].sort((a, b) => a - b);
+  // Locations and routing facts first, each once: every record then holds pointers only, so a reader
+  // finds a record's parts without walking over a map written in its middle.
+  const used = { locations: new Set<number>(), networks: new Set<number>() };
+  for (const id of leafIds) {
+    used.locations.add(combos.location[id] as number);
+    used.networks.add(combos.network[id] as number);
+  }
+  // The record's keys come first of all, so that the pointers to them are the shortest (2 bytes).
+  for (const key of ['location', 'network', 'proxy'] satisfies (keyof StoredRecord)[]) data.write(key);
+  for (const index of [...used.locations].sort((a, b) => a - b)) {
+    const location = locations.values[index];
+    if (location !== undefined) data.write(toStored(location));
+  }
+  for (const index of [...used.networks].sort((a, b) => a - b)) {
+    const network = networks.values[index];
+    if (network !== undefined) data.write(network as MmdbValue);
+  }
+  for (const id of leafIds) {
     const location = locations.values[combos.location[id] as number];
     const network = networks.values[combos.network[id] as number];
     // The stored shape of StoredRecord, with coordinates typed int32 for the writer.

@@ -8,6 +8,7 @@ import type { AppEnv, Plan } from './env.ts';
 import { ProblemError } from './errors/problem.ts';
 import { asProblem, problemResponse } from './errors/render.ts';
 import { planGate } from './access/plan-gate.ts';
+import { registerHealthRoute } from './routes/health.ts';
 import { registerLookupRoutes } from './routes/lookup.ts';
 import { registerPaidRoutes } from './routes/paid.ts';
 import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
@@ -41,6 +42,7 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
       }
     },
   });
+  registerHealthRoute(app); // first: no middleware runs for the liveness probe (routes/health.ts)
 
   app.use('*', async (c, next) => {
     c.set('clientIp', c.req.header('CF-Connecting-IP') ?? '');
@@ -77,12 +79,28 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   return app;
 }
 
+/**
+ * A regular expression source for a Hono route path: `:name` matches one segment, `:name{re}` its own
+ * expression (e.g. `:zone{.+}` for time zones with slashes), everything else literally.
+ */
+function routePattern(path: string): string {
+  return path
+    .split(/(\/:[A-Za-z_]\w*(?:\{[^}]*\})?\??)/)
+    .map((part) => {
+      const param = /^\/:[A-Za-z_]\w*(?:\{([^}]*)\})?(\?)?$/.exec(part);
+      if (!param) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const segment = `/(?:${param[1] ?? '[^/]+'})`;
+      return param[2] ? `(?:${segment})?` : segment;
+    })
+    .join('');
+}
+
 /** The methods that some route accepts on `path` (for 405 answers); empty when no route matches. */
 function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
   const methods = new Set<string>();
   for (const route of app.routes) {
     if (route.method === 'ALL') continue;
-    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+')}$`);
+    const pattern = new RegExp(`^${routePattern(route.path)}$`);
     if (pattern.test(path)) methods.add(route.method);
   }
   if (methods.has('GET')) methods.add('HEAD');

@@ -19,6 +19,8 @@ export interface Network {
 }
 
 const EMPTY = 0;
+/** Levels per block of the node order (see `number`): 15 nodes, 90 to 120 bytes. */
+const BLOCK_HEIGHT = 4;
 const leaf = (id: number): number => -(id + 1);
 const leafId = (child: number): number => -child - 1;
 
@@ -69,8 +71,8 @@ export class SearchTree {
 
   /**
    * Merges equal siblings, then (when `aliasIpv4`) points ::ffff:0:0/96 (IPv4-mapped) and 2002::/16
-   * (6to4) at the IPv4 subtree ::/96, as MaxMind's writers do, and numbers the reachable nodes
-   * breadth-first. The tree must not be modified afterwards.
+   * (6to4) at the IPv4 subtree ::/96, as MaxMind's writers do, and numbers the reachable nodes in
+   * cache-friendly blocks (see `number`). The tree must not be modified afterwards.
    *
    * @param rootDepth 0 for an IPv6 database; 96 for an IPv4-only database, whose root is ::/96.
    */
@@ -197,19 +199,50 @@ export class SearchTree {
     return child;
   }
 
+  /**
+   * Numbers the reachable nodes (node 0 the root) in blocks of {@link BLOCK_HEIGHT} levels: each
+   * block's nodes consecutively, level by level, and the blocks below it depth-first after it.
+   *
+   *     levels 0-3 ─ block A: 15 nodes, ~100 bytes      a lookup reads one node per level, so it
+   *     levels 4-7 ─ blocks B1 … B16, each after A      touches one block per 4 levels: 8 blocks
+   *        …          and the blocks under B1 before B2  (and cache lines) for an IPv4 address,
+   *                                                      where breadth-first order costs up to 32.
+   *
+   * The order is invisible to readers (records hold node numbers); it only decides which nodes share
+   * a cache line, and lookups in a tree of millions of nodes are bound by those misses.
+   */
   private number(root: number): FinalTree {
-    const ids = new Map<number, number>([[root, 0]]);
-    const order: number[] = [root];
-    for (let i = 0; i < order.length; i++) {
-      const node = order[i] as number;
-      for (const child of [this.children[node * 2] as number, this.children[node * 2 + 1] as number]) {
-        if (child > 0 && !ids.has(child)) {
-          ids.set(child, order.length);
-          order.push(child);
+    const ids = new Map<number, number>();
+    const order: number[] = [];
+    const children = this.children;
+    const pending: number[] = [root];
+    while (pending.length > 0) {
+      const top = pending.pop() as number;
+      if (ids.has(top)) continue;
+      ids.set(top, order.length);
+      order.push(top);
+      let level = [top];
+      for (let height = 1; height <= BLOCK_HEIGHT && level.length > 0; height++) {
+        const next: number[] = [];
+        for (const node of level) {
+          for (const child of [children[node * 2] as number, children[node * 2 + 1] as number]) {
+            if (child <= 0 || ids.has(child)) continue;
+            if (height === BLOCK_HEIGHT) {
+              next.push(child);
+            } else {
+              ids.set(child, order.length);
+              order.push(child);
+              next.push(child);
+            }
+          }
         }
+        if (height === BLOCK_HEIGHT) {
+          // The next blocks, leftmost on top of the stack so that it is laid out first.
+          for (let i = next.length - 1; i >= 0; i--) pending.push(next[i] as number);
+        }
+        level = next;
       }
     }
-    const children = this.children;
     return {
       nodeCount: order.length,
       forEachNode(visit) {

@@ -1,9 +1,20 @@
-/** @module PLACEHOLDER (replaced by the access/rate-limit work): lets every request through. */
+/**
+ * @module The middleware that runs before every route: the free plan's rate limits, or the paid plans'
+ * access check. One entry point, so that `app.ts` stays the same for both plans.
+ */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Plan } from '../env.ts';
+import { rateLimitGate } from '../ratelimit/middleware.ts';
+import { accessGate } from './middleware.ts';
 
-export function planGate(_plan: Plan): MiddlewareHandler<AppEnv> {
-  return async (_c, next) => {
-    await next();
-  };
+/**
+ * The gate of a plan.
+ *
+ * - `free`: every `/api/*` request counts against its client's limits (429 `RATE_LIMITED` over them);
+ *   every answer carries `RateLimit-Policy` and `RateLimit`. Keys are ignored.
+ * - `paid`: every `/api/*` request but `/api/countrycodes` needs an API key, a whitelisted server
+ *   address or a whitelisted website origin; whitelisted origins get CORS, preflights included.
+ */
+export function planGate(plan: Plan): MiddlewareHandler<AppEnv> {
+  return plan === 'free' ? rateLimitGate() : accessGate();
 }

@@ -3,8 +3,18 @@
  * or `application/problem+xml` (RFC 9457 Appendix B, namespace `urn:ietf:rfc:7807`) when the route
  * answers XML. Unexpected errors become a 500 whose detail reveals nothing internal.
  */
+import { HTTPException } from 'hono/http-exception';
 import { toXml, type XmlValue } from '../format/xml.ts';
-import { ProblemError, problemType } from './problem.ts';
+import { type ProblemCode, ProblemError, problemType } from './problem.ts';
+
+/** Codes for the HTTP errors that Hono's own middleware may raise (body limit, malformed input, …). */
+const HTTP_EXCEPTION_CODES: Readonly<Record<number, ProblemCode>> = {
+  400: 'BODY_INVALID',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
 
 /** The wire shape of a problem (JSON), also described in the OpenAPI document. */
 export interface ProblemBody {
@@ -53,6 +63,10 @@ export function problemResponse(error: ProblemError, format: 'json' | 'xml', ins
 /** Maps anything thrown to a ProblemError; unknown errors are logged and hidden behind a 500. */
 export function asProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (error instanceof HTTPException) {
+    const code = HTTP_EXCEPTION_CODES[error.status];
+    if (code) return new ProblemError(code, error.message || 'The request was refused.');
+  }
   console.error('unhandled error', error);
   return new ProblemError('INTERNAL_ERROR', 'The server failed to answer this request. It has been logged.');
 }

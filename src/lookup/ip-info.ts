@@ -3,7 +3,7 @@
  * its country's facts, in the specification's field order.
  */
 import type { GeoFacts } from '../geo/database.ts';
-import { countryFacts } from '../reference/countries.ts';
+import { countryPart } from './answers.ts';
 
 /**
  * The 20 fields of spec 2.1. Empty values are '' , [] or 0, never absent (DESIGN.md section 2).
@@ -46,27 +46,25 @@ export interface IpInfo {
 /** The part of a record that depends on the data only, not on the address: cacheable per record. */
 export type IpInfoFacts = Omit<IpInfo, 'ipVersion' | 'ipAddress'>;
 
-/** Joins database facts with country facts. */
+/** Joins database facts with country facts (as the lookups do, through the shared parts of `answers.ts`). */
 export function infoFacts(facts: GeoFacts): IpInfoFacts {
-  const country = facts.countryCode ? countryFacts(facts.countryCode) : undefined;
-  const countryZones = country?.timeZones ?? [];
-  const timeZones = facts.timeZone ? [facts.timeZone, ...countryZones.filter((zone) => zone !== facts.timeZone)] : [...countryZones];
+  const country = countryPart(facts.countryCode);
   return {
     latitude: facts.latitude,
     longitude: facts.longitude,
-    countryName: country?.name ?? '',
+    countryName: country.name,
     countryCode: facts.countryCode,
-    capital: country?.capital ?? '',
-    phoneCodes: [...(country?.phoneCodes ?? [])],
-    timeZones,
+    capital: country.capital,
+    phoneCodes: [...country.phoneCodes],
+    timeZones: [...country.zonesFor(facts.timeZone).timeZones],
     zipCode: facts.postalCode,
     cityName: facts.cityName,
     regionName: facts.regionName,
     regionCode: facts.regionCode,
-    continent: country?.continentName ?? '',
-    continentCode: country?.continent ?? '',
-    currencies: [...(country?.currencies ?? [])],
-    languages: [...(country?.languages ?? [])],
+    continent: country.continentName,
+    continentCode: country.continent,
+    currencies: [...country.currencies],
+    languages: [...country.languages],
     asn: facts.asn ? String(facts.asn) : '',
     asnOrganization: facts.asnOrganization,
     isProxy: facts.isProxy,

@@ -1,38 +1,37 @@
 /**
- * @module Looks addresses up: parse, refuse special-purpose ranges, search the database, assemble.
- * Knows nothing of HTTP; failures are {@link ProblemError}s.
+ * @module Looks addresses up: parse, refuse special-purpose ranges, search the database, answer. Knows
+ * nothing of HTTP; failures are {@link ProblemError}s.
+ *
+ * The path of a lookup allocates nothing it can do without: the address is parsed into one reused
+ * object, the tree is walked on a 32-bit number for IPv4, and the answer is assembled from parts
+ * cached by data offset (`answers.ts`). What is left per lookup is the answer itself: the record
+ * object, or the JSON or XML text.
  */
 import { ProblemError } from '../errors/problem.ts';
 import type { GeoDatabase } from '../geo/database.ts';
 import { IpAddressError } from '../ip/address.ts';
-import { parseAndCheckPublic } from '../ip/special-ranges.ts';
-import { type IpInfo, type IpInfoFacts, infoFacts, ipInfo } from './ip-info.ts';
+import { Answers, FRAME, type RecordAnswer } from './answers.ts';
+import type { IpInfo } from './ip-info.ts';
+import { newPublicAddress, type PublicAddress, parsePublicAddress } from './parse.ts';
 
-/** Finished records kept per data offset; bounded so that memory stays flat whatever is asked. */
-export const RECORD_CACHE_SIZE = 20_000;
+let answers: Answers | undefined;
+// Lookups are synchronous, so one parsed address serves every lookup of the isolate.
+const address: PublicAddress = newPublicAddress();
 
-const caches = new WeakMap<GeoDatabase, Map<number, IpInfoFacts>>();
-
-function cacheOf(database: GeoDatabase): Map<number, IpInfoFacts> {
-  let cache = caches.get(database);
-  if (!cache) {
-    cache = new Map();
-    caches.set(database, cache);
-  }
-  return cache;
+/** The answers of `database`, started afresh when another database has been loaded. */
+function answersOf(database: GeoDatabase): Answers {
+  if (answers?.database !== database) answers = new Answers(database);
+  return answers;
 }
 
 /**
- * The IP info record of one address.
+ * Parses `text` into the shared {@link address} and finds its record.
  *
- * @param text the address as the client wrote it (any valid IPv4 or IPv6 form).
- * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` (detail names the range and RFC),
- *   `IP_ADDRESS_NOT_FOUND`, or `DATA_UNAVAILABLE`.
+ * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED`, `IP_ADDRESS_NOT_FOUND`, `DATA_UNAVAILABLE`.
  */
-export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
-  let parsed: ReturnType<typeof parseAndCheckPublic>;
+function find(database: GeoDatabase, text: string): RecordAnswer {
   try {
-    parsed = parseAndCheckPublic(text);
+    parsePublicAddress(text, address);
   } catch (error) {
     if (error instanceof IpAddressError) {
       throw new ProblemError(error.kind === 'invalid' ? 'IP_ADDRESS_INVALID' : 'IP_ADDRESS_RESERVED', error.message, {
@@ -41,16 +40,93 @@ export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
     }
     throw error;
   }
-  const offset = database.offsetOf(parsed.bytes, parsed.version === 4);
+  const offset = address.version === 4 ? database.offsetOfIpv4(address.ipv4) : database.offsetOf(address.bytes, false);
   if (offset < 0) {
-    throw new ProblemError('IP_ADDRESS_NOT_FOUND', `${parsed.canonical} is a public address that the geolocation data does not cover.`);
+    throw new ProblemError('IP_ADDRESS_NOT_FOUND', `${address.canonical} is a public address that the geolocation data does not cover.`);
   }
-  const cache = cacheOf(database);
-  let facts = cache.get(offset);
-  if (facts === undefined) {
-    facts = infoFacts(database.factsAt(offset));
-    if (cache.size >= RECORD_CACHE_SIZE) cache.delete(cache.keys().next().value as number);
-    cache.set(offset, facts);
-  }
-  return ipInfo(parsed.version, parsed.canonical, facts);
+  return answersOf(database).at(offset);
+}
+
+/**
+ * The IP info record of one address. Its arrays are shared with other answers and frozen.
+ *
+ * @param text the address as the client wrote it (any valid IPv4 or IPv6 form).
+ * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` (detail names the range and RFC),
+ *   `IP_ADDRESS_NOT_FOUND`, or `DATA_UNAVAILABLE`.
+ */
+export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
+  const { location, network, isProxy } = find(database, text);
+  const place = location.location;
+  const country = location.country;
+  // Arrays are typed mutable in IpInfo for its users; these are frozen and shared.
+  return {
+    ipVersion: address.version,
+    ipAddress: address.canonical,
+    latitude: place.latitude,
+    longitude: place.longitude,
+    countryName: country.name,
+    countryCode: place.countryCode,
+    capital: country.capital,
+    phoneCodes: country.phoneCodes as number[],
+    timeZones: location.zones.timeZones as string[],
+    zipCode: place.postalCode,
+    cityName: place.cityName,
+    regionName: place.regionName,
+    regionCode: place.regionCode,
+    continent: country.continentName,
+    continentCode: country.continent,
+    currencies: country.currencies as string[],
+    languages: country.languages as string[],
+    asn: network.asn,
+    asnOrganization: network.organization,
+    isProxy,
+  };
+}
+
+/**
+ * The IP info record of one address as JSON text: `JSON.stringify(lookupAddress(database, text))`,
+ * assembled from cached parts.
+ *
+ * @throws ProblemError as {@link lookupAddress}.
+ */
+export function lookupJson(database: GeoDatabase, text: string): string {
+  const { location, network, isProxy } = find(database, text);
+  const { country } = location;
+  const frame = FRAME.json;
+  return (
+    frame.start[address.version] +
+    address.canonical +
+    frame.afterAddress +
+    location.point.json +
+    country.head.json +
+    location.zones.json +
+    location.place.json +
+    country.tail.json +
+    network.json +
+    frame.end[isProxy ? 'true' : 'false']
+  );
+}
+
+/**
+ * The IP info record of one address as the XML of spec 2.1: `toXml('response', record)`, assembled
+ * from cached parts.
+ *
+ * @throws ProblemError as {@link lookupAddress}.
+ */
+export function lookupXml(database: GeoDatabase, text: string): string {
+  const { location, network, isProxy } = find(database, text);
+  const { country } = location;
+  const frame = FRAME.xml;
+  return (
+    frame.start[address.version] +
+    address.canonical +
+    frame.afterAddress +
+    location.point.xml +
+    country.head.xml +
+    location.zones.xml +
+    location.place.xml +
+    country.tail.xml +
+    network.xml +
+    frame.end[isProxy ? 'true' : 'false']
+  );
 }

@@ -21,10 +21,40 @@ export class MmdbFormatError extends Error {
   override readonly name = 'MmdbFormatError';
 }
 
+/**
+ * One field of a section, located without decoding it (see {@link MmdbDecoder.field}). Callers keep
+ * one and pass it again, so that walking a record allocates nothing but the values it keeps.
+ */
+export interface MmdbField {
+  /** MaxMind DB type number: 2 string, 3 double, 4 bytes, 5 uint16, 6 uint32, 7 map, 8 int32, … (never 1: pointers are followed). */
+  type: number;
+  /** Bytes of a string, bytes or number field; entries of a map or array; the value of a boolean. */
+  size: number;
+  /** Offset of the value's own control byte, after following a pointer: equal values written once share it. */
+  start: number;
+  /** Offset of the payload: the bytes of a scalar, the first key of a map, the first item of an array. */
+  payload: number;
+  /** Offset just past the field where it was read (past the pointer, if it was one). */
+  next: number;
+}
+
+/** A fresh {@link MmdbField} to reuse. */
+export function newField(): MmdbField {
+  return { type: 0, size: 0, start: 0, payload: 0, next: 0 };
+}
+
 /** Containers nested deeper than this are refused (MaxMind's readers use the same bound). */
 const MAX_DEPTH = 512;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Largest size per type number (exact size for doubles and floats), -1 for types that data cannot
+ * hold (0, the end marker 13, the container type 12). Strings, bytes, maps and arrays are bounded by
+ * the section itself.
+ */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+const SIZE_LIMITS: readonly number[] = [-1, UNBOUNDED, UNBOUNDED, 8, UNBOUNDED, 2, 4, UNBOUNDED, 4, 8, 16, UNBOUNDED, -1, -1, 1, 4];
 
 /**
  * Reads values from one section (the data section or the metadata) of a database.
@@ -33,6 +63,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 export class MmdbDecoder {
   private readonly view: DataView;
+  private readonly scratch = newField();
+  /** Where the pointer read last by {@link pointerTarget} ends. */
+  private pointerEnd = 0;
 
   /**
    * @param bytes the section's bytes.
@@ -53,6 +86,118 @@ export class MmdbDecoder {
   /** Decodes the value at `offset` and returns it with the offset just past it. */
   decodeWithEnd(offset: number): [MmdbDecoded, number] {
     return this.decodeAt(offset, 0, false);
+  }
+
+  /**
+   * Locates the field at `offset` (following one pointer) without decoding it, into `out`. Readers of
+   * a known schema use it to read only the fields they need, and to recognise shared values by
+   * `start`. For a map or array written in place, `next` is found by walking over its content, unless
+   * `withNext` is false (then it is -1): a reader that opens a container to read it needs no end.
+   *
+   * @throws MmdbFormatError when the field is malformed or runs past the section.
+   */
+  field(offset: number, out: MmdbField, withNext = true): MmdbField {
+    const control = this.byte(offset);
+    if (control >> 5 === 1) {
+      const target = this.pointerTarget(control, offset + 1);
+      const end = this.pointerEnd;
+      this.header(target, out);
+      if (out.type === 1) throw new MmdbFormatError(`pointer to a pointer at offset ${offset}`);
+      if (out.type !== 7 && out.type !== 11) this.scalarEnd(out);
+      out.next = end;
+    } else {
+      this.header(offset, out);
+      out.next = out.type !== 7 && out.type !== 11 ? this.scalarEnd(out) : withNext ? this.skip(offset, 0) : -1;
+    }
+    return out;
+  }
+
+  /** The offset just past the value at `offset`, walking over containers without decoding them. */
+  skip(offset: number, depth = 0): number {
+    if (depth > MAX_DEPTH) throw new MmdbFormatError(`data nested deeper than ${MAX_DEPTH} levels at offset ${offset}`);
+    const control = this.byte(offset);
+    if (control >> 5 === 1) {
+      this.pointerTarget(control, offset + 1);
+      return this.pointerEnd;
+    }
+    // Read before recursing, so one scratch field serves every level.
+    const field = this.header(offset, this.scratch);
+    if (field.type !== 7 && field.type !== 11) return this.scalarEnd(field);
+    let at = field.payload;
+    const items = field.type === 7 ? field.size * 2 : field.size;
+    for (let i = 0; i < items; i++) at = this.skip(at, depth + 1);
+    return at;
+  }
+
+  /** The string a field located by {@link field} holds. @throws MmdbFormatError when it is not one. */
+  stringOf(field: MmdbField): string {
+    if (field.type !== 2) throw new MmdbFormatError(`expected a string at offset ${field.start}, found type ${field.type}`);
+    return this.utf8(field.payload, field.payload + field.size, field.start);
+  }
+
+  /**
+   * The number a numeric field holds (uint16/32/64/128 up to 2⁵³, int32, double, float).
+   *
+   * @throws MmdbFormatError when the field is not a number or does not fit a double exactly.
+   */
+  numberOf(field: MmdbField): number {
+    switch (field.type) {
+      case 5:
+      case 6:
+      case 9:
+      case 10: {
+        if (field.size > 6 && this.uint(field.payload, field.size - 6) > 0x1f) {
+          throw new MmdbFormatError(`unsigned integer above 2^53 at offset ${field.start}`);
+        }
+        return this.uint(field.payload, field.size);
+      }
+      case 8: {
+        const raw = this.uint(field.payload, field.size);
+        return field.size === 4 ? raw | 0 : raw;
+      }
+      case 3:
+        return this.view.getFloat64(field.payload);
+      case 15:
+        return this.view.getFloat32(field.payload);
+      default:
+        throw new MmdbFormatError(`expected a number at offset ${field.start}, found type ${field.type}`);
+    }
+  }
+
+  /** Reads the control byte(s) at `offset` into `out` (type, size, start, payload), checking sizes. */
+  private header(offset: number, out: MmdbField): MmdbField {
+    const bytes = this.bytes;
+    const control = bytes[offset];
+    if (control === undefined) throw new MmdbFormatError(`read past the end of the section at offset ${offset}`);
+    let cursor = offset + 1;
+    let type = control >> 5;
+    if (type === 0) {
+      type = 7 + this.byte(cursor);
+      cursor++;
+      if (type < 8 || type > 15) throw new MmdbFormatError(`unknown extended type ${type} at offset ${offset}`);
+    }
+    let size = control & 0x1f;
+    if (type !== 1 && size >= 29) {
+      const extra = size - 28;
+      const raw = this.uint(cursor, extra);
+      cursor += extra;
+      size = size === 29 ? 29 + raw : size === 30 ? 285 + raw : 65_821 + raw;
+    }
+    const limit = SIZE_LIMITS[type] as number;
+    if (limit < 0) throw new MmdbFormatError(`unexpected type ${type} at offset ${offset}`);
+    if (size > limit || ((type === 3 || type === 15) && size !== limit)) {
+      throw new MmdbFormatError(`field of type ${type} and size ${size} at offset ${offset}`);
+    }
+    out.type = type;
+    out.size = size;
+    out.start = offset;
+    out.payload = cursor;
+    return out;
+  }
+
+  /** The end of a scalar field's payload, checked against the section's end. */
+  private scalarEnd(field: MmdbField): number {
+    return field.type === 14 ? field.payload : this.checkedEnd(field.payload, field.size, 'field');
   }
 
   private decodeAt(offset: number, depth: number, viaPointer: boolean): [MmdbDecoded, number] {
@@ -81,11 +226,7 @@ export class MmdbDecoder {
     switch (type) {
       case 2: {
         const end = this.checkedEnd(cursor, size, 'string');
-        try {
-          return [utf8.decode(this.bytes.subarray(cursor, end)), end];
-        } catch {
-          throw new MmdbFormatError(`invalid UTF-8 in string at offset ${offset}`);
-        }
+        return [this.utf8(cursor, end, offset), end];
       }
       case 3:
         if (size !== 8) throw new MmdbFormatError(`double of ${size} bytes at offset ${offset}`);
@@ -148,8 +289,36 @@ export class MmdbDecoder {
     }
   }
 
+  /**
+   * Decodes UTF-8 bytes. Short ASCII strings (most names in geolocation data) are built directly,
+   * which costs a fraction of a TextDecoder call.
+   */
+  private utf8(start: number, end: number, at: number): string {
+    const bytes = this.bytes;
+    if (end - start <= 16) {
+      let text = '';
+      let i = start;
+      for (; i < end; i++) {
+        const byte = bytes[i] as number;
+        if (byte >= 0x80) break;
+        text += String.fromCharCode(byte);
+      }
+      if (i === end) return text;
+    }
+    try {
+      return utf8.decode(bytes.subarray(start, end));
+    } catch {
+      throw new MmdbFormatError(`invalid UTF-8 in string at offset ${at}`);
+    }
+  }
+
   /** Pointer: `001SSVVV`; returns the target offset (relative to the section) and the end. */
   private pointer(control: number, cursor: number): [number, number] {
+    return [this.pointerTarget(control, cursor), this.pointerEnd];
+  }
+
+  /** {@link pointer} without the pair: the target is returned, the end left in `pointerEnd`. */
+  private pointerTarget(control: number, cursor: number): number {
     const sizeClass = (control >> 3) & 0x3;
     const high = control & 0x7;
     let target: number;
@@ -167,12 +336,12 @@ export class MmdbDecoder {
       target = this.uint(cursor, 4);
       end = cursor + 4;
     }
-    this.checkedEnd(cursor, end - cursor, 'pointer');
     const local = target - this.pointerBase;
     if (local < 0 || local >= this.bytes.length) {
       throw new MmdbFormatError(`pointer to offset ${target} outside the section at offset ${cursor - 1}`);
     }
-    return [local, end];
+    this.pointerEnd = end;
+    return local;
   }
 
   private byte(offset: number): number {

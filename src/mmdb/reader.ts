@@ -1,6 +1,7 @@
 /**
- * @module Reads a MaxMind DB held in memory: metadata, search-tree lookups by 16-byte address, and
- * a walk over every network. Works in Workers and in Node; it allocates nothing per lookup.
+ * @module Reads a MaxMind DB held in memory: metadata, search-tree lookups by 16-byte address (or, on
+ * the service's hot path, by 32-bit IPv4 number), and a walk over every network. Works in Workers and
+ * in Node; it allocates nothing per lookup.
  */
 import { type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
 
@@ -42,6 +43,8 @@ export class MmdbReader {
   /** Decoder for the data section; offsets are those of {@link MmdbLookup}. */
   readonly data: MmdbDecoder;
   private readonly bytes: Uint8Array;
+  /** The search tree only: reads of records never leave it. */
+  private readonly view: DataView;
   private readonly nodeCount: number;
   private readonly recordSize: number;
   private readonly treeSize: number;
@@ -61,6 +64,7 @@ export class MmdbReader {
     const dataEnd = findMarker(this.bytes);
     if (dataEnd < this.treeSize + 16) throw new MmdbFormatError('metadata overlaps the search tree');
     this.dataSize = dataEnd - this.treeSize - 16;
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.treeSize);
     this.data = new MmdbDecoder(this.bytes.subarray(this.treeSize + 16, dataEnd));
     // IPv4 addresses start at ::/96; find that node once instead of walking 96 zero bits per lookup.
     let node = 0;
@@ -79,10 +83,8 @@ export class MmdbReader {
    * @throws MmdbFormatError when a record points outside the file.
    */
   lookup(bytes: Uint8Array, ipv4: boolean, out: MmdbLookup = { offset: -1, prefixLength: 0 }): MmdbLookup {
-    const nodeCount = this.nodeCount;
     let node: number;
     let depth: number;
-    let bits: number;
     if (this.metadata.ipVersion === 4) {
       if (!ipv4) {
         out.offset = -1;
@@ -91,31 +93,77 @@ export class MmdbReader {
       }
       node = 0;
       depth = 96;
-      bits = 128;
     } else if (ipv4) {
       node = this.ipv4Root;
       depth = this.ipv4RootDepth;
-      bits = 128;
     } else {
       node = 0;
       depth = 0;
-      bits = 128;
     }
-    while (node < nodeCount && depth < bits) {
-      const bit = ((bytes[depth >> 3] as number) >> (7 - (depth & 7))) & 1;
-      node = this.record(node, bit);
+    while (node < this.nodeCount && depth < 128) {
+      node = this.record(node, ((bytes[depth >> 3] as number) >> (7 - (depth & 7))) & 1);
       depth++;
     }
     const familyDepth = ipv4 ? depth - 96 : depth;
     out.prefixLength = Math.max(0, familyDepth);
-    if (node === nodeCount) {
-      out.offset = -1;
-    } else if (node > nodeCount) {
-      out.offset = this.dataOffset(node);
-    } else {
-      throw new MmdbFormatError('search tree is deeper than the address');
-    }
+    out.offset = this.resolve(node);
     return out;
+  }
+
+  /**
+   * The data offset of an IPv4 address given as an unsigned 32-bit integer (`a << 24 | b << 16 | …`,
+   * as `>>> 0`), or -1 when the database has no data for it: the service's hot path, with no
+   * allocation and the record size resolved once per lookup, not once per bit.
+   *
+   * @throws MmdbFormatError when a record points outside the data section.
+   */
+  offsetOfIpv4(address: number): number {
+    const nodeCount = this.nodeCount;
+    // The IPv4 root is at depth 96 of an IPv6 tree (or already a leaf there, ending the loop at once).
+    let node = this.ipv4Root;
+    let bit = 31;
+    const view = this.view;
+    switch (this.recordSize) {
+      case 24:
+        for (; bit >= 0 && node < nodeCount; bit--) {
+          node = (address >>> bit) & 1 ? view.getUint32(node * 6 + 2) & 0xffffff : view.getUint32(node * 6) >>> 8;
+        }
+        break;
+      case 28:
+        for (; bit >= 0 && node < nodeCount; bit--) {
+          // node * 7: [left 24 bits][left high nibble | right high nibble][right 24 bits]
+          if ((address >>> bit) & 1) {
+            node = view.getUint32(node * 7 + 3) & 0x0fffffff;
+          } else {
+            const word = view.getUint32(node * 7);
+            node = ((word & 0xf0) << 20) | (word >>> 8);
+          }
+        }
+        break;
+      default:
+        for (; bit >= 0 && node < nodeCount; bit--) node = view.getUint32(node * 8 + ((address >>> bit) & 1) * 4);
+    }
+    return this.resolve(node);
+  }
+
+  /**
+   * The data offset of a 16-byte address (IPv4 at ::a.b.c.d with `ipv4 = true`), or -1: like
+   * {@link lookup} without the prefix length.
+   *
+   * @throws MmdbFormatError when a record points outside the data section.
+   */
+  offsetOf(bytes: Uint8Array, ipv4: boolean): number {
+    if (ipv4) {
+      const address = (((bytes[12] as number) << 24) | ((bytes[13] as number) << 16) | ((bytes[14] as number) << 8) | (bytes[15] as number)) >>> 0;
+      return this.offsetOfIpv4(address);
+    }
+    if (this.metadata.ipVersion === 4) return -1;
+    const nodeCount = this.nodeCount;
+    let node = 0;
+    for (let depth = 0; depth < 128 && node < nodeCount; depth++) {
+      node = this.record(node, ((bytes[depth >> 3] as number) >> (7 - (depth & 7))) & 1);
+    }
+    return this.resolve(node);
   }
 
   /** Decodes the data at `offset` of the data section. */
@@ -152,6 +200,13 @@ export class MmdbReader {
     visitNode(0, this.metadata.ipVersion === 4 ? 96 : 0);
   }
 
+  /** The data offset a final record stands for: -1 for "no data". */
+  private resolve(node: number): number {
+    if (node === this.nodeCount) return -1;
+    if (node > this.nodeCount) return this.dataOffset(node);
+    throw new MmdbFormatError('search tree is deeper than the address');
+  }
+
   private dataOffset(record: number): number {
     const offset = record - this.nodeCount - 16;
     if (offset < 0 || offset >= this.dataSize) {
@@ -160,22 +215,20 @@ export class MmdbReader {
     return offset;
   }
 
-  /** The left (bit 0) or right (bit 1) record of `node`. */
+  /**
+   * The left (bit 0) or right (bit 1) record of `node`. Reads are 32-bit big-endian words: a node of
+   * 24-bit records is [left 3 bytes][right 3 bytes], of 28-bit records [left 3][left ⁴|right ⁴][right 3],
+   * of 32-bit records [left 4][right 4]. No word read runs past the node, so none runs past the tree.
+   */
   private record(node: number, bit: number): number {
-    const b = this.bytes;
-    if (this.recordSize === 24) {
-      const at = node * 6 + bit * 3;
-      return ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number);
-    }
+    const view = this.view;
+    if (this.recordSize === 24) return bit ? view.getUint32(node * 6 + 2) & 0xffffff : view.getUint32(node * 6) >>> 8;
     if (this.recordSize === 28) {
-      const at = node * 7;
-      if (bit === 0) {
-        return ((((b[at + 3] as number) & 0xf0) << 20) | ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number)) >>> 0;
-      }
-      return ((((b[at + 3] as number) & 0x0f) << 24) | ((b[at + 4] as number) << 16) | ((b[at + 5] as number) << 8) | (b[at + 6] as number)) >>> 0;
+      if (bit) return view.getUint32(node * 7 + 3) & 0x0fffffff;
+      const word = view.getUint32(node * 7);
+      return ((word & 0xf0) << 20) | (word >>> 8);
     }
-    const at = node * 8 + bit * 4;
-    return (((b[at] as number) << 24) | ((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number)) >>> 0;
+    return view.getUint32(node * 8 + bit * 4);
   }
 }
 

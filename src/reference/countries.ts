@@ -2,6 +2,10 @@
  * @module Country facts, bundled into the Worker: names, native names, capitals, continents,
  * dialling codes, currencies and languages from `countries-list`, IANA time zones from
  * `countries-and-timezones`.
+ *
+ * The service's countries are the 250 codes of spec section 2.5: `countries-list` also holds AC
+ * (Ascension Island) and TA (Tristan da Cunha), which ISO 3166-1 only reserves (they are parts of SH),
+ * so every list and index below leaves them out.
  */
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
@@ -29,7 +33,38 @@ export interface CountryFacts {
   readonly timeZones: readonly string[];
 }
 
+/**
+ * A country as the reference endpoints answer it (DESIGN.md section 3): the members of the
+ * specification's language result, then dialling codes, currencies, languages and time zones.
+ */
+export interface Country {
+  /** ISO 3166-1 alpha-2. */
+  code: string;
+  /** English name. */
+  name: string;
+  /** Name in the country's own language. */
+  native: string;
+  /** May be empty (e.g. Antarctica). */
+  capital: string;
+  /** Two-letter continent code. */
+  continent: string;
+  /** Dialling codes without "+"; may be empty. */
+  phoneCodes: number[];
+  /** ISO 4217 codes; may be empty. */
+  currencies: string[];
+  /** ISO 639-1 codes; may be empty. */
+  languages: string[];
+  /** IANA zone names from `countries-and-timezones`; empty for BV, HM and XK. */
+  timeZones: string[];
+}
+
+/** The part of a {@link Country} that the specification's language result lists (spec 2.4). */
+export type CountrySummary = Pick<Country, 'code' | 'name' | 'native' | 'capital' | 'continent'>;
+
 type CountryCode = keyof typeof countries;
+
+/** Codes that `countries-list` holds but ISO 3166-1 and the specification do not (see the module header). */
+export const NOT_ISO_COUNTRIES: readonly string[] = ['AC', 'TA'];
 
 const cache = new Map<string, CountryFacts | undefined>();
 
@@ -56,7 +91,49 @@ export function countryFacts(code: string): CountryFacts | undefined {
   return facts;
 }
 
-/** Every ISO 3166-1 alpha-2 code that `countries-list` knows, sorted. */
-export function countryCodes(): string[] {
-  return Object.keys(countries).sort();
+let listed: readonly string[] | undefined;
+
+/** The 250 country codes of spec 2.5, sorted: those of `countries-list` without AC and TA. */
+export function countryCodes(): readonly string[] {
+  listed ??= Object.keys(countries)
+    .filter((code) => !NOT_ISO_COUNTRIES.includes(code))
+    .sort();
+  return listed;
+}
+
+/**
+ * The country object of a listed code, or undefined.
+ *
+ * @param code ISO 3166-1 alpha-2, any case.
+ */
+export function country(code: string): Country | undefined {
+  const upper = code.toUpperCase();
+  if (!countryCodes().includes(upper)) return undefined;
+  const facts = countryFacts(upper);
+  return facts && toCountry(facts);
+}
+
+/** Every listed country, sorted by code. */
+export function allCountries(): Country[] {
+  return countryCodes().map((code) => toCountry(countryFacts(code) as CountryFacts));
+}
+
+/** The spec 2.4 members of a country. */
+export function countrySummary(facts: CountryFacts): CountrySummary {
+  return { code: facts.code, name: facts.name, native: facts.native, capital: facts.capital, continent: facts.continent };
+}
+
+/** The country code list of spec 2.5: each listed code mapped to its English name, sorted by code. */
+export function countryNames(): Record<string, string> {
+  return Object.fromEntries(countryCodes().map((code) => [code, (countryFacts(code) as CountryFacts).name]));
+}
+
+function toCountry(facts: CountryFacts): Country {
+  return {
+    ...countrySummary(facts),
+    phoneCodes: [...facts.phoneCodes],
+    currencies: [...facts.currencies],
+    languages: [...facts.languages],
+    timeZones: [...facts.timeZones],
+  };
 }

@@ -9,7 +9,7 @@ import { ProblemError } from '../errors/problem.ts';
 import { toXml } from '../format/xml.ts';
 import { loadDatabase } from '../geo/database.ts';
 import type { IpInfo } from '../lookup/ip-info.ts';
-import { lookupAddress } from '../lookup/lookup.ts';
+import { lookupJson, lookupXml } from '../lookup/lookup.ts';
 import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { problemResponses } from '../schemas/problem.ts';
 
@@ -40,9 +40,10 @@ function route<const WithIp extends boolean>(format: 'json' | 'xml', path: strin
 }
 
 async function answer(c: Context<AppEnv>, format: 'json' | 'xml', text: string): Promise<Response> {
-  const info = lookupAddress(await loadDatabase(c.env), text);
-  if (format === 'json') return c.json(info, 200);
-  return c.body(ipInfoXml(info), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
+  const database = await loadDatabase(c.env);
+  // The text is assembled from parts cached per record (lookup/answers.ts), not serialised per request.
+  if (format === 'json') return c.body(lookupJson(database, text), 200, { 'Content-Type': 'application/json' });
+  return c.body(lookupXml(database, text), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
 }
 
 function ownAddress(c: Context<AppEnv>): string {

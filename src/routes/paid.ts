@@ -1,5 +1,16 @@
-/** @module PLACEHOLDER (replaced by the paid endpoints work). */
+/**
+ * @module The paid plan's endpoints beyond single lookup (spec 4.3 to 4.6): bulk lookup, distance,
+ * and the reference routes. The free server refuses these paths itself (`paid-only.ts`).
+ */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
+import { registerBulkRoutes } from './bulk.ts';
+import { registerDistanceRoute } from './distance.ts';
+import { registerReferenceRoutes } from './reference.ts';
 
-export function registerPaidRoutes(_app: OpenAPIHono<AppEnv>): void {}
+/** Registers bulk lookup, distance, countries, languages, phone codes and time zones on a paid app. */
+export function registerPaidRoutes(app: OpenAPIHono<AppEnv>): void {
+  registerBulkRoutes(app);
+  registerDistanceRoute(app);
+  registerReferenceRoutes(app);
+}

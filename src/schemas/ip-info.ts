@@ -7,30 +7,42 @@ import { z } from '@hono/zod-openapi';
 /** Fields of the record with their types, units and emptiness; the bulk shape omits `regionCode`. */
 export const IpInfoFields = {
   ipVersion: z.union([z.literal(4), z.literal(6)]).openapi({ description: 'IP version of the address.', example: 4 }),
-  ipAddress: z.string().openapi({ description: 'The address looked up, in canonical form (dotted quad; RFC 5952 for IPv6; IPv4-mapped IPv6 folded to IPv4).', example: '8.8.8.8' }),
+  ipAddress: z.string().openapi({
+    description: 'The address looked up, in canonical form (dotted quad; RFC 5952 for IPv6; IPv4-mapped IPv6 folded to IPv4).',
+    example: '8.8.8.8',
+  }),
   latitude: z.number().openapi({ description: 'WGS84 latitude in decimal degrees, four decimals; 0 when unknown.', example: 37.751 }),
   longitude: z.number().openapi({ description: 'WGS84 longitude in decimal degrees, four decimals; 0 when unknown.', example: -97.822 }),
   countryName: z.string().openapi({ description: 'English country name; empty when unknown.', example: 'United States' }),
   countryCode: z.string().openapi({ description: 'ISO 3166-1 alpha-2 country code; empty when unknown.', example: 'US' }),
   capital: z.string().openapi({ description: 'Capital of the country; may be empty.', example: 'Washington D.C.' }),
   phoneCodes: z.array(z.number().int()).openapi({ description: 'International dialling codes of the country, without "+"; may be empty.', example: [1] }),
-  timeZones: z.array(z.string()).openapi({ description: "IANA time zones: the address's own zone first, then the country's others; may be empty.", example: ['America/Chicago', 'America/New_York'] }),
+  timeZones: z.array(z.string()).openapi({
+    description: "IANA time zones: the address's own zone first, then the country's others; may be empty.",
+    example: ['America/Chicago', 'America/New_York'],
+  }),
   zipCode: z.string().openapi({ description: 'Postal code; often empty.', example: '' }),
   cityName: z.string().openapi({ description: 'English city name; often empty.', example: '' }),
   regionName: z.string().openapi({ description: 'First-level subdivision, English name; may be empty.', example: '' }),
-  regionCode: z.string().openapi({ description: 'ISO 3166-2 subdivision code without the country prefix ("CA", "ENG"); empty when unknown. Single lookup only.', example: '' }),
+  regionCode: z
+    .string()
+    .openapi({ description: 'ISO 3166-2 subdivision code without the country prefix ("CA", "ENG"); empty when unknown. Single lookup only.', example: '' }),
   continent: z.string().openapi({ description: 'English continent name; empty when unknown.', example: 'North America' }),
   continentCode: z.string().openapi({ description: 'Two-letter continent code (AF, AN, AS, EU, NA, OC, SA); empty when unknown.', example: 'NA' }),
   currencies: z.array(z.string()).openapi({ description: 'ISO 4217 currency codes of the country; may be empty.', example: ['USD', 'USN'] }),
   languages: z.array(z.string()).openapi({ description: 'ISO 639-1 language codes of the country; may be empty.', example: ['en'] }),
   asn: z.string().openapi({ description: 'Autonomous system number as a decimal string; empty when unknown.', example: '15169' }),
   asnOrganization: z.string().openapi({ description: 'Organisation holding the ASN; empty when unknown.', example: 'Google LLC' }),
-  isProxy: z.boolean().openapi({ description: 'True when the address is in an anonymising network known to the data build; always false when the build had no such source.', example: false }),
+  isProxy: z.boolean().openapi({
+    description: 'True when the address is in an anonymising network known to the data build; always false when the build had no such source.',
+    example: false,
+  }),
 };
 
 /** The single-lookup record. */
 export const IpInfoSchema = z.object(IpInfoFields).openapi('IpInfo', {
-  description: 'IP info record (spec 2.1). No field is ever absent: unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item, booleans `true`/`false`.',
+  description:
+    'IP info record (spec 2.1). No field is ever absent: unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item, booleans `true`/`false`.',
 });
 
 /** The path parameter of the single lookup. */

@@ -8,7 +8,10 @@ import { PROBLEMS, type ProblemCode, problemType } from '../errors/problem.ts';
 /** A problem details object (`application/problem+json`; `application/problem+xml` on XML routes). */
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ description: 'URI identifying the problem type: `urn:ipgeo:problem:` and the code in kebab case.', example: problemType('IP_ADDRESS_INVALID') }),
+    type: z.string().openapi({
+      description: 'URI identifying the problem type: `urn:ipgeo:problem:` and the code in kebab case.',
+      example: problemType('IP_ADDRESS_INVALID'),
+    }),
     title: z.string().openapi({ description: 'Short summary of the problem type.', example: PROBLEMS.IP_ADDRESS_INVALID.title }),
     status: z.number().int().openapi({ description: 'HTTP status code.', example: 400 }),
     detail: z.string().openapi({ description: 'Explanation of this occurrence.', example: 'The value is not a valid IPv4 or IPv6 address.' }),
@@ -18,7 +21,7 @@ export const ProblemSchema = z
   .catchall(z.unknown())
   .openapi('Problem', {
     description:
-      'RFC 9457 problem details. XML routes answer the same members as `application/problem+xml` (root `problem`, namespace `urn:ietf:rfc:7807`). Extension members: `range` and `rfc` for IP_ADDRESS_RESERVED; `paidServers` for PAID_PLAN_REQUIRED; `allow` for METHOD_NOT_ALLOWED.',
+      'RFC 9457 problem details. XML routes answer the same members as `application/problem+xml` (root `problem`, namespace `urn:ietf:rfc:7807`). Extension members: `range` and `rfc` for IP_ADDRESS_RESERVED; `side` (`from` or `to`) on the problems of `POST /api/distance`, naming the address that failed; `limit` for PAYLOAD_TOO_LARGE (bytes) and TOO_MANY_IPS (addresses); `paidServers` for PAID_PLAN_REQUIRED; `allow` for METHOD_NOT_ALLOWED.',
   });
 
 /**

@@ -1,0 +1,87 @@
+/**
+ * @module The benchmark's addresses: the same seeded sample on every run, so that every reader and
+ * every run answers exactly the same questions.
+ *
+ * - IPv4: uniform over the 32-bit space, special-purpose ranges (`src/ip/special-ranges.ts`) skipped,
+ *   so every address is one the service would look up.
+ * - IPv6: uniform inside a uniformly chosen row of `@ip-location-db/asn`'s IPv6 ranges (announced
+ *   space; uniform over 2000::/3 would almost never hit data), special-purpose ranges skipped.
+ *
+ * Addresses are canonical text (dotted quad; RFC 5952), the form clients and the routes pass around.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import ipaddr from 'ipaddr.js';
+import { classifySpecialRange } from '../src/ip/special-ranges.ts';
+
+/** The seed of the sample; change it and every figure of BENCHMARKS.md changes with it. */
+export const SEED = 20_261_121;
+
+/** A seeded PRNG (mulberry32): uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Whether the service would look the address up (its bytes in the IPv6 space, IPv4 at ::a.b.c.d). */
+const isPublic = (version: 4 | 6, bytes: Uint8Array): boolean => classifySpecialRange({ version, canonical: '', bytes }) === undefined;
+
+/** `count` public IPv4 addresses, uniform over the address space. */
+export function randomIpv4(count: number, seed = SEED): string[] {
+  const random = seededRandom(seed);
+  const out: string[] = [];
+  const bytes = new Uint8Array(16);
+  while (out.length < count) {
+    const n = Math.floor(random() * 2 ** 32);
+    bytes[12] = n >>> 24;
+    bytes[13] = (n >>> 16) & 0xff;
+    bytes[14] = (n >>> 8) & 0xff;
+    bytes[15] = n & 0xff;
+    if (isPublic(4, bytes)) out.push(bytes.subarray(12).join('.'));
+  }
+  return out;
+}
+
+/** `count` public IPv6 addresses inside announced ranges (see the module header). */
+export function randomIpv6(count: number, seed = SEED + 1): string[] {
+  const require = createRequire(import.meta.url);
+  const csv = readFileSync(require.resolve('@ip-location-db/asn/asn-ipv6.csv'), 'utf8');
+  const starts: bigint[] = [];
+  const spans: bigint[] = [];
+  for (const line of csv.split('\n')) {
+    const comma = line.indexOf(',');
+    if (comma < 0) continue;
+    const second = line.indexOf(',', comma + 1);
+    const start = toBigInt(line.slice(0, comma));
+    starts.push(start);
+    spans.push(toBigInt(line.slice(comma + 1, second)) - start + 1n);
+  }
+  const random = seededRandom(seed);
+  const out: string[] = [];
+  const bytes = new Uint8Array(16);
+  while (out.length < count) {
+    const row = Math.floor(random() * starts.length);
+    const span = spans[row] as bigint;
+    let r = 0n;
+    for (let i = 0; i < 4; i++) r = (r << 32n) | BigInt(Math.floor(random() * 2 ** 32));
+    const hex = ((starts[row] as bigint) + (r % span)).toString(16).padStart(32, '0');
+    for (let i = 0; i < 16; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    // IPv4-mapped addresses are answered as IPv4; keep the IPv6 sample IPv6.
+    const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+    if (!mapped && isPublic(6, bytes)) out.push(ipaddr.fromByteArray(Array.from(bytes)).toString());
+  }
+  return out;
+}
+
+function toBigInt(text: string): bigint {
+  return ipaddr
+    .parse(text)
+    .toByteArray()
+    .reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+}

@@ -1,0 +1,123 @@
+/**
+ * @module Runs a built Worker bundle in workerd through Miniflare, the way the benchmarks need it:
+ * bindings from `wrangler.toml` (R2, KV, the rate limiter's Durable Object), local storage in a
+ * directory of its own, and the Worker served on a loopback socket of its own
+ * (`unsafeDirectSockets`), so that requests reach it without Miniflare's entry worker or wrangler's
+ * proxy in front.
+ *
+ * Plain `workerd serve` has no local R2 or KV; Miniflare generates the workerd configuration with
+ * those simulated (inside the same workerd process) and spawns the `workerd` binary installed with it.
+ */
+import { execFileSync } from 'node:child_process';
+import { subscribe } from 'node:diagnostics_channel';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+
+/** The project root (where `wrangler.toml` is). */
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** A wrangler environment of `wrangler.toml`: the free deployment and one paid one stand for all. */
+export type Environment = 'free' | 'de';
+
+/** A running Worker. */
+export interface Deployment {
+  readonly environment: Environment;
+  /** The Worker's own socket, e.g. `http://127.0.0.1:40123/`. */
+  readonly url: URL;
+  readonly miniflare: Miniflare;
+  /** Process id of the workerd process that runs it. */
+  readonly pid: number;
+  /** `performance.now()` when the workerd process was spawned, and when it was accepting requests. */
+  readonly spawnedAt: number;
+  readonly readyAt: number;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Bundles the Worker as `wrangler deploy` would (esbuild, `nodejs_compat`), without deploying.
+ *
+ * @param entry another entry module than `main` of `wrangler.toml` (relative to the root), if any.
+ * @returns the bundle's path (one ES module).
+ */
+export function buildBundle(environment: Environment, outDir: string, entry?: string): string {
+  rmSync(outDir, { recursive: true, force: true });
+  const args = ['wrangler', 'deploy', ...(entry ? [entry] : []), '--dry-run', '--outdir', outDir, '--env', environment];
+  execFileSync('npx', args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const script = readdirSync(outDir).find((name) => name.endsWith('.js'));
+  if (!script) throw new Error(`wrangler wrote no bundle into ${outDir}`);
+  return join(outDir, script);
+}
+
+/** Child processes as Node creates them (the channel fires just before the spawn, pid not yet known). */
+const spawned: { at: number; process: { spawnfile?: string | null; pid?: number | undefined } }[] = [];
+subscribe('child_process', (message) => {
+  spawned.push({ at: performance.now(), process: (message as { process: (typeof spawned)[number]['process'] }).process });
+});
+
+function lastWorkerd(): { at: number; pid: number } {
+  const found = spawned.findLast((s) => s.process.spawnfile?.includes('workerd') && s.process.pid !== undefined);
+  if (!found) throw new Error('no workerd process was spawned');
+  spawned.length = 0;
+  return { at: found.at, pid: found.process.pid as number };
+}
+
+/**
+ * Starts a bundle in a fresh workerd process.
+ *
+ * @param persistDir local storage (R2, KV, Durable Objects) of this deployment; reused across starts.
+ */
+export async function startDeployment(environment: Environment, bundle: string, persistDir: string): Promise<Deployment> {
+  const { workerOptions: w } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'), environment);
+  const name = `bench-${environment}`;
+  const miniflare = new Miniflare(
+    convertV4MiniflareOptions({
+      host: '127.0.0.1',
+      port: 0,
+      resourcePersistencePath: persistDir,
+      logRequests: false,
+      workers: [
+        {
+          name,
+          // Module names are relative to rootPath and workerd refuses `..` in them.
+          rootPath: dirname(bundle),
+          modules: true,
+          scriptPath: basename(bundle),
+          compatibilityDate: w.compatibilityDate,
+          compatibilityFlags: w.compatibilityFlags,
+          bindings: w.bindings,
+          kvNamespaces: w.kvNamespaces,
+          r2Buckets: w.r2Buckets,
+          durableObjects: w.durableObjects,
+          unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+        },
+      ],
+    } as Parameters<typeof convertV4MiniflareOptions>[0]),
+  );
+  await miniflare.ready;
+  const readyAt = performance.now();
+  const url = await miniflare.unsafeGetDirectURL(name);
+  const { at: spawnedAt, pid } = lastWorkerd();
+  return { environment, url, miniflare, pid, spawnedAt, readyAt, dispose: () => miniflare.dispose() };
+}
+
+/** Puts the compiled database into the deployment's R2 bucket, unless that exact file is there. */
+export async function seedDatabase(deployment: Deployment, file: string, key = 'ipgeo.mmdb'): Promise<void> {
+  const bytes = readFileSync(file);
+  const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', `bench-${deployment.environment}`);
+  const head = await bucket.head(key);
+  if (head?.size === bytes.length && head.customMetadata?.source === `${bytes.length}:${mtimeOf(file)}`) return;
+  await bucket.put(key, bytes, { customMetadata: { source: `${bytes.length}:${mtimeOf(file)}` } });
+}
+
+function mtimeOf(file: string): number {
+  return Math.floor(statSync(file).mtimeMs);
+}
+
+/** Resident set size of a process in bytes (`VmRSS` of /proc/<pid>/status). */
+export function residentBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) * 1024;
+}

@@ -1,0 +1,34 @@
+/**
+ * @module A bench-only Worker entry: the production lookup and bulk routes, with the app's validation
+ * hook, client-address middleware and error rendering, but without the plan gate (the free plan's rate
+ * limits, the paid plans' access check) in front of them. The HTTP benchmark runs it beside the
+ * production bundles to tell what the lookup path itself costs from what the gates cost.
+ *
+ * JavaScript, because the Node type-check of `bench/` (tsconfig.node.json) cannot follow the Worker's
+ * modules, which need the Workers types; wrangler bundles it from the TypeScript sources like `main`.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { ProblemError } from '../../src/errors/problem.ts';
+import { asProblem, problemResponse } from '../../src/errors/render.ts';
+import { registerBulkRoutes } from '../../src/routes/bulk.ts';
+import { registerHealthRoute } from '../../src/routes/health.ts';
+import { registerLookupRoutes } from '../../src/routes/lookup.ts';
+
+const app = new OpenAPIHono({
+  strict: false,
+  defaultHook: (result) => {
+    if (!result.success) throw new ProblemError(result.target === 'param' ? 'IP_ADDRESS_INVALID' : 'BODY_INVALID', 'The request is not valid.');
+  },
+});
+registerHealthRoute(app);
+app.use('*', async (c, next) => {
+  c.set('clientIp', c.req.header('CF-Connecting-IP') ?? '');
+  await next();
+});
+registerLookupRoutes(app, '/api', ['Lookup']);
+registerBulkRoutes(app);
+app.onError((error, c) => problemResponse(asProblem(error), /\/xml(\/|$)/.test(c.req.path) ? 'xml' : 'json', c.req.path, c.res.headers));
+
+export default { fetch: app.fetch };
+// The deployment's Durable Object binding names this class; nothing here calls it.
+export { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';

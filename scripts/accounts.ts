@@ -1,0 +1,275 @@
+/**
+ * @module `npm run accounts -- <command>`: the operators' tool for paid accounts, API keys and
+ * whitelists in the `ACCOUNTS` KV namespace (schema: `docs/storage.md`; guide: `docs/accounts.md`).
+ *
+ * By default it works on the local KV of `wrangler dev` (`.wrangler/state`, through wrangler's
+ * `getPlatformProxy`); with `--remote`, on the deployed namespace of `--env`, through
+ * `wrangler kv key get|put|delete --remote` (so wrangler's login or `CLOUDFLARE_API_TOKEN` applies).
+ * The operations themselves are those of `src/access/admin.ts`, which write at most one account
+ * document, last, so that a failure leaves the account as it was.
+ *
+ * Exit status: 0 done; 1 refused (unknown account, conflict, bad value) or failed; 2 bad usage.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { AccountInputError } from '../src/access/account.ts';
+import {
+  AccountStateError,
+  type AccountView,
+  allowDomain,
+  allowIp,
+  cancelAccount,
+  createAccount,
+  createApiKey,
+  type KvStore,
+  revokeApiKey,
+  showAccount,
+} from '../src/access/admin.ts';
+
+export const USAGE = `Usage: npm run accounts -- <command> [arguments] [options]
+
+Commands:
+  create <account> [--expires YYYY-MM-DD]   create an active account (access through the end of that day, UTC)
+  key <account>                             make an API key; it is printed once, alone on the last line
+  revoke <account> <key-id>                 revoke one key
+  allow-ip <account> <ip>                   whitelist a server's public address (one IPv4 or IPv6 address)
+  allow-domain <account> <hostname>         whitelist a website's exact hostname (as in its Origin header)
+  cancel <account>                          cancel the account: its keys and whitelists stop working
+  show <account>                            print the account (key ids, never keys)
+
+Options:
+  --env <name>          wrangler environment whose ACCOUNTS namespace to use (default: de)
+  --remote              work on the deployed namespace instead of the local one of wrangler dev
+  --persist-to <dir>    local state directory, as wrangler dev's --persist-to (default: .wrangler/state)
+  --help                print this help`;
+
+/** Commands and their positional arguments after the command name. */
+const COMMANDS = {
+  create: ['account'],
+  key: ['account'],
+  revoke: ['account', 'key-id'],
+  'allow-ip': ['account', 'ip'],
+  'allow-domain': ['account', 'hostname'],
+  cancel: ['account'],
+  show: ['account'],
+} as const satisfies Record<string, readonly string[]>;
+type Command = keyof typeof COMMANDS;
+
+/** Bad command-line usage: the message and the usage text go to stderr, exit status 2. */
+class UsageError extends Error {}
+
+/** What a run prints; kept apart from `process` so that the tool can be called from tests. */
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** A KV store that can be closed (the local one runs workerd). */
+interface OpenStore extends KvStore {
+  close(): Promise<void>;
+}
+
+/**
+ * The `ACCOUNTS` namespace through `wrangler kv key` (one wrangler process per operation).
+ * Used for `--remote`; `location: 'local'` exists so that the same code can be tried without an account.
+ */
+export class WranglerKv implements OpenStore {
+  constructor(
+    readonly environment: string,
+    readonly location: 'local' | 'remote',
+    readonly persistTo?: string,
+  ) {}
+
+  async get(key: string): Promise<string | null> {
+    const stdout = this.#run(['get', key, '--text']);
+    // wrangler prints this sentence, with status 0, for a missing key (stored values are JSON objects,
+    // so none reads so); a value is printed with a newline after it, which JSON never ends with.
+    if (stdout.trim() === 'Value not found') return null;
+    return stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
+  }
+
+  async put(key: string, value: string): Promise<void> {
+    this.#run(['put', key, value]);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.#run(['delete', key]);
+  }
+
+  async close(): Promise<void> {}
+
+  #run(args: string[]): string {
+    const where = this.location === 'remote' ? ['--remote'] : ['--local', ...(this.persistTo ? ['--persist-to', this.persistTo] : [])];
+    const result = spawnSync('npx', ['wrangler', 'kv', 'key', ...args, '--binding', 'ACCOUNTS', '--env', this.environment, ...where], {
+      encoding: 'utf8',
+      // At wrangler's default level: below it, `kv key get` prints no value at all.
+      env: { ...process.env, WRANGLER_LOG: 'log', WRANGLER_HIDE_BANNER: 'true' },
+    });
+    if (result.status !== 0)
+      throw new Error(`wrangler kv key ${args[0]} ${args[1]} failed: ${result.stderr.trim() || result.error?.message || `status ${result.status}`}`);
+    return result.stdout;
+  }
+}
+
+/**
+ * The local namespace of `wrangler dev`, through wrangler's platform proxy (one workerd for the whole
+ * run). Local KV data is kept by namespace id, so a configuration with the `ACCOUNTS` binding of
+ * `environment` alone reaches the same data as `wrangler dev --env <environment>`, without starting
+ * the Worker's other bindings.
+ */
+async function localKv(environment: string, persistTo: string | undefined): Promise<OpenStore> {
+  process.env.WRANGLER_LOG ??= 'error';
+  const { getPlatformProxy, unstable_readConfig } = await import('wrangler');
+  const namespace = unstable_readConfig({ config: 'wrangler.toml', env: environment }, { hideWarnings: true }).kv_namespaces.find(
+    (binding: { binding: string; id?: string | undefined }) => binding.binding === 'ACCOUNTS',
+  );
+  if (!namespace?.id) throw new Error(`wrangler.toml has no ACCOUNTS namespace for the environment ${environment}.`);
+  const directory = await mkdtemp(join(tmpdir(), 'ipgeo-accounts-'));
+  const configPath = join(directory, 'wrangler.json');
+  await writeFile(
+    configPath,
+    JSON.stringify({ name: 'ipgeo-accounts', compatibility_date: '2026-11-01', kv_namespaces: [{ binding: 'ACCOUNTS', id: namespace.id }] }),
+  );
+  // wrangler dev keeps its Miniflare state under <persist-to>/v3.
+  const path = join(resolve(persistTo ?? '.wrangler/state'), 'v3');
+  const proxy = await getPlatformProxy<{ ACCOUNTS: KvStore }>({ configPath, persist: { path } });
+  const kv = proxy.env.ACCOUNTS;
+  return {
+    get: (key) => kv.get(key),
+    put: (key, value) => kv.put(key, value),
+    delete: (key) => kv.delete(key),
+    close: async () => {
+      await proxy.dispose();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The parsed command line. */
+interface Invocation {
+  command: Command;
+  args: string[];
+  expires: string | undefined;
+  environment: string;
+  remote: boolean;
+  persistTo: string | undefined;
+}
+
+function parse(argv: string[]): Invocation | 'help' {
+  let parsed: ReturnType<typeof parseArgsStrict>;
+  try {
+    parsed = parseArgsStrict(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  const [name, ...args] = positionals;
+  if (name === undefined) throw new UsageError('No command given.');
+  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`Unknown command ${JSON.stringify(name)}.`);
+  const command = name as Command;
+  const expected = COMMANDS[command];
+  if (args.length !== expected.length) {
+    throw new UsageError(`${command} takes ${expected.map((arg) => `<${arg}>`).join(' ')}; got ${args.length} argument${args.length === 1 ? '' : 's'}.`);
+  }
+  if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires belongs to create only.');
+  if (values.remote && values['persist-to'] !== undefined) throw new UsageError('--persist-to is for local state; it cannot go with --remote.');
+  return { command, args, expires: values.expires, environment: values.env, remote: values.remote, persistTo: values['persist-to'] };
+}
+
+function parseArgsStrict(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      expires: { type: 'string' },
+      env: { type: 'string', default: 'de' },
+      remote: { type: 'boolean', default: false },
+      'persist-to': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+}
+
+async function execute(kv: KvStore, { command, args, expires }: Invocation, output: Output): Promise<void> {
+  const [account = '', second = ''] = args;
+  const summary = (view: AccountView) => output.out(describe(view));
+  switch (command) {
+    case 'create':
+      summary(await createAccount(kv, account, { expires }));
+      return;
+    case 'key': {
+      const { keyId, key } = await createApiKey(kv, account);
+      output.out(`Created key ${keyId} for account ${account}. Store it now: it is shown this once, and kept only as a hash.`);
+      output.out(key);
+      return;
+    }
+    case 'revoke':
+      summary(await revokeApiKey(kv, account, second));
+      return;
+    case 'allow-ip':
+      summary(await allowIp(kv, account, second));
+      return;
+    case 'allow-domain':
+      summary(await allowDomain(kv, account, second));
+      return;
+    case 'cancel':
+      summary(await cancelAccount(kv, account));
+      return;
+    case 'show':
+      output.out(JSON.stringify(await showAccount(kv, account), null, 2));
+      return;
+  }
+}
+
+function describe(view: AccountView): string {
+  const keys = view.keys.map((key) => (key.revokedAt === null ? key.id : `${key.id} (revoked)`));
+  return [
+    `Account ${view.id}: ${view.status}${view.expires === null ? '' : `, access through ${view.expires} (UTC)`}.`,
+    `  keys: ${keys.join(', ') || 'none'}`,
+    `  server addresses: ${view.ips.join(', ') || 'none'}`,
+    `  website hostnames: ${view.domains.join(', ') || 'none'}`,
+  ].join('\n');
+}
+
+/**
+ * Runs the tool on `argv` (the arguments after `npm run accounts --`).
+ *
+ * @returns the exit status: 0 done, 1 refused or failed, 2 bad usage.
+ */
+export async function run(argv: string[], output: Output): Promise<number> {
+  let invocation: Invocation | 'help';
+  try {
+    invocation = parse(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`accounts: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (invocation === 'help') {
+    output.out(USAGE);
+    return 0;
+  }
+  let kv: OpenStore | undefined;
+  try {
+    kv = invocation.remote ? new WranglerKv(invocation.environment, 'remote') : await localKv(invocation.environment, invocation.persistTo);
+    await execute(kv, invocation, output);
+    return 0;
+  } catch (error) {
+    const known = error instanceof AccountInputError || error instanceof AccountStateError;
+    output.err(`accounts: ${known ? error.message : String(error instanceof Error ? error.message : error)}`);
+    return 1;
+  } finally {
+    await kv?.close();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const status = await run(process.argv.slice(2), { out: (line) => console.log(line), err: (line) => console.error(line) });
+  process.exit(status);
+}

@@ -1,0 +1,94 @@
+/**
+ * @module What an account allows at a given instant, and the canonical forms that whitelists are kept
+ * in, so that the operator tool writes exactly what the Worker looks up.
+ */
+import { IpAddressError, parseIpAddress } from '../ip/address.ts';
+import type { AccountDocument } from './kv-schema.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Whether an account gives access now, and if not, why (the problem detail says which). */
+export type Standing = { readonly active: true } | { readonly active: false; readonly reason: 'cancelled' | 'expired'; readonly since: string };
+
+/**
+ * The standing of `account` at `now`.
+ *
+ * An account with `expires: '2027-01-31'` gives access through the end of 31 January 2027, UTC.
+ *
+ * @param now ms since the epoch.
+ */
+export function standingOf(account: AccountDocument, now: number): Standing {
+  if (account.status === 'cancelled') return { active: false, reason: 'cancelled', since: (account.cancelledAt ?? account.createdAt).slice(0, 10) };
+  if (account.expires !== null && now >= Date.parse(`${account.expires}T00:00:00Z`) + DAY_MS) {
+    return { active: false, reason: 'expired', since: account.expires };
+  }
+  return { active: true };
+}
+
+/** Input that cannot be stored as given; `message` says why, for the operator. */
+export class AccountInputError extends Error {
+  override readonly name = 'AccountInputError';
+}
+
+/**
+ * A server address in the canonical form the Worker looks `CF-Connecting-IP` up in.
+ *
+ * @throws {AccountInputError} when `text` is not an IPv4 or IPv6 address (networks are not accepted).
+ * @example canonicalAddress('::FFFF:203.0.113.7') // '203.0.113.7'
+ */
+export function canonicalAddress(text: string): string {
+  try {
+    return parseIpAddress(text).canonical;
+  } catch (error) {
+    if (error instanceof IpAddressError) throw new AccountInputError(`${JSON.stringify(text)} is not a single IPv4 or IPv6 address.`);
+    throw error;
+  }
+}
+
+/**
+ * A website hostname as browsers put it in `Origin`: lower case, internationalised names in punycode.
+ *
+ * @throws {AccountInputError} for anything but a bare hostname (no scheme, port, path or wildcard).
+ * @example canonicalHostname('App.Example.com') // 'app.example.com'
+ */
+export function canonicalHostname(text: string): string {
+  if (!/^[^\s/:@?#*\\[\]]+$/.test(text)) throw new AccountInputError(`${JSON.stringify(text)} is not a bare hostname such as app.example.com.`);
+  let hostname: string;
+  try {
+    hostname = new URL(`https://${text}`).hostname;
+  } catch {
+    throw new AccountInputError(`${JSON.stringify(text)} is not a valid hostname.`);
+  }
+  if (!/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(hostname)) {
+    throw new AccountInputError(`${JSON.stringify(text)} is not a valid hostname.`);
+  }
+  return hostname;
+}
+
+/**
+ * The hostname of an `Origin` header value, canonical as {@link canonicalHostname} gives it, or null
+ * when the value is not a serialised http(s) origin (`null`, other schemes, paths, garbage).
+ */
+export function originHostname(origin: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin.toLowerCase()) return null;
+  return url.hostname;
+}
+
+/**
+ * Checks a calendar date `YYYY-MM-DD`.
+ *
+ * @throws {AccountInputError} when it is not a real date.
+ */
+export function checkDate(text: string): string {
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : null;
+  if (parsed === null || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== text) {
+    throw new AccountInputError(`${JSON.stringify(text)} is not a date in the form YYYY-MM-DD.`);
+  }
+  return text;
+}

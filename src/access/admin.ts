@@ -1,0 +1,224 @@
+/**
+ * @module The operations of the operator tool (`scripts/accounts.ts`), over any KV-like store: the
+ * `ACCOUNTS` binding in workerd (tests) or wrangler's local and remote namespaces (Node).
+ *
+ * Every operation writes at most one account document, and writes it last: index entries go first
+ * and are removed again if the document cannot be written. Since the Worker honours an index entry
+ * only when the document confirms it (`kv-schema.ts`), a failure at any point leaves the account as
+ * it was. Two operators editing one account at the same moment can still lose one edit (KV has no
+ * compare-and-set); run one command at a time per account.
+ */
+import { AccountInputError, canonicalAddress, canonicalHostname, checkDate } from './account.ts';
+import { generateApiKey, generateKeyId, hashApiKey } from './api-key.ts';
+import {
+  type AccountDocument,
+  AccountDocumentSchema,
+  AccountIdSchema,
+  accountKey,
+  apiKeyIndexKey,
+  domainIndexKey,
+  ipIndexKey,
+  WhitelistIndexSchema,
+} from './kv-schema.ts';
+
+/** The part of a KV namespace that the operations use (KVNamespace fits it). */
+export interface KvStore {
+  get(key: string): Promise<string | null>;
+  put(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** An operation refused because of the accounts' state (unknown account, duplicate, conflict). */
+export class AccountStateError extends Error {
+  override readonly name = 'AccountStateError';
+}
+
+/** An account as operators see it: everything but key hashes. */
+export interface AccountView {
+  id: string;
+  status: 'active' | 'cancelled';
+  expires: string | null;
+  createdAt: string;
+  cancelledAt: string | null;
+  ips: string[];
+  domains: string[];
+  keys: { id: string; createdAt: string; revokedAt: string | null }[];
+}
+
+/**
+ * The account document stored under `account:<id>`, or null when there is none.
+ *
+ * @throws {AccountInputError} for an id that is not a valid account id.
+ * @throws {Error} when the stored value is not a valid document (it is then left untouched).
+ */
+export async function readAccount(kv: KvStore, accountId: string): Promise<AccountDocument | null> {
+  const text = await kv.get(accountKey(checkAccountId(accountId)));
+  if (text === null) return null;
+  const parsed = AccountDocumentSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`account:${accountId} does not hold a valid account document: ${parsed.error.issues[0]?.message ?? ''}`);
+  return parsed.data;
+}
+
+/**
+ * Creates an active account with no keys and empty whitelists.
+ *
+ * @param options.expires the last day of access, `YYYY-MM-DD` (UTC, inclusive); none when omitted.
+ * @throws {AccountStateError} when the account exists. {@link AccountInputError} for a bad id or date.
+ */
+export async function createAccount(kv: KvStore, accountId: string, options: { expires?: string | undefined; now?: Date } = {}): Promise<AccountView> {
+  const expires = options.expires === undefined ? null : checkDate(options.expires);
+  if ((await readAccount(kv, accountId)) !== null) throw new AccountStateError(`Account ${accountId} exists already.`);
+  const account: AccountDocument = {
+    v: 1,
+    id: accountId,
+    status: 'active',
+    expires,
+    createdAt: (options.now ?? new Date()).toISOString(),
+    cancelledAt: null,
+    ips: [],
+    domains: [],
+    keys: [],
+  };
+  await writeAccount(kv, account);
+  return accountView(account);
+}
+
+/**
+ * Makes a new API key for an account. The key is returned here and nowhere else; only its SHA-256 is kept.
+ *
+ * @returns the key id (for revoking) and the key text (`ipgeo_…`).
+ * @throws {AccountStateError} when the account does not exist.
+ */
+export async function createApiKey(kv: KvStore, accountId: string, now: Date = new Date()): Promise<{ keyId: string; key: string }> {
+  const account = await existingAccount(kv, accountId);
+  let keyId = generateKeyId();
+  while (account.keys.some((stored) => stored.id === keyId)) keyId = generateKeyId();
+  const key = generateApiKey();
+  const sha256 = await hashApiKey(key);
+  account.keys.push({ id: keyId, sha256, createdAt: now.toISOString(), revokedAt: null });
+  await writeWithIndex(kv, apiKeyIndexKey(sha256), JSON.stringify({ account: accountId, key: keyId }), account);
+  return { keyId, key };
+}
+
+/**
+ * Revokes one key of an account. Its index entry stays, so that the Worker can tell a revoked key
+ * from an unknown one in its logs; the answer to the client is the same.
+ *
+ * @throws {AccountStateError} when the account or the key does not exist, or the key is revoked already.
+ */
+export async function revokeApiKey(kv: KvStore, accountId: string, keyId: string, now: Date = new Date()): Promise<AccountView> {
+  const account = await existingAccount(kv, accountId);
+  const stored = account.keys.find((candidate) => candidate.id === keyId);
+  if (!stored) throw new AccountStateError(`Account ${accountId} has no key ${keyId}.`);
+  if (stored.revokedAt !== null) throw new AccountStateError(`Key ${keyId} was revoked already, at ${stored.revokedAt}.`);
+  stored.revokedAt = now.toISOString();
+  await writeAccount(kv, account);
+  return accountView(account);
+}
+
+/**
+ * Whitelists a server address (requests from it need no key).
+ *
+ * @throws {AccountInputError} when `address` is not one IPv4 or IPv6 address.
+ * @throws {AccountStateError} when the account does not exist, or another account whitelists the address.
+ */
+export async function allowIp(kv: KvStore, accountId: string, address: string): Promise<AccountView> {
+  const canonical = canonicalAddress(address);
+  return allowIndexed(kv, accountId, canonical, 'ips', ipIndexKey(canonical), 'address');
+}
+
+/**
+ * Whitelists a website hostname (browser requests whose `Origin` has exactly this hostname need no key).
+ *
+ * @throws {AccountInputError} when `hostname` is not a bare hostname.
+ * @throws {AccountStateError} when the account does not exist, or another account whitelists the hostname.
+ */
+export async function allowDomain(kv: KvStore, accountId: string, hostname: string): Promise<AccountView> {
+  const canonical = canonicalHostname(hostname);
+  return allowIndexed(kv, accountId, canonical, 'domains', domainIndexKey(canonical), 'hostname');
+}
+
+/**
+ * Cancels an account: its keys and whitelists stop giving access (403 `SUBSCRIPTION_INACTIVE`).
+ *
+ * @throws {AccountStateError} when the account does not exist or is cancelled already.
+ */
+export async function cancelAccount(kv: KvStore, accountId: string, now: Date = new Date()): Promise<AccountView> {
+  const account = await existingAccount(kv, accountId);
+  if (account.status === 'cancelled') throw new AccountStateError(`Account ${accountId} was cancelled already, at ${account.cancelledAt ?? '?'}.`);
+  account.status = 'cancelled';
+  account.cancelledAt = now.toISOString();
+  await writeAccount(kv, account);
+  return accountView(account);
+}
+
+/**
+ * An account without its key hashes, for display.
+ *
+ * @throws {AccountStateError} when the account does not exist.
+ */
+export async function showAccount(kv: KvStore, accountId: string): Promise<AccountView> {
+  return accountView(await existingAccount(kv, accountId));
+}
+
+/** The operator's view of a document: key ids and dates, never hashes. */
+export function accountView(account: AccountDocument): AccountView {
+  return {
+    id: account.id,
+    status: account.status,
+    expires: account.expires,
+    createdAt: account.createdAt,
+    cancelledAt: account.cancelledAt,
+    ips: [...account.ips],
+    domains: [...account.domains],
+    keys: account.keys.map(({ id, createdAt, revokedAt }) => ({ id, createdAt, revokedAt })),
+  };
+}
+
+function checkAccountId(accountId: string): string {
+  if (!AccountIdSchema.safeParse(accountId).success) {
+    throw new AccountInputError(`${JSON.stringify(accountId)} is not an account id: use 1 to 63 lower-case letters, digits and hyphens.`);
+  }
+  return accountId;
+}
+
+async function existingAccount(kv: KvStore, accountId: string): Promise<AccountDocument> {
+  const account = await readAccount(kv, accountId);
+  if (account === null) throw new AccountStateError(`There is no account ${accountId}.`);
+  return account;
+}
+
+async function allowIndexed(kv: KvStore, accountId: string, value: string, list: 'ips' | 'domains', indexKey: string, noun: string): Promise<AccountView> {
+  const account = await existingAccount(kv, accountId);
+  if (account[list].includes(value)) throw new AccountStateError(`Account ${accountId} whitelists the ${noun} ${value} already.`);
+  const holder = await indexHolder(kv, indexKey, list, value);
+  if (holder !== null && holder !== accountId) throw new AccountStateError(`The ${noun} ${value} is whitelisted by account ${holder}; remove it there first.`);
+  account[list].push(value);
+  await writeWithIndex(kv, indexKey, JSON.stringify({ account: accountId }), account);
+  return accountView(account);
+}
+
+/** The account an index entry points to, if that account's document confirms it (else the entry is stale). */
+async function indexHolder(kv: KvStore, indexKey: string, list: 'ips' | 'domains', value: string): Promise<string | null> {
+  const text = await kv.get(indexKey);
+  if (text === null) return null;
+  const entry = WhitelistIndexSchema.safeParse(JSON.parse(text));
+  if (!entry.success) return null;
+  const holder = await readAccount(kv, entry.data.account);
+  return holder?.[list].includes(value) ? holder.id : null;
+}
+
+async function writeAccount(kv: KvStore, account: AccountDocument): Promise<void> {
+  await kv.put(accountKey(account.id), JSON.stringify(AccountDocumentSchema.parse(account)));
+}
+
+/** Puts an index entry, then the document; takes the entry back if the document cannot be written. */
+async function writeWithIndex(kv: KvStore, indexKey: string, indexValue: string, account: AccountDocument): Promise<void> {
+  await kv.put(indexKey, indexValue);
+  try {
+    await writeAccount(kv, account);
+  } catch (error) {
+    await kv.delete(indexKey).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * @module Decides whether a request may use a paid server (spec section 5.2), and whether its `Origin`
+ * gets CORS headers.
+ *
+ * The credentials are tried in this order:
+ *
+ * 1. `Authorization: Bearer <key>`. A key that is sent decides alone: when it is malformed, unknown,
+ *    revoked, or belongs to an inactive account, the request is refused even if its address or origin
+ *    is whitelisted, so that a client never runs unnoticed on a credential other than the one it sent.
+ * 2. The `CF-Connecting-IP` address, whitelisted by an active account.
+ * 3. The exact hostname of `Origin`, whitelisted by an active account.
+ *
+ * Refusals, most specific first: a whitelisted address or origin of an inactive account is
+ * `inactive`; a request that carries an `Origin` (a browser's) and matches nothing is
+ * `origin-forbidden`; anything else is `no-credential`.
+ *
+ * CORS: the request's `Origin` is answered with CORS headers when an account whitelists its hostname,
+ * whatever granted the request, and also when that account is inactive (so that the website can read
+ * why it is refused). Other origins get none.
+ */
+import { canonicalAddress, originHostname, type Standing, standingOf } from './account.ts';
+import { bearerToken, hashApiKey, isApiKeyShaped } from './api-key.ts';
+import type { AccountDirectory, KvReader } from './directory.ts';
+import type { AccountDocument } from './kv-schema.ts';
+
+/** How a request proved its right to a paid server. */
+export type Credential = 'key' | 'address' | 'origin';
+
+/** The request facts that access depends on. */
+export interface AccessRequest {
+  /** The `Authorization` header, if any. */
+  readonly authorization: string | undefined;
+  /** `CF-Connecting-IP`, or '' when absent. */
+  readonly clientIp: string;
+  /** The `Origin` header, if any. */
+  readonly origin: string | undefined;
+}
+
+/** Why access is refused: mapped to public problem codes by one switch in `middleware.ts`. */
+export type AccessFailure =
+  | { readonly kind: 'no-credential' }
+  | { readonly kind: 'key-malformed' }
+  | { readonly kind: 'key-unknown' }
+  | { readonly kind: 'key-revoked'; readonly accountId: string; readonly keyId: string }
+  | { readonly kind: 'inactive'; readonly via: Credential; readonly accountId: string; readonly reason: 'cancelled' | 'expired'; readonly since: string }
+  | { readonly kind: 'origin-forbidden'; readonly origin: string };
+
+/** The outcome of {@link checkAccess}. */
+export type AccessResult = (
+  | { readonly granted: true; readonly accountId: string; readonly via: Credential }
+  | { readonly granted: false; readonly failure: AccessFailure }
+) & {
+  /** The `Origin` value to answer CORS for, or null. */
+  readonly corsOrigin: string | null;
+};
+
+/**
+ * Checks a request's credentials.
+ *
+ * @param now ms since the epoch, for account expiry.
+ * @returns a grant or a failure, and the CORS origin; never throws for bad credentials (only for KV failures).
+ */
+export async function checkAccess(request: AccessRequest, kv: KvReader, directory: AccountDirectory, now: number): Promise<AccessResult> {
+  // Started at once: a cold request reads its key and its origin from KV in parallel.
+  const originAccount = originAccountOf(request.origin, kv, directory);
+  originAccount.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+  const result = await decide(request, kv, directory, now, originAccount);
+  const corsOrigin = (await originAccount) !== null ? (request.origin ?? null) : null;
+  return { ...result, corsOrigin };
+}
+
+/**
+ * The `Origin` value to answer CORS for (preflights and public paths), or null when no account
+ * whitelists its hostname.
+ */
+export async function corsOriginOf(origin: string | undefined, kv: KvReader, directory: AccountDirectory): Promise<string | null> {
+  return (await originAccountOf(origin, kv, directory)) !== null ? (origin ?? null) : null;
+}
+
+type Decision = { granted: true; accountId: string; via: Credential } | { granted: false; failure: AccessFailure };
+
+async function decide(
+  request: AccessRequest,
+  kv: KvReader,
+  directory: AccountDirectory,
+  now: number,
+  originAccount: Promise<AccountDocument | null>,
+): Promise<Decision> {
+  const token = bearerToken(request.authorization);
+  if (token !== null) return decideByKey(token, kv, directory, now);
+
+  let inactive: AccessFailure | null = null;
+  const address = addressOf(request.clientIp);
+  const byAddress = address === null ? null : await directory.byAddress(kv, address);
+  if (byAddress !== null) {
+    const standing = standingOf(byAddress, now);
+    if (standing.active) return { granted: true, accountId: byAddress.id, via: 'address' };
+    inactive = inactiveFailure('address', byAddress, standing);
+  }
+
+  if (request.origin !== undefined) {
+    const byOrigin = await originAccount;
+    if (byOrigin !== null) {
+      const standing = standingOf(byOrigin, now);
+      if (standing.active) return { granted: true, accountId: byOrigin.id, via: 'origin' };
+      return { granted: false, failure: inactiveFailure('origin', byOrigin, standing) };
+    }
+    return { granted: false, failure: inactive ?? { kind: 'origin-forbidden', origin: request.origin } };
+  }
+  return { granted: false, failure: inactive ?? { kind: 'no-credential' } };
+}
+
+async function decideByKey(token: string, kv: KvReader, directory: AccountDirectory, now: number): Promise<Decision> {
+  if (!isApiKeyShaped(token)) return { granted: false, failure: { kind: 'key-malformed' } };
+  const sha256 = await hashApiKey(token);
+  const match = await directory.byKeyHash(kv, sha256);
+  // The index found the entry by this very hash; comparing the stored hash again, in constant time,
+  // guards against an index entry that points at another key of the account.
+  if (match === null || !sameHash(match.key.sha256, sha256)) return { granted: false, failure: { kind: 'key-unknown' } };
+  if (match.key.revokedAt !== null) return { granted: false, failure: { kind: 'key-revoked', accountId: match.account.id, keyId: match.key.id } };
+  const standing = standingOf(match.account, now);
+  if (!standing.active) return { granted: false, failure: inactiveFailure('key', match.account, standing) };
+  return { granted: true, accountId: match.account.id, via: 'key' };
+}
+
+function inactiveFailure(via: Credential, account: AccountDocument, standing: Exclude<Standing, { active: true }>): AccessFailure {
+  return { kind: 'inactive', via, accountId: account.id, reason: standing.reason, since: standing.since };
+}
+
+async function originAccountOf(origin: string | undefined, kv: KvReader, directory: AccountDirectory): Promise<AccountDocument | null> {
+  const hostname = origin === undefined ? null : originHostname(origin);
+  return hostname === null ? null : directory.byHostname(kv, hostname);
+}
+
+function addressOf(clientIp: string): string | null {
+  if (clientIp === '') return null;
+  try {
+    return canonicalAddress(clientIp);
+  } catch {
+    return null;
+  }
+}
+
+/** Compares two hex SHA-256 digests without a timing signal (workerd's `crypto.subtle.timingSafeEqual`). */
+function sameHash(a: string, b: string): boolean {
+  const encoder = new TextEncoder();
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
+  return left.byteLength === right.byteLength && crypto.subtle.timingSafeEqual(left, right);
+}

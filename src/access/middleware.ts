@@ -1,0 +1,106 @@
+/**
+ * @module The paid servers' gate: checks every `/api/*` request's credentials (`check.ts`) before its
+ * route runs, answers CORS preflights, and puts CORS headers on the answers to whitelisted origins.
+ * `/api/countrycodes` is served to everyone (DESIGN.md section 3) but still answers CORS.
+ *
+ * When `ORIGIN_FORBIDDEN` applies rather than `AUTHORIZATION_REQUIRED`: a request that carries an
+ * `Origin` header (a browser's), no `Authorization` header, from an address no account whitelists,
+ * and whose origin no account whitelists, is 403 `ORIGIN_FORBIDDEN`; the same request without
+ * `Origin` is 401 `AUTHORIZATION_REQUIRED`. A preflight from such an origin is 403 `ORIGIN_FORBIDDEN`
+ * too, without CORS headers, so the browser stops there.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { ProblemError } from '../errors/problem.ts';
+import { type AccessFailure, checkAccess, corsOriginOf } from './check.ts';
+import { corsHeaders, isPreflight, preflightHeaders, varyOnOrigin } from './cors.ts';
+import { AccountDirectory } from './directory.ts';
+
+/** Paid-server paths that need no credential. */
+export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes']);
+
+const directory = new AccountDirectory();
+
+/**
+ * Hono middleware of the paid plan.
+ *
+ * @throws {ProblemError} `AUTHORIZATION_REQUIRED`, `AUTHORIZATION_INVALID` (401), `SUBSCRIPTION_INACTIVE`
+ *   or `ORIGIN_FORBIDDEN` (403).
+ */
+export function accessGate(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!c.req.path.startsWith('/api/')) return next();
+    const origin = c.req.header('Origin');
+
+    if (isPreflight(c.req.method, (name) => c.req.header(name))) {
+      const allowed = await corsOriginOf(origin, c.env.ACCOUNTS, directory);
+      setHeaders(c, varyOnOrigin());
+      if (allowed === null) throw forbiddenOrigin(origin ?? '');
+      return c.body(null, 204, preflightHeaders(allowed));
+    }
+
+    if (OPEN_PAID_PATHS.has(c.req.path)) {
+      const allowed = await corsOriginOf(origin, c.env.ACCOUNTS, directory);
+      const headers = allowed === null ? varyOnOrigin() : corsHeaders(allowed);
+      setHeaders(c, headers);
+      await next();
+      setHeaders(c, headers);
+      return;
+    }
+
+    const result = await checkAccess({ authorization: c.req.header('Authorization'), clientIp: c.var.clientIp, origin }, c.env.ACCOUNTS, directory, Date.now());
+    const headers = result.corsOrigin === null ? varyOnOrigin() : corsHeaders(result.corsOrigin);
+    setHeaders(c, headers);
+    if (!result.granted) throw problemOf(result.failure);
+    await next();
+    // Again on the final answer: a handler may have returned a Response built without the context.
+    setHeaders(c, headers);
+  };
+}
+
+/** The public problem of an access failure; internal detail (account and key ids) stays in the logs. */
+export function problemOf(failure: AccessFailure): ProblemError {
+  switch (failure.kind) {
+    case 'no-credential':
+      return new ProblemError(
+        'AUTHORIZATION_REQUIRED',
+        'This paid server needs an API key (Authorization: Bearer <key>), a whitelisted server address or a whitelisted website origin.',
+        { headers: { 'WWW-Authenticate': 'Bearer realm="ipgeo"' } },
+      );
+    case 'key-malformed':
+      return new ProblemError('AUTHORIZATION_INVALID', 'The Authorization header is not "Bearer " followed by an API key (ipgeo_…).', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="ipgeo", error="invalid_token"' },
+      });
+    case 'key-revoked':
+      console.warn(`revoked key ${failure.keyId} of account ${failure.accountId} was presented`);
+      return invalidKey();
+    case 'key-unknown':
+      return invalidKey();
+    case 'inactive': {
+      const holder = { key: 'this API key', address: 'this server address', origin: 'this website' }[failure.via];
+      const what = failure.reason === 'cancelled' ? `was cancelled on ${failure.since}` : `expired at the end of ${failure.since} (UTC)`;
+      return new ProblemError('SUBSCRIPTION_INACTIVE', `The subscription behind ${holder} ${what}.`);
+    }
+    case 'origin-forbidden':
+      return forbiddenOrigin(failure.origin);
+    default:
+      return failure satisfies never;
+  }
+}
+
+function invalidKey(): ProblemError {
+  return new ProblemError('AUTHORIZATION_INVALID', 'The API key is unknown or has been revoked.', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="ipgeo", error="invalid_token"' },
+  });
+}
+
+function forbiddenOrigin(origin: string): ProblemError {
+  return new ProblemError(
+    'ORIGIN_FORBIDDEN',
+    `The origin ${JSON.stringify(origin.slice(0, 200))} is not whitelisted. Whitelist the website's exact hostname, or call from a server with an API key.`,
+  );
+}
+
+function setHeaders(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}

@@ -1,0 +1,85 @@
+/**
+ * @module Asks a client's {@link RateLimiter} Durable Object for a decision, and decides in this
+ * isolate when it cannot.
+ *
+ * When the Durable Object cannot be reached (an RPC error, or no answer within {@link LIMITER_TIMEOUT_MS}),
+ * the free service stays up: the request is decided by an {@link IsolateLimiter} with the same windows,
+ * and the isolate keeps deciding locally for {@link LIMITER_RETRY_MS} before it asks the Durable Object
+ * again, so that an outage does not add a timeout to every request. Limits are then enforced per
+ * isolate instead of globally (fail soft, not open and not closed): refusing every free request
+ * because a counter is unavailable would turn a partial outage into a full one, and letting every
+ * request through would leave the service unprotected exactly when it is weakest.
+ */
+
+import { IsolateLimiter } from './fallback.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import type { LimitDecision } from './window.ts';
+
+/** How long a Durable Object answer may take before the isolate decides instead, in ms. */
+export const LIMITER_TIMEOUT_MS = 1000;
+/** After a failure, how long this isolate decides on its own before asking Durable Objects again, in ms. */
+export const LIMITER_RETRY_MS = 5000;
+
+/** Who decided: the client's Durable Object (exact, global) or this isolate (during an outage). */
+export type LimitSource = 'durable-object' | 'isolate';
+
+/** A decision and who made it. */
+export interface CheckedLimit {
+  readonly decision: LimitDecision;
+  readonly source: LimitSource;
+}
+
+/** `hit` counts a rate-limited request; `peek` only reads the state for answers that are not limited. */
+export type LimitMode = 'hit' | 'peek';
+
+/** Decides free-plan requests; one instance per isolate. */
+export class RateLimitClient {
+  readonly #fallback = new IsolateLimiter();
+  readonly #now: () => number;
+  readonly #timeoutMs: number;
+  readonly #retryMs: number;
+  #localUntil = 0;
+
+  /**
+   * @param options.now the clock in ms since the epoch, for the fallback and the retry delay.
+   * @param options.timeoutMs defaults to {@link LIMITER_TIMEOUT_MS}; `retryMs` to {@link LIMITER_RETRY_MS}.
+   */
+  constructor(options: { now?: () => number; timeoutMs?: number; retryMs?: number } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#timeoutMs = options.timeoutMs ?? LIMITER_TIMEOUT_MS;
+    this.#retryMs = options.retryMs ?? LIMITER_RETRY_MS;
+  }
+
+  /**
+   * The decision for one request of the client `key`.
+   *
+   * @param namespace the `RATE_LIMITER` binding.
+   * @param key the client key from `clientKey()`, naming the Durable Object.
+   * @returns never rejects: an unreachable Durable Object yields the isolate's decision.
+   */
+  async check(namespace: DurableObjectNamespace<RateLimiter>, key: string, mode: LimitMode): Promise<CheckedLimit> {
+    const now = this.#now();
+    if (now >= this.#localUntil) {
+      try {
+        const stub = namespace.getByName(key);
+        const decision = await withTimeout(mode === 'hit' ? stub.hit() : stub.peek(), this.#timeoutMs);
+        return { decision, source: 'durable-object' };
+      } catch (error) {
+        this.#localUntil = now + this.#retryMs;
+        console.error(`rate limiter unreachable; deciding in this isolate for ${this.#retryMs} ms`, error);
+      }
+    }
+    return { decision: this.#fallback.decide(key, now, mode === 'hit'), source: 'isolate' };
+  }
+}
+
+/** `promise`, or a rejection after `ms` milliseconds. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer);
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * @module The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) that every answer
+ * of the free server carries, as DESIGN.md section 3 fixes them:
+ *
+ *     RateLimit-Policy: "burst";q=10;w=10, "minute";q=60;w=60
+ *     RateLimit: "burst";r=7;t=4
+ *
+ * `RateLimit` names one policy: the one nearest to exhaustion (fewest requests left; on a tie, the one
+ * that takes longer to give a request back). A refusal adds `Retry-After` in seconds.
+ */
+import { FREE_POLICIES, type LimitDecision, type Policy, type PolicyState } from './window.ts';
+
+/** `RateLimit-Policy` for a set of policies, e.g. `"burst";q=10;w=10, "minute";q=60;w=60`. */
+export function rateLimitPolicyField(policies: readonly Policy[] = FREE_POLICIES): string {
+  return policies.map((policy) => `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`).join(', ');
+}
+
+/** The policy nearest to exhaustion among those of a decision, or undefined when there are none. */
+export function nearestPolicy(decision: LimitDecision): PolicyState | undefined {
+  let nearest: PolicyState | undefined;
+  for (const state of decision.policies) {
+    if (nearest === undefined || state.remaining < nearest.remaining || (state.remaining === nearest.remaining && state.resetSeconds > nearest.resetSeconds)) {
+      nearest = state;
+    }
+  }
+  return nearest;
+}
+
+/**
+ * The header fields of an answer under `decision`: `RateLimit-Policy` and `RateLimit`, plus
+ * `Retry-After` (seconds) when the request was refused.
+ *
+ * @example rateLimitHeaders(decision) // { 'RateLimit-Policy': '"burst";q=10;w=10, …', RateLimit: '"burst";r=9;t=10' }
+ */
+export function rateLimitHeaders(decision: LimitDecision, policies: readonly Policy[] = FREE_POLICIES): Record<string, string> {
+  const headers: Record<string, string> = { 'RateLimit-Policy': rateLimitPolicyField(policies) };
+  const nearest = nearestPolicy(decision);
+  if (nearest) headers.RateLimit = `"${nearest.name}";r=${nearest.remaining};t=${nearest.resetSeconds}`;
+  if (!decision.allowed) headers['Retry-After'] = String(decision.retryAfterSeconds);
+  return headers;
+}

@@ -1,0 +1,55 @@
+/**
+ * @module The free server's gate: counts every `/api/*` request against the client's limits, refuses
+ * with 429 `RATE_LIMITED` over them, and puts the RateLimit fields on every answer, problems included.
+ * Other paths (`/`, `/openapi.json`, `/docs`) are not counted but still report the client's state.
+ *
+ * The client is `CF-Connecting-IP` only (IPv6 by /64); an `Authorization` header is ignored, so a paid
+ * key lifts nothing here (spec section 5.1). A request without a usable address (never the case behind
+ * Cloudflare) is counted under one shared key, so that leaving the header out buys nothing.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { ProblemError } from '../errors/problem.ts';
+import { clientKey } from '../ip/client-key.ts';
+import { RateLimitClient } from './client.ts';
+import { rateLimitHeaders } from './headers.ts';
+import { FREE_POLICIES } from './window.ts';
+
+/** The key of requests that carry no parseable client address. */
+export const UNKNOWN_CLIENT_KEY = 'unknown';
+
+const limiter = new RateLimitClient();
+const LIMITS = FREE_POLICIES.map((policy) => `${policy.quota} requests in ${policy.windowSeconds} s`).join(', ');
+
+/** The rate-limit key of a request's client address (see `ip/client-key.ts`). */
+export function clientKeyOf(address: string): string {
+  try {
+    return clientKey(address);
+  } catch {
+    return UNKNOWN_CLIENT_KEY;
+  }
+}
+
+/**
+ * Hono middleware of the free plan.
+ *
+ * @throws {ProblemError} `RATE_LIMITED` (429, with `Retry-After`) when the client is over a limit.
+ */
+export function rateLimitGate(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const limited = c.req.path.startsWith('/api/');
+    const { decision } = await limiter.check(c.env.RATE_LIMITER, clientKeyOf(c.var.clientIp), limited ? 'hit' : 'peek');
+    const headers = rateLimitHeaders(decision);
+    setHeaders(c, headers);
+    if (!decision.allowed) {
+      throw new ProblemError('RATE_LIMITED', `This client is over the free plan's limits (${LIMITS}); retry in ${decision.retryAfterSeconds} s.`, { headers });
+    }
+    await next();
+    // Again on the final answer: a handler may have returned a Response built without the context.
+    setHeaders(c, headers);
+  };
+}
+
+function setHeaders(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}

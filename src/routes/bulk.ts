@@ -1,0 +1,109 @@
+/**
+ * @module Bulk lookup (spec 4.3, paid only): `POST /api/bulk/json` and `/api/bulk/xml` with
+ * `{"ips": [...]}`. The database is loaded once, then every distinct address is looked up in one
+ * synchronous pass over it: no I/O per address, and the per-record cache of `lookupAddress` serves
+ * repeated networks.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../env.ts';
+import { ProblemError } from '../errors/problem.ts';
+import { type ProblemBody, problemBody } from '../errors/render.ts';
+import { attributes, toXml, type XmlValue } from '../format/xml.ts';
+import type { GeoDatabase } from '../geo/database.ts';
+import { loadDatabase } from '../geo/database.ts';
+import type { IpInfo } from '../lookup/ip-info.ts';
+import { lookupAddress } from '../lookup/lookup.ts';
+import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
+import { problemResponses } from '../schemas/problem.ts';
+import { describeIssue, failWith } from './hooks.ts';
+import { jsonBody } from './json-body.ts';
+
+/** A bulk record: spec 2.1 without `regionCode`. */
+export type BulkIpInfo = Omit<IpInfo, 'regionCode'>;
+
+/** One answer per distinct address as sent, in request order. */
+export type BulkResults = Map<string, BulkIpInfo | ProblemBody>;
+
+/**
+ * Looks every distinct address up, keeping failures as problem objects.
+ *
+ * @param ips the addresses as sent; a repeated string is answered once.
+ * @throws ProblemError `DATA_UNAVAILABLE` when the database itself fails (that fails the whole request).
+ */
+export function lookupAll(database: GeoDatabase, ips: readonly string[]): BulkResults {
+  const results: BulkResults = new Map();
+  for (const ip of ips) {
+    if (results.has(ip)) continue;
+    try {
+      const { regionCode: _regionCode, ...record } = lookupAddress(database, ip);
+      results.set(ip, record);
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.code === 'DATA_UNAVAILABLE') throw error;
+      results.set(ip, problemBody(error));
+    }
+  }
+  return results;
+}
+
+/** The XML answer: `response` > `results` > one `item ip="…"` per address (see BulkXmlSchema). */
+export function bulkXml(results: BulkResults): string {
+  const items = [...results].map(
+    ([ip, value]): XmlValue =>
+      'code' in value
+        ? { ...attributes({ ip }), problem: { ...attributes({ xmlns: 'urn:ietf:rfc:7807' }), ...(value as Record<string, XmlValue>) } }
+        : { ...attributes({ ip }), ...value },
+  );
+  return toXml('response', { results: { item: items } });
+}
+
+const PROBLEMS = ['BODY_INVALID', 'TOO_MANY_IPS', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'DATA_UNAVAILABLE'] as const;
+
+function route(format: 'json' | 'xml') {
+  return createRoute({
+    method: 'post',
+    path: `/api/bulk/${format}`,
+    tags: ['Bulk lookup'],
+    summary: `Look up to ${MAX_BULK_IPS} addresses (${format.toUpperCase()})`,
+    description:
+      format === 'json'
+        ? 'The IP info records of up to 50 addresses, keyed by the address strings as sent. An address that cannot be looked up is answered with its problem object in place of its record; the request still succeeds.'
+        : 'The IP info records of up to 50 addresses as XML: `response` > `results` > one `item` per address, with an `ip` attribute holding the address as sent. An address that cannot be looked up has a `problem` child instead of the record fields.',
+    middleware: jsonBody(),
+    request: { body: { required: true, content: { 'application/json': { schema: BulkRequestSchema } } } },
+    responses: {
+      200:
+        format === 'json'
+          ? { description: 'One record or problem per distinct address.', content: { 'application/json': { schema: BulkJsonSchema } } }
+          : { description: 'One `item` per distinct address.', content: { 'application/xml': { schema: BulkXmlSchema } } },
+      ...problemResponses(PROBLEMS, format),
+    },
+  });
+}
+
+/** More than 50 addresses is `TOO_MANY_IPS`, not the generic `BODY_INVALID` of the other issues. */
+const bulkHook = failWith((issues) =>
+  issues.some((issue) => issue.code === 'too_big' && issue.path.length === 1 && issue.path[0] === 'ips')
+    ? new ProblemError('TOO_MANY_IPS', `A bulk request holds at most ${MAX_BULK_IPS} addresses; split the list.`, { extensions: { limit: MAX_BULK_IPS } })
+    : new ProblemError('BODY_INVALID', `${describeIssue(issues)}. Send {"ips": ["<address>", …]}.`),
+);
+
+/** Registers `POST /api/bulk/json` and `POST /api/bulk/xml`. */
+export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    route('json'),
+    async (c) => {
+      const results = lookupAll(await loadDatabase(c.env), c.req.valid('json').ips);
+      // fromEntries defines own properties, so an address string such as "__proto__" stays a key.
+      return c.json(Object.fromEntries(results), 200);
+    },
+    bulkHook,
+  );
+  app.openapi(
+    route('xml'),
+    async (c) => {
+      const results = lookupAll(await loadDatabase(c.env), c.req.valid('json').ips);
+      return c.body(bulkXml(results), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
+    },
+    bulkHook,
+  );
+}

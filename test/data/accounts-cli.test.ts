@@ -1,0 +1,113 @@
+/**
+ * @module The operator tool (`npm run accounts`), in Node as operators run it, on local KV state in a
+ * temporary directory (never the developer's `.wrangler/state`).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run, USAGE, WranglerKv } from '../../scripts/accounts.ts';
+
+const state = mkdtempSync(join(tmpdir(), 'accounts-cli-test-'));
+afterAll(() => rmSync(state, { recursive: true, force: true }));
+
+/** Runs the tool in this process on the temporary state; returns its status and output lines. */
+async function accounts(...argv: string[]): Promise<{ status: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await run([...argv, '--persist-to', state], { out: (line) => out.push(...line.split('\n')), err: (line) => err.push(...line.split('\n')) });
+  return { status, out, err };
+}
+
+describe('npm run accounts', () => {
+  it('creates an account, makes, revokes and whitelists, cancels, and shows it without keys', async () => {
+    expect((await accounts('create', 'cli-flow', '--expires', '2031-12-31')).status).toBe(0);
+    const made = await accounts('key', 'cli-flow');
+    expect(made.status).toBe(0);
+    const key = made.out.at(-1) ?? '';
+    expect(key).toMatch(/^ipgeo_[A-Za-z0-9_-]{43}$/);
+    const keyId = /key_[0-9a-f]{12}/.exec(made.out.join('\n'))?.[0] ?? '';
+    expect((await accounts('allow-ip', 'cli-flow', '203.0.113.77')).status).toBe(0);
+    expect((await accounts('allow-domain', 'cli-flow', 'App.Example.com')).status).toBe(0);
+    expect((await accounts('revoke', 'cli-flow', keyId)).status).toBe(0);
+    expect((await accounts('cancel', 'cli-flow')).status).toBe(0);
+    const shown = await accounts('show', 'cli-flow');
+    expect(shown.status).toBe(0);
+    const view = JSON.parse(shown.out.join('\n'));
+    expect(view).toMatchObject({
+      id: 'cli-flow',
+      status: 'cancelled',
+      expires: '2031-12-31',
+      ips: ['203.0.113.77'],
+      domains: ['app.example.com'],
+      keys: [{ id: keyId, revokedAt: expect.any(String) }],
+    });
+    expect(shown.out.join('\n')).not.toMatch(/ipgeo_|sha256|[0-9a-f]{64}/);
+  }, 60_000);
+
+  it('prints the new key alone on the last line of its output, as a separate process', async () => {
+    expect((await accounts('create', 'cli-process')).status).toBe(0);
+    const result = spawnSync('npm', ['run', '-s', 'accounts', '--', 'key', 'cli-process', '--persist-to', state], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^ipgeo_[A-Za-z0-9_-]{43}$/);
+    expect(lines.slice(0, -1).join('\n')).not.toContain('ipgeo_');
+  }, 60_000);
+
+  it.each([
+    [[]],
+    [['launch', 'x']],
+    [['create']],
+    [['create', 'a', 'b']],
+    [['key', 'cli-usage', '--expires', '2030-01-01']],
+    [['show', 'cli-usage', '--verbose']],
+    [['show', 'cli-usage', '--remote']],
+  ])('answers bad usage %j with the usage text and status 2', async (argv) => {
+    const result = await accounts(...argv);
+    expect(result.status).toBe(2);
+    expect(result.err.join('\n')).toContain(USAGE);
+    expect(result.out).toEqual([]);
+  });
+
+  it('refuses with status 1, and changes nothing, when the accounts do not allow an operation', async () => {
+    expect((await accounts('create', 'cli-refuse-a')).status).toBe(0);
+    expect((await accounts('create', 'cli-refuse-b')).status).toBe(0);
+    expect((await accounts('allow-ip', 'cli-refuse-a', '203.0.113.78')).status).toBe(0);
+    const before = (await accounts('show', 'cli-refuse-b')).out;
+    const refusals = [
+      ['create', 'cli-refuse-a'],
+      ['create', 'cli-refuse-c', '--expires', '2030-02-30'],
+      ['create', 'Not_An_Id'],
+      ['key', 'cli-nobody'],
+      ['revoke', 'cli-refuse-b', 'key_000000000000'],
+      ['allow-ip', 'cli-refuse-b', '203.0.113.78'],
+      ['allow-ip', 'cli-refuse-b', '203.0.113.0/24'],
+      ['allow-domain', 'cli-refuse-b', 'https://example.com'],
+      ['show', 'cli-refuse-c'],
+    ];
+    for (const argv of refusals) {
+      const result = await accounts(...argv);
+      expect(result.status, argv.join(' ')).toBe(1);
+      expect(result.err.join('\n'), argv.join(' ')).toMatch(/^accounts: /);
+    }
+    expect((await accounts('show', 'cli-refuse-b')).out).toEqual(before);
+  }, 60_000);
+});
+
+describe('WranglerKv', () => {
+  it('reads, writes and deletes through wrangler kv key, as --remote does', async () => {
+    const kv = new WranglerKv('de', 'local', state);
+    expect(await kv.get('cli-wrangler:missing')).toBeNull();
+    await kv.put('cli-wrangler:value', '{"a":"b c"}');
+    expect(await kv.get('cli-wrangler:value')).toBe('{"a":"b c"}');
+    await kv.delete('cli-wrangler:value');
+    expect(await kv.get('cli-wrangler:value')).toBeNull();
+  }, 60_000);
+
+  it('reads what the tool wrote through the platform proxy', async () => {
+    expect((await accounts('create', 'cli-shared')).status).toBe(0);
+    const text = await new WranglerKv('de', 'local', state).get('account:cli-shared');
+    expect(JSON.parse(text ?? 'null')).toMatchObject({ v: 1, id: 'cli-shared', status: 'active' });
+  }, 60_000);
+});

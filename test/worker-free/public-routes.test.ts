@@ -1,0 +1,112 @@
+/**
+ * @module The routes the free server shares with the paid ones: the country code list of spec 2.5,
+ * checked against the specification's own code list and `countries-list`'s names, and the free plan's
+ * OpenAPI document and reference page. Each request comes from its own client address (from
+ * 198.51.100.0/24, used by this file only), so that the rate limits never interfere.
+ */
+import { exports } from 'cloudflare:workers';
+import { countries } from 'countries-list';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { documentedOperations, servedOperations } from './openapi-routes.ts';
+import { SPEC_COUNTRY_CODES } from './spec-country-codes.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is JSON that the tests walk freely.
+type Json = Record<string, any>;
+
+const ORIGIN = 'https://free.test';
+const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
+let client = 0;
+/** A GET from a client address of its own. */
+const get = (path: string) => worker.fetch(`${ORIGIN}${path}`, { headers: { 'CF-Connecting-IP': `198.51.100.${++client}` } });
+
+describe('GET /api/v1/countrycodes', () => {
+  it('maps exactly the 250 codes of spec 2.5, in order, to their English names in countries-list', async () => {
+    const response = await get('/api/v1/countrycodes');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as Record<string, string>;
+    expect(Object.keys(body)).toEqual(SPEC_COUNTRY_CODES);
+    expect(body).toEqual(Object.fromEntries(SPEC_COUNTRY_CODES.map((code) => [code, countries[code as keyof typeof countries].name])));
+  });
+
+  it('leaves out AC and TA, which countries-list has and the specification does not', async () => {
+    const body = (await (await get('/api/v1/countrycodes')).json()) as Record<string, string>;
+    expect(Object.hasOwn(countries, 'AC') && Object.hasOwn(countries, 'TA')).toBe(true);
+    expect(body).not.toHaveProperty('AC');
+    expect(body).not.toHaveProperty('TA');
+  });
+
+  it('carries the rate-limit fields, like every free answer', async () => {
+    const response = await get('/api/v1/countrycodes');
+    expect(response.headers.get('RateLimit-Policy')).toBeTruthy();
+    expect(response.headers.get('RateLimit')).toBeTruthy();
+  });
+});
+
+describe('GET /openapi.json on the free server', () => {
+  let document: Json;
+  let served: Response;
+  beforeAll(async () => {
+    served = await get('/openapi.json');
+    expect(served.status).toBe(200);
+    document = (await served.json()) as Json;
+  });
+
+  const operations = () =>
+    Object.entries(document.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+    );
+
+  it('is an OpenAPI 3.1 document of the free plan that names this server', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.title).toContain('free');
+    expect(document.servers).toEqual([{ url: ORIGIN, description: expect.any(String) }]);
+  });
+
+  it('lists exactly the routes that the free app serves, and no paid operation', () => {
+    expect(documentedOperations(document as never)).toEqual(servedOperations(createApp('free')));
+    expect(document.paths['/api/v1/countrycodes'].get.responses['200']).toBeDefined();
+    // Paid-only paths appear only as the free server's refusals.
+    for (const path of ['/api/bulk/json', '/api/v1/bulk/json', '/api/v1/distance']) {
+      expect(Object.keys(document.paths[path]?.post.responses ?? {}), path).not.toContain('200');
+    }
+    expect(document.components.schemas).not.toHaveProperty('BulkRequest');
+    expect(document.components).not.toHaveProperty('securitySchemes');
+  });
+
+  it('puts the RateLimit fields on every response, and a 429 with Retry-After on every counted operation', () => {
+    expect(Object.keys(document.components.headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'Retry-After']));
+    for (const { path, method, operation } of operations()) {
+      // The liveness probe runs before the rate-limit gate: it is neither counted nor reported.
+      if (path === '/health') continue;
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        expect(Object.keys(response.headers ?? {}), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
+      }
+      if (path.startsWith('/api/')) {
+        expect(operation.responses['429'].description, path).toContain('RATE_LIMITED');
+        expect(Object.keys(operation.responses['429'].headers), path).toContain('Retry-After');
+      }
+    }
+  });
+
+  it('documents the liveness probe without rate-limit fields, as the gate never sees it', async () => {
+    expect(document.paths['/health'].get.responses['200'].headers).toBeUndefined();
+    const probe = await get('/health');
+    expect(probe.status).toBe(200);
+    expect(probe.headers.get('RateLimit-Policy')).toBeNull();
+  });
+
+  it('names the policy that the server sends', () => {
+    expect(document.components.headers['RateLimit-Policy'].schema.example).toBe(served.headers.get('RateLimit-Policy'));
+  });
+});
+
+describe('GET /docs on the free server', () => {
+  it('serves the Scalar reference page for /openapi.json', async () => {
+    const response = await get('/docs');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toMatch(/^text\/html/);
+    expect(await response.text()).toContain('"url": "/openapi.json"');
+  });
+});

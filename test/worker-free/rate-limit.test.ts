@@ -1,0 +1,231 @@
+/**
+ * @module The free plan's rate limits (spec section 8, DESIGN.md section 3): through the Worker for
+ * concurrency and headers, and on the Durable Object itself, with the time passed in, for the windows.
+ * Client addresses: 198.51.100.0/24 and 2001:db8:100::/48, used by this file only.
+ */
+
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { createAccount, createApiKey } from '../../src/access/admin.ts';
+import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
+import { admit } from '../../src/ratelimit/window.ts';
+
+const POLICY = '"burst";q=10;w=10, "minute";q=60;w=60';
+
+function get(path: string, clientIp: string, headers: Record<string, string> = {}): Promise<Response> {
+  return exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp, ...headers } });
+}
+
+/** The admitted request times the client's Durable Object holds, read from its storage (none before its first request). */
+function storedHits(key: string): Promise<number[]> {
+  return runInDurableObject(env.RATE_LIMITER.getByName(key), (_: RateLimiter, state) => {
+    const sql = state.storage.sql;
+    if (sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'hits'").toArray().length === 0) return [];
+    return sql
+      .exec<{ at: number }>('SELECT at FROM hits ORDER BY at')
+      .toArray()
+      .map((row) => row.at);
+  });
+}
+
+/** `"burst";r=9;t=10` → { name: 'burst', r: 9, t: 10 }. */
+function parseRateLimit(field: string | null): { name: string; r: number; t: number } {
+  const match = /^"(\w+)";r=(\d+);t=(\d+)$/.exec(field ?? '');
+  if (!match) throw new Error(`not a RateLimit field: ${field}`);
+  return { name: match[1] ?? '', r: Number(match[2]), t: Number(match[3]) };
+}
+
+describe('through the Worker', () => {
+  it('admits exactly 10 of 30 concurrent requests from one client', async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, () => get('/api/v1/json/8.8.8.8', '198.51.100.1')));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    for (const response of responses.filter((r) => r.status === 429)) {
+      expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
+      expect(((await response.json()) as { code: string }).code).toBe('RATE_LIMITED');
+    }
+    expect(await storedHits('198.51.100.1')).toHaveLength(10);
+  });
+
+  it('counts RateLimit down to 0, then refuses with Retry-After', async () => {
+    for (let left = 9; left >= 0; left--) {
+      const response = await get('/api/v1/json/8.8.8.8', '198.51.100.2');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('RateLimit-Policy')).toBe(POLICY);
+      const field = parseRateLimit(response.headers.get('RateLimit'));
+      expect(field).toMatchObject({ name: 'burst', r: left });
+      expect(field.t).toBeGreaterThanOrEqual(1);
+      expect(field.t).toBeLessThanOrEqual(10);
+    }
+    const refused = await get('/api/v1/json/8.8.8.8', '198.51.100.2');
+    expect(refused.status).toBe(429);
+    const field = parseRateLimit(refused.headers.get('RateLimit'));
+    expect(field).toMatchObject({ name: 'burst', r: 0 });
+    expect(refused.headers.get('Retry-After')).toBe(String(field.t));
+    expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED', instance: '/api/v1/json/8.8.8.8' });
+  });
+
+  it('keeps separate counters for two clients', async () => {
+    await Promise.all(Array.from({ length: 10 }, () => get('/api/v1/json/8.8.8.8', '198.51.100.3')));
+    expect((await get('/api/v1/json/8.8.8.8', '198.51.100.3')).status).toBe(429);
+    const other = await get('/api/v1/json/8.8.8.8', '198.51.100.4');
+    expect(other.status).toBe(200);
+    expect(parseRateLimit(other.headers.get('RateLimit')).r).toBe(9);
+  });
+
+  it('counts the addresses of one IPv6 /64 together, and another /64 apart', async () => {
+    const statuses = [];
+    for (let i = 1; i <= 11; i++) statuses.push((await get('/api/v1/json/8.8.8.8', `2001:db8:100:1::${i.toString(16)}`)).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+    expect(await storedHits('2001:db8:100:1::/64')).toHaveLength(10);
+    expect((await get('/api/v1/json/8.8.8.8', '2001:db8:100:2::1')).status).toBe(200);
+  });
+
+  it('ignores an API key of a paid account', async () => {
+    await createAccount(env.ACCOUNTS, 'free-rate-limit-test');
+    const { key } = await createApiKey(env.ACCOUNTS, 'free-rate-limit-test');
+    const statuses = [];
+    for (let i = 0; i < 11; i++) statuses.push((await get('/api/v1/json/8.8.8.8', '198.51.100.5', { Authorization: `Bearer ${key}` })).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+
+  it('puts the RateLimit fields on 400, 404 and 405 problems, and counts them', async () => {
+    const invalid = await get('/api/v1/json/1.2.3', '198.51.100.6');
+    const missing = await get('/api/v1/nothing', '198.51.100.6');
+    const xmlInvalid = await get('/api/v1/xml/1.2.3', '198.51.100.6');
+    const wrongMethod = await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8', {
+      method: 'DELETE',
+      headers: { 'CF-Connecting-IP': '198.51.100.6' },
+    });
+    expect([invalid.status, missing.status, xmlInvalid.status, wrongMethod.status]).toEqual([400, 404, 400, 405]);
+    expect(xmlInvalid.headers.get('Content-Type')).toMatch(/^application\/problem\+xml/);
+    expect([invalid, missing, xmlInvalid, wrongMethod].map((r) => r.headers.get('RateLimit-Policy'))).toEqual(Array(4).fill(POLICY));
+    expect([invalid, missing, xmlInvalid, wrongMethod].map((r) => parseRateLimit(r.headers.get('RateLimit')).r)).toEqual([9, 8, 7, 6]);
+  });
+
+  it('reports the state on /, /openapi.json and /docs without counting them', async () => {
+    await get('/api/v1/json/8.8.8.8', '198.51.100.7');
+    for (const path of ['/', '/openapi.json', '/docs']) {
+      const response = await get(path, '198.51.100.7');
+      expect(response.headers.get('RateLimit-Policy'), path).toBe(POLICY);
+      expect(parseRateLimit(response.headers.get('RateLimit')).r, path).toBe(9);
+    }
+    expect(await storedHits('198.51.100.7')).toHaveLength(1);
+  });
+
+  it('counts requests without CF-Connecting-IP under one shared key', async () => {
+    const before = (await storedHits('unknown')).length;
+    await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8');
+    expect(await storedHits('unknown')).toHaveLength(before + 1);
+  });
+});
+
+describe('RateLimiter Durable Object', () => {
+  // Times are real instants around now, so that the cleanup alarm (on the real clock) keeps them.
+  const t0 = Math.floor(Date.now() / 1000) * 1000;
+
+  it('refuses an eleventh request in any 10 seconds, not only in fixed buckets', async () => {
+    const limiter = env.RATE_LIMITER.getByName('window-test-1');
+    // Ten requests from t0+5 s to t0+9.5 s: they straddle any bucket edge at t0+10 s.
+    for (let i = 0; i < 10; i++) expect((await limiter.hit(t0 + 5_000 + i * 500)).allowed).toBe(true);
+    const refused = await limiter.hit(t0 + 14_999);
+    expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    // At t0+15 s the request of t0+5 s has left the window (now − 10 s, now]: one place, no more.
+    expect((await limiter.hit(t0 + 15_000)).allowed).toBe(true);
+    expect((await limiter.hit(t0 + 15_001)).allowed).toBe(false);
+    expect(await storedHits('window-test-1')).toEqual([...Array.from({ length: 10 }, (_, i) => t0 + 5_000 + i * 500), t0 + 15_000]);
+  });
+
+  it('holds the minute limit across 10-second windows', async () => {
+    const limiter = env.RATE_LIMITER.getByName('window-test-2');
+    // Ten requests at the start of each of six 10-second windows: 60 in the minute.
+    for (let window = 0; window < 6; window++) {
+      for (let i = 0; i < 10; i++) expect((await limiter.hit(t0 + window * 10_000 + i)).allowed).toBe(true);
+    }
+    expect(await storedHits('window-test-2')).toHaveLength(60);
+    const full = await limiter.peek(t0 + 59_999);
+    expect(full.policies).toEqual([
+      { name: 'burst', remaining: 0, resetSeconds: 1 },
+      { name: 'minute', remaining: 0, resetSeconds: 1 },
+    ]);
+    expect(await limiter.hit(t0 + 59_999)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    // Just after the last window's requests leave the burst window, the minute still counts the
+    // five windows before: only the first window's ten requests are forgotten.
+    expect((await limiter.hit(t0 + 60_010)).policies).toEqual([
+      { name: 'burst', remaining: 9, resetSeconds: 10 },
+      { name: 'minute', remaining: 9, resetSeconds: 10 },
+    ]);
+    const stored = await storedHits('window-test-2');
+    expect(stored).toHaveLength(51);
+    expect(stored[0]).toBe(t0 + 10_000);
+  });
+
+  it('does not count refused requests', async () => {
+    const limiter = env.RATE_LIMITER.getByName('window-test-3');
+    for (let i = 0; i < 10; i++) await limiter.hit(t0 + i);
+    for (let i = 0; i < 50; i++) expect((await limiter.hit(t0 + 1_000 + i)).allowed).toBe(false);
+    expect(await storedHits('window-test-3')).toHaveLength(10);
+    expect((await limiter.hit(t0 + 10_000)).allowed).toBe(true);
+  });
+
+  it('answers Retry-After from the latest of the exhausted windows', async () => {
+    const limiter = env.RATE_LIMITER.getByName('window-test-4');
+    for (let i = 0; i < 10; i++) await limiter.hit(t0 + i * 100);
+    // Burst full since t0+0.9 s; the first of them leaves at t0+10 s.
+    expect(await limiter.hit(t0 + 2_500)).toMatchObject({ allowed: false, retryAfterSeconds: 8 });
+    expect(await limiter.hit(t0 + 9_999)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+  });
+
+  it('deletes the storage of an idle client with its alarm', async () => {
+    const limiter = env.RATE_LIMITER.getByName('window-test-5');
+    await limiter.hit(Date.now() - 120_000);
+    expect(await storedHits('window-test-5')).toHaveLength(1);
+    expect(await runDurableObjectAlarm(limiter)).toBe(true);
+    const tables = await runInDurableObject(limiter, (_: RateLimiter, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'hits'").toArray(),
+    );
+    expect(tables).toEqual([]);
+    // And counts again afterwards.
+    expect((await limiter.hit()).policies[0]).toMatchObject({ remaining: 9 });
+  });
+
+  it('keeps recent requests when its alarm runs, and sets the next one', async () => {
+    const limiter = env.RATE_LIMITER.getByName('window-test-6');
+    const now = Date.now();
+    await limiter.hit(now);
+    expect(await runDurableObjectAlarm(limiter)).toBe(true);
+    expect(await storedHits('window-test-6')).toEqual([now]);
+    const next = await runInDurableObject(limiter, (_: RateLimiter, state) => state.storage.getAlarm());
+    expect(next).toBeGreaterThan(now);
+  });
+});
+
+describe('admit', () => {
+  it('refuses by a longer window when the shorter one has room', () => {
+    // Policies other than the free plan's, where the longer window can bind on its own.
+    const policies = [
+      { name: 'short', quota: 2, windowSeconds: 1 },
+      { name: 'long', quota: 3, windowSeconds: 10 },
+    ];
+    let log: number[] = [];
+    for (const at of [0, 100, 2_000]) {
+      const admission = admit(log, at, { policies });
+      expect(admission.decision.allowed).toBe(true);
+      log = admission.log;
+    }
+    const refused = admit(log, 5_000, { policies });
+    expect(refused.decision).toEqual({
+      allowed: false,
+      retryAfterSeconds: 5,
+      policies: [
+        { name: 'short', remaining: 2, resetSeconds: 0 },
+        { name: 'long', remaining: 0, resetSeconds: 5 },
+      ],
+    });
+    expect(refused.log).toEqual([0, 100, 2_000]);
+    expect(admit(log, 10_000, { policies }).decision.allowed).toBe(true);
+  });
+});

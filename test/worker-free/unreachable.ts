@@ -1,0 +1,31 @@
+/**
+ * @module Test-only stand-ins for a `RATE_LIMITER` namespace whose Durable Objects cannot be reached:
+ * every call fails as an RPC to an unreachable object does, or never answers. Kept apart from the
+ * tests that use them.
+ */
+
+/** A namespace whose objects reject every call, and how many calls were made. */
+export function failingNamespace(): { namespace: Env['RATE_LIMITER']; calls: () => number } {
+  let calls = 0;
+  const stub = {
+    hit: () => {
+      calls++;
+      return Promise.reject(new Error('Network connection lost.'));
+    },
+    peek: () => {
+      calls++;
+      return Promise.reject(new Error('Network connection lost.'));
+    },
+  };
+  return { namespace: namespaceOf(stub), calls: () => calls };
+}
+
+/** A namespace whose objects never answer. */
+export function hangingNamespace(): Env['RATE_LIMITER'] {
+  const never = () => new Promise<never>(() => undefined);
+  return namespaceOf({ hit: never, peek: never });
+}
+
+function namespaceOf(stub: object): Env['RATE_LIMITER'] {
+  return { getByName: () => stub } as unknown as Env['RATE_LIMITER'];
+}

@@ -1,0 +1,155 @@
+/**
+ * @module The paid server's OpenAPI document (`/openapi.json`) and reference page (`/docs`): the
+ * document must list exactly the routes the app serves, say what the access gate does to them (and
+ * the gate must do it), and carry the validating schemas. Its validity as OpenAPI 3.1 is checked in
+ * Node by `test/data/openapi.test.ts`, where the validator runs.
+ */
+import { exports } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { documentedOperations, servedOperations } from '../worker-free/openapi-routes.ts';
+import { PAID_ORIGIN, paidFetch } from './support.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is JSON that the tests walk freely.
+type Json = Record<string, any>;
+
+const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
+/** A request without credentials. */
+const anonymous = (path: string, init?: RequestInit) => worker.fetch(`${PAID_ORIGIN}${path}`, init);
+
+let document: Json;
+beforeAll(async () => {
+  const response = await anonymous('/openapi.json');
+  expect(response.status).toBe(200);
+  document = (await response.json()) as Json;
+});
+
+const operations = () =>
+  Object.entries(document.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+  );
+
+/** A concrete path for a documented one. */
+const EXAMPLES: Record<string, string> = { ip: '8.8.8.8', code: 'de', dialCode: '44', zone: 'Europe/Paris' };
+const concrete = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => EXAMPLES[name] ?? 'x');
+
+describe('GET /openapi.json on a paid server', () => {
+  it('is an OpenAPI 3.1 document that names this server, served without credentials', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info).toMatchObject({ title: expect.stringContaining('paid'), version: expect.any(String) });
+    expect(document.servers).toEqual([{ url: PAID_ORIGIN, description: expect.stringContaining('region de') }]);
+  });
+
+  it('lists exactly the routes that the paid app serves', () => {
+    expect(documentedOperations(document as never)).toEqual(servedOperations(createApp('paid')));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/bulk/json',
+        '/api/bulk/xml',
+        '/api/distance',
+        '/api/languages/{code}',
+        '/api/countries',
+        '/api/countries/{code}',
+        '/api/phonecodes',
+        '/api/phonecodes/{dialCode}',
+        '/api/timezones',
+        '/api/timezones/{zone}',
+        '/api/countrycodes',
+        '/openapi.json',
+        '/docs',
+      ]),
+    );
+  });
+
+  it('declares the bearer key and website origin schemes, and applies them where the gate asks for credentials', async () => {
+    expect(document.components.securitySchemes.bearerKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.websiteOrigin).toMatchObject({ type: 'apiKey', in: 'header', name: 'Origin' });
+    for (const { path, method, operation } of operations()) {
+      const response = await anonymous(
+        concrete(path),
+        method === 'post' ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' } : {},
+      );
+      if (operation.security) {
+        expect(operation.security, path).toEqual([{ bearerKey: [] }, { websiteOrigin: [] }]);
+        expect(Object.keys(operation.responses), path).toEqual(expect.arrayContaining(['401', '403']));
+        expect(operation.responses['401'].description).toContain('AUTHORIZATION_REQUIRED');
+        expect(response.status, `${method} ${path} without a key`).toBe(401);
+      } else {
+        expect(response.status, `${method} ${path} without a key`).toBe(200);
+      }
+    }
+    expect(
+      operations()
+        .filter((o) => !o.operation.security)
+        .map((o) => o.path),
+    ).toEqual(['/api/countrycodes', '/health', '/openapi.json', '/docs']);
+  });
+
+  it('lists the problems of each route by code, in the media type the route answers them', () => {
+    const bulk = document.paths['/api/bulk/xml'].post.responses;
+    expect(bulk['400'].description).toContain('TOO_MANY_IPS');
+    expect(bulk['400'].description).toContain('BODY_INVALID');
+    expect(bulk['413'].description).toContain('PAYLOAD_TOO_LARGE');
+    expect(bulk['415'].description).toContain('UNSUPPORTED_MEDIA_TYPE');
+    expect(Object.keys(bulk['400'].content)).toEqual(['application/problem+xml']);
+    const distance = document.paths['/api/distance'].post.responses;
+    expect(`${distance['400'].description} ${distance['404'].description}`).toMatch(/IP_ADDRESS_INVALID.*IP_ADDRESS_RESERVED.*IP_ADDRESS_NOT_FOUND/s);
+    expect(document.paths['/api/languages/{code}'].get.responses['404'].description).toContain('LANGUAGE_NOT_FOUND');
+    expect(document.paths['/api/countries/{code}'].get.responses['404'].description).toContain('COUNTRY_NOT_FOUND');
+    expect(document.paths['/api/distance'].post.responses['503'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(document.components.schemas.Problem.properties.code.enum).toEqual(
+      expect.arrayContaining(['TOO_MANY_IPS', 'PAYLOAD_TOO_LARGE', 'LANGUAGE_NOT_FOUND', 'COUNTRY_NOT_FOUND']),
+    );
+  });
+
+  it('describes the request bodies with the schemas that validate them', () => {
+    const bulk = document.components.schemas.BulkRequest;
+    expect(bulk).toMatchObject({ type: 'object', required: ['ips'], additionalProperties: false });
+    expect(bulk.properties.ips).toMatchObject({ type: 'array', maxItems: 50, items: { type: 'string' } });
+    expect(document.components.schemas.DistanceRequest).toMatchObject({ required: ['from', 'to'], additionalProperties: false });
+    expect(document.paths['/api/bulk/json'].post.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/BulkRequest' } } },
+    });
+  });
+
+  it('describes every field of every schema', () => {
+    const undescribed: string[] = [];
+    const visit = (name: string, schema: Json | undefined): void => {
+      if (!schema || typeof schema !== 'object') return;
+      for (const [field, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+        const described = property.description || property.$ref || (property.allOf as Json[] | undefined)?.some((part) => part.description);
+        if (!described) undescribed.push(`${name}.${field}`);
+        visit(`${name}.${field}`, property);
+        visit(`${name}.${field}[]`, property.items);
+      }
+      for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) visit(name, branch);
+      if (schema.additionalProperties && typeof schema.additionalProperties === 'object') visit(`${name}{}`, schema.additionalProperties);
+    };
+    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, Json>)) visit(name, schema);
+    expect(undescribed).toEqual([]);
+  });
+
+  it('shows the bulk XML shape with its item attribute and problem namespace', () => {
+    const item = document.components.schemas.BulkXmlResponse.properties.results.properties.item;
+    const [recordItem, problemItem] = item.items.anyOf as Json[];
+    expect(document.components.schemas.BulkXmlResponse.xml).toEqual({ name: 'response' });
+    expect(recordItem?.properties.ip.xml).toEqual({ attribute: true });
+    expect(recordItem?.properties).not.toHaveProperty('regionCode');
+    expect(problemItem?.properties.problem.allOf).toEqual([
+      { $ref: '#/components/schemas/Problem' },
+      { description: expect.any(String), xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' } },
+    ]);
+  });
+});
+
+describe('GET /docs on a paid server', () => {
+  it('serves the Scalar reference page for /openapi.json', async () => {
+    const response = await paidFetch('/docs');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain('Scalar.createApiReference');
+    expect(html).toContain('"url": "/openapi.json"');
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * @module Requests to the paid app from the paid-route tests. Every paid-route test goes through
+ * {@link paidFetch}, which presents an API key of an account it creates once per test file with the
+ * operator tool's own operations (`src/access/admin.ts`), as an operator would. Tests of access itself
+ * live elsewhere; here credentials are only the price of admission.
+ */
+import { env, exports } from 'cloudflare:workers';
+import { createAccount, createApiKey } from '../../src/access/admin.ts';
+
+/** The Worker's default export, as the tests call it. */
+const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
+
+/** Origin of the requests; a paid test server. */
+export const PAID_ORIGIN = 'https://de.paid.test';
+
+let key: Promise<string> | undefined;
+
+/** The API key of this test file's account, created on first use. */
+export function apiKey(): Promise<string> {
+  key ??= (async () => {
+    const account = `paid-routes-${crypto.randomUUID().slice(0, 8)}`;
+    await createAccount(env.ACCOUNTS, account);
+    return (await createApiKey(env.ACCOUNTS, account)).key;
+  })();
+  return key;
+}
+
+/**
+ * Sends a request to the paid Worker with this file's API key (unless `init` sets `Authorization`).
+ *
+ * @param path absolute path, e.g. `/api/languages/de`.
+ */
+export async function paidFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (!headers.has('Authorization')) headers.set('Authorization', `Bearer ${await apiKey()}`);
+  return worker.fetch(`${PAID_ORIGIN}${path}`, { ...init, headers });
+}
+
+/** `POST path` with `body` serialised as JSON. */
+export function postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return paidFetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
