@@ -9,11 +9,19 @@
  * isolate instead of globally (fail soft, not open and not closed): refusing every free request
  * because a counter is unavailable would turn a partial outage into a full one, and letting every
  * request through would leave the service unprotected exactly when it is weakest.
+ *
+ * This is on the path of every free request, so it is kept lean: the object answers one packed number
+ * (`wire.ts`), and the timeout is one timer settled inside one promise, without the extra promises of
+ * `Promise.race` and `finally`. Measured in workerd, a sequential round trip cost about 60 µs without a
+ * timer and 70 µs with this one (70 to 80 µs with the race). Nothing cheaper bounds the wait: an RPC
+ * call takes no `AbortSignal`, and a timer belongs to the request that set it, so one timer cannot
+ * serve the calls of several requests.
  */
 
 import { IsolateLimiter } from './fallback.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { LimitDecision } from './window.ts';
+import { unpackDecision } from './wire.ts';
 
 /** How long a Durable Object answer may take before the isolate decides instead, in ms. */
 export const LIMITER_TIMEOUT_MS = 1000;
@@ -62,8 +70,8 @@ export class RateLimitClient {
     if (now >= this.#localUntil) {
       try {
         const stub = namespace.getByName(key);
-        const decision = await withTimeout(mode === 'hit' ? stub.hit() : stub.peek(), this.#timeoutMs);
-        return { decision, source: 'durable-object' };
+        const packed = await withTimeout(mode === 'hit' ? stub.hitPacked() : stub.peekPacked(), this.#timeoutMs);
+        return { decision: unpackDecision(packed), source: 'durable-object' };
       } catch (error) {
         this.#localUntil = now + this.#retryMs;
         console.error(`rate limiter unreachable; deciding in this isolate for ${this.#retryMs} ms`, error);
@@ -73,13 +81,19 @@ export class RateLimitClient {
   }
 }
 
-/** `promise`, or a rejection after `ms` milliseconds. */
+/** `promise`'s outcome, or a rejection after `ms` milliseconds; the timer is cleared as soon as it settles. */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
 }

@@ -12,8 +12,15 @@ import { FREE_POLICIES, type LimitDecision, type Policy, type PolicyState } from
 
 /** `RateLimit-Policy` for a set of policies, e.g. `"burst";q=10;w=10, "minute";q=60;w=60`. */
 export function rateLimitPolicyField(policies: readonly Policy[] = FREE_POLICIES): string {
+  return policies === FREE_POLICIES ? FREE_POLICY_FIELD : policyField(policies);
+}
+
+function policyField(policies: readonly Policy[]): string {
   return policies.map((policy) => `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`).join(', ');
 }
+
+/** The free plan's field, built once: every free answer carries it. */
+const FREE_POLICY_FIELD = policyField(FREE_POLICIES);
 
 /** The policy nearest to exhaustion among those of a decision, or undefined when there are none. */
 export function nearestPolicy(decision: LimitDecision): PolicyState | undefined {

@@ -46,10 +46,26 @@ export function rateLimitGate(): MiddlewareHandler<AppEnv> {
     }
     await next();
     // Again on the final answer: a handler may have returned a Response built without the context.
-    setHeaders(c, headers);
+    putOnAnswer(c, headers);
   };
 }
 
 function setHeaders(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}
+
+/**
+ * Sets the fields on the final answer in place. `c.header` on a finished answer copies the whole
+ * Response first, once per field: in a profile of the free lookup that was about a tenth of the
+ * isolate's time per request. Every answer of this app has mutable headers; one that had not (a
+ * Response passed on from `fetch`) is copied as `c.header` does.
+ */
+function putOnAnswer(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
+  const target = c.res.headers;
+  try {
+    for (const [name, value] of Object.entries(headers)) target.set(name, value);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    setHeaders(c, headers);
+  }
 }

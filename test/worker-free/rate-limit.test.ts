@@ -1,6 +1,7 @@
 /**
  * @module The free plan's rate limits (spec section 8, DESIGN.md section 3): through the Worker for
  * concurrency and headers, and on the Durable Object itself, with the time passed in, for the windows.
+ * The object's state is read inside it with `runInDurableObject`, never by waiting.
  * Client addresses: 198.51.100.0/24 and 2001:db8:100::/48, used by this file only.
  */
 
@@ -9,7 +10,8 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createAccount, createApiKey } from '../../src/access/admin.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
-import { admit } from '../../src/ratelimit/window.ts';
+import { admit, type LimitDecision } from '../../src/ratelimit/window.ts';
+import { packDecision, unpackDecision } from '../../src/ratelimit/wire.ts';
 
 const POLICY = '"burst";q=10;w=10, "minute";q=60;w=60';
 
@@ -17,16 +19,30 @@ function get(path: string, clientIp: string, headers: Record<string, string> = {
   return exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp, ...headers } });
 }
 
-/** The admitted request times the client's Durable Object holds, read from its storage (none before its first request). */
-function storedHits(key: string): Promise<number[]> {
-  return runInDurableObject(env.RATE_LIMITER.getByName(key), (_: RateLimiter, state) => {
-    const sql = state.storage.sql;
-    if (sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'hits'").toArray().length === 0) return [];
-    return sql
-      .exec<{ at: number }>('SELECT at FROM hits ORDER BY at')
+/** The admitted request times that the client's Durable Object holds in memory (none before its first request). */
+function admitted(key: string): Promise<number[]> {
+  return runInDurableObject(env.RATE_LIMITER.getByName(key), (instance: RateLimiter) => instance.admittedTimes());
+}
+
+/** What the object keeps in storage: its own tables (the runtime's `_cf_*` and SQLite's own aside) and its alarm. */
+function storageOf(key: string): Promise<{ tables: string[]; alarm: number | null }> {
+  return runInDurableObject(env.RATE_LIMITER.getByName(key), async (_: RateLimiter, state) => ({
+    tables: state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
       .toArray()
-      .map((row) => row.at);
-  });
+      .map((row) => row.name)
+      .filter((name) => !name.startsWith('_cf_') && !name.startsWith('sqlite_')),
+    alarm: await state.storage.getAlarm(),
+  }));
+}
+
+/** A direct call of the object, as the Worker makes it, with the answer unpacked. */
+async function hit(key: string, now?: number): Promise<LimitDecision> {
+  return unpackDecision(await env.RATE_LIMITER.getByName(key).hitPacked(now));
+}
+
+async function peek(key: string, now?: number): Promise<LimitDecision> {
+  return unpackDecision(await env.RATE_LIMITER.getByName(key).peekPacked(now));
 }
 
 /** `"burst";r=9;t=10` → { name: 'burst', r: 9, t: 10 }. */
@@ -46,7 +62,7 @@ describe('through the Worker', () => {
       expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
       expect(((await response.json()) as { code: string }).code).toBe('RATE_LIMITED');
     }
-    expect(await storedHits('198.51.100.1')).toHaveLength(10);
+    expect(await admitted('198.51.100.1')).toHaveLength(10);
   });
 
   it('counts RateLimit down to 0, then refuses with Retry-After', async () => {
@@ -80,7 +96,7 @@ describe('through the Worker', () => {
     const statuses = [];
     for (let i = 1; i <= 11; i++) statuses.push((await get('/api/v1/json/8.8.8.8', `2001:db8:100:1::${i.toString(16)}`)).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
-    expect(await storedHits('2001:db8:100:1::/64')).toHaveLength(10);
+    expect(await admitted('2001:db8:100:1::/64')).toHaveLength(10);
     expect((await get('/api/v1/json/8.8.8.8', '2001:db8:100:2::1')).status).toBe(200);
   });
 
@@ -113,93 +129,119 @@ describe('through the Worker', () => {
       expect(response.headers.get('RateLimit-Policy'), path).toBe(POLICY);
       expect(parseRateLimit(response.headers.get('RateLimit')).r, path).toBe(9);
     }
-    expect(await storedHits('198.51.100.7')).toHaveLength(1);
+    expect(await admitted('198.51.100.7')).toHaveLength(1);
   });
 
   it('counts requests without CF-Connecting-IP under one shared key', async () => {
-    const before = (await storedHits('unknown')).length;
+    const before = (await admitted('unknown')).length;
     await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8');
-    expect(await storedHits('unknown')).toHaveLength(before + 1);
+    expect(await admitted('unknown')).toHaveLength(before + 1);
   });
 });
 
 describe('RateLimiter Durable Object', () => {
-  // Times are real instants around now, so that the cleanup alarm (on the real clock) keeps them.
   const t0 = Math.floor(Date.now() / 1000) * 1000;
 
   it('refuses an eleventh request in any 10 seconds, not only in fixed buckets', async () => {
-    const limiter = env.RATE_LIMITER.getByName('window-test-1');
     // Ten requests from t0+5 s to t0+9.5 s: they straddle any bucket edge at t0+10 s.
-    for (let i = 0; i < 10; i++) expect((await limiter.hit(t0 + 5_000 + i * 500)).allowed).toBe(true);
-    const refused = await limiter.hit(t0 + 14_999);
+    for (let i = 0; i < 10; i++) expect((await hit('window-test-1', t0 + 5_000 + i * 500)).allowed).toBe(true);
+    const refused = await hit('window-test-1', t0 + 14_999);
     expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
     // At t0+15 s the request of t0+5 s has left the window (now − 10 s, now]: one place, no more.
-    expect((await limiter.hit(t0 + 15_000)).allowed).toBe(true);
-    expect((await limiter.hit(t0 + 15_001)).allowed).toBe(false);
-    expect(await storedHits('window-test-1')).toEqual([...Array.from({ length: 10 }, (_, i) => t0 + 5_000 + i * 500), t0 + 15_000]);
+    expect((await hit('window-test-1', t0 + 15_000)).allowed).toBe(true);
+    expect((await hit('window-test-1', t0 + 15_001)).allowed).toBe(false);
+    expect(await admitted('window-test-1')).toEqual([...Array.from({ length: 10 }, (_, i) => t0 + 5_000 + i * 500), t0 + 15_000]);
   });
 
   it('holds the minute limit across 10-second windows', async () => {
-    const limiter = env.RATE_LIMITER.getByName('window-test-2');
     // Ten requests at the start of each of six 10-second windows: 60 in the minute.
     for (let window = 0; window < 6; window++) {
-      for (let i = 0; i < 10; i++) expect((await limiter.hit(t0 + window * 10_000 + i)).allowed).toBe(true);
+      for (let i = 0; i < 10; i++) expect((await hit('window-test-2', t0 + window * 10_000 + i)).allowed).toBe(true);
     }
-    expect(await storedHits('window-test-2')).toHaveLength(60);
-    const full = await limiter.peek(t0 + 59_999);
+    expect(await admitted('window-test-2')).toHaveLength(60);
+    const full = await peek('window-test-2', t0 + 59_999);
     expect(full.policies).toEqual([
       { name: 'burst', remaining: 0, resetSeconds: 1 },
       { name: 'minute', remaining: 0, resetSeconds: 1 },
     ]);
-    expect(await limiter.hit(t0 + 59_999)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    expect(await hit('window-test-2', t0 + 59_999)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
     // Just after the last window's requests leave the burst window, the minute still counts the
     // five windows before: only the first window's ten requests are forgotten.
-    expect((await limiter.hit(t0 + 60_010)).policies).toEqual([
+    expect((await hit('window-test-2', t0 + 60_010)).policies).toEqual([
       { name: 'burst', remaining: 9, resetSeconds: 10 },
       { name: 'minute', remaining: 9, resetSeconds: 10 },
     ]);
-    const stored = await storedHits('window-test-2');
-    expect(stored).toHaveLength(51);
-    expect(stored[0]).toBe(t0 + 10_000);
+    const log = await admitted('window-test-2');
+    expect(log).toHaveLength(51);
+    expect(log[0]).toBe(t0 + 10_000);
   });
 
   it('does not count refused requests', async () => {
-    const limiter = env.RATE_LIMITER.getByName('window-test-3');
-    for (let i = 0; i < 10; i++) await limiter.hit(t0 + i);
-    for (let i = 0; i < 50; i++) expect((await limiter.hit(t0 + 1_000 + i)).allowed).toBe(false);
-    expect(await storedHits('window-test-3')).toHaveLength(10);
-    expect((await limiter.hit(t0 + 10_000)).allowed).toBe(true);
+    for (let i = 0; i < 10; i++) await hit('window-test-3', t0 + i);
+    for (let i = 0; i < 50; i++) expect((await hit('window-test-3', t0 + 1_000 + i)).allowed).toBe(false);
+    expect(await admitted('window-test-3')).toHaveLength(10);
+    expect((await hit('window-test-3', t0 + 10_000)).allowed).toBe(true);
   });
 
   it('answers Retry-After from the latest of the exhausted windows', async () => {
-    const limiter = env.RATE_LIMITER.getByName('window-test-4');
-    for (let i = 0; i < 10; i++) await limiter.hit(t0 + i * 100);
+    for (let i = 0; i < 10; i++) await hit('window-test-4', t0 + i * 100);
     // Burst full since t0+0.9 s; the first of them leaves at t0+10 s.
-    expect(await limiter.hit(t0 + 2_500)).toMatchObject({ allowed: false, retryAfterSeconds: 8 });
-    expect(await limiter.hit(t0 + 9_999)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    expect(await hit('window-test-4', t0 + 2_500)).toMatchObject({ allowed: false, retryAfterSeconds: 8 });
+    expect(await hit('window-test-4', t0 + 9_999)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
   });
 
-  it('deletes the storage of an idle client with its alarm', async () => {
-    const limiter = env.RATE_LIMITER.getByName('window-test-5');
-    await limiter.hit(Date.now() - 120_000);
-    expect(await storedHits('window-test-5')).toHaveLength(1);
-    expect(await runDurableObjectAlarm(limiter)).toBe(true);
-    const tables = await runInDurableObject(limiter, (_: RateLimiter, state) =>
-      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'hits'").toArray(),
-    );
-    expect(tables).toEqual([]);
-    // And counts again afterwards.
-    expect((await limiter.hit()).policies[0]).toMatchObject({ remaining: 9 });
+  it('counts on its own clock when no time is passed', async () => {
+    const before = Date.now();
+    expect((await hit('window-test-5')).policies[0]).toEqual({ name: 'burst', remaining: 9, resetSeconds: 10 });
+    expect((await peek('window-test-5')).policies[0]).toMatchObject({ name: 'burst', remaining: 9 });
+    const [at] = await admitted('window-test-5');
+    expect(at).toBeGreaterThanOrEqual(before);
   });
 
-  it('keeps recent requests when its alarm runs, and sets the next one', async () => {
-    const limiter = env.RATE_LIMITER.getByName('window-test-6');
-    const now = Date.now();
-    await limiter.hit(now);
+  it('keeps its log in memory only: no table, no alarm', async () => {
+    for (let i = 0; i < 11; i++) await hit('window-test-6', t0 + i);
+    await peek('window-test-6', t0 + 20);
+    expect(await admitted('window-test-6')).toHaveLength(10);
+    expect(await storageOf('window-test-6')).toEqual({ tables: [], alarm: null });
+  });
+
+  it('deletes what the earlier SQLite version left in storage when its alarm fires', async () => {
+    const limiter = env.RATE_LIMITER.getByName('window-test-7');
+    // The earlier version's state: a `hits` table and its cleanup alarm.
+    await runInDurableObject(limiter, async (_: RateLimiter, state) => {
+      state.storage.sql.exec('CREATE TABLE hits (at INTEGER NOT NULL)');
+      state.storage.sql.exec('INSERT INTO hits (at) VALUES (?)', Date.now());
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await storageOf('window-test-7')).toMatchObject({ tables: ['hits'] });
     expect(await runDurableObjectAlarm(limiter)).toBe(true);
-    expect(await storedHits('window-test-6')).toEqual([now]);
-    const next = await runInDurableObject(limiter, (_: RateLimiter, state) => state.storage.getAlarm());
-    expect(next).toBeGreaterThan(now);
+    expect(await storageOf('window-test-7')).toEqual({ tables: [], alarm: null });
+  });
+});
+
+describe('packDecision', () => {
+  it('carries every decision of a client over the RPC unchanged', () => {
+    // Walk one client through bursts, refusals and the minute limit; every decision must round-trip.
+    let log: number[] = [];
+    const decisions: LimitDecision[] = [];
+    for (let at = 0; at < 150_000; at += 137) {
+      const admission = admit(log, at);
+      decisions.push(admission.decision);
+      log = admission.log;
+    }
+    expect(decisions.some((decision) => !decision.allowed)).toBe(true);
+    for (const decision of decisions) expect(unpackDecision(packDecision(decision))).toEqual(decision);
+  });
+
+  it('packs the first request of a client as the documented number', () => {
+    // retry 0; burst 9 left, 10 s; minute 59 left, 60 s: ((60 · 61 + 59) · 11 + 10) · 11 + 9, times 61.
+    expect(packDecision(admit([], 0).decision)).toBe((((60 * 61 + 59) * 11 + 10) * 11 + 9) * 61);
+  });
+
+  it('refuses a value outside its range', () => {
+    const decision = admit([], 0).decision;
+    expect(() => packDecision({ ...decision, retryAfterSeconds: 61 })).toThrow(RangeError);
+    expect(() => packDecision({ ...decision, policies: decision.policies.slice(0, 1) })).toThrow(RangeError);
   });
 });
 

@@ -7,23 +7,18 @@
 /** A namespace whose objects reject every call, and how many calls were made. */
 export function failingNamespace(): { namespace: Env['RATE_LIMITER']; calls: () => number } {
   let calls = 0;
-  const stub = {
-    hit: () => {
-      calls++;
-      return Promise.reject(new Error('Network connection lost.'));
-    },
-    peek: () => {
-      calls++;
-      return Promise.reject(new Error('Network connection lost.'));
-    },
+  const fail = () => {
+    calls++;
+    return Promise.reject(new Error('Network connection lost.'));
   };
+  const stub = { hitPacked: fail, peekPacked: fail };
   return { namespace: namespaceOf(stub), calls: () => calls };
 }
 
 /** A namespace whose objects never answer. */
 export function hangingNamespace(): Env['RATE_LIMITER'] {
   const never = () => new Promise<never>(() => undefined);
-  return namespaceOf({ hit: never, peek: never });
+  return namespaceOf({ hitPacked: never, peekPacked: never });
 }
 
 function namespaceOf(stub: object): Env['RATE_LIMITER'] {
