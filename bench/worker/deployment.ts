@@ -67,8 +67,14 @@ function lastWorkerd(): { at: number; pid: number } {
  * Starts a bundle in a fresh workerd process.
  *
  * @param persistDir local storage (R2, KV, Durable Objects) of this deployment; reused across starts.
+ * @param options.inspectorPort serves the V8 inspector (DevTools protocol) on this port, for profiles.
  */
-export async function startDeployment(environment: Environment, bundle: string, persistDir: string): Promise<Deployment> {
+export async function startDeployment(
+  environment: Environment,
+  bundle: string,
+  persistDir: string,
+  options: { inspectorPort?: number } = {},
+): Promise<Deployment> {
   const { workerOptions: w } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'), environment);
   const name = `bench-${environment}`;
   const miniflare = new Miniflare(
@@ -77,6 +83,7 @@ export async function startDeployment(environment: Environment, bundle: string, 
       port: 0,
       resourcePersistencePath: persistDir,
       logRequests: false,
+      ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
       workers: [
         {
           name,
@@ -90,6 +97,12 @@ export async function startDeployment(environment: Environment, bundle: string, 
           kvNamespaces: w.kvNamespaces,
           r2Buckets: w.r2Buckets,
           durableObjects: w.durableObjects,
+          // Durable Object storage in memory: the rate limiter stores nothing (its log lives in the
+          // object's memory, see src/ratelimit/rate-limiter.ts), but local workerd still creates SQLite
+          // files on disk, synchronously, for every new object; that local artefact alone capped the
+          // free row at about a fifth of the paid one. `npm run bench:http` with BENCH_DO_ON_DISK=1
+          // measures with the files.
+          unsafeEphemeralDurableObjects: process.env.BENCH_DO_ON_DISK !== '1',
           unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
         },
       ],

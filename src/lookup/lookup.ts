@@ -10,7 +10,7 @@
 import { ProblemError } from '../errors/problem.ts';
 import type { GeoDatabase } from '../geo/database.ts';
 import { IpAddressError } from '../ip/address.ts';
-import { Answers, FRAME, type RecordAnswer } from './answers.ts';
+import { Answers, FRAME } from './answers.ts';
 import type { IpInfo } from './ip-info.ts';
 import { newPublicAddress, type PublicAddress, parsePublicAddress } from './parse.ts';
 
@@ -29,7 +29,7 @@ function answersOf(database: GeoDatabase): Answers {
  *
  * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED`, `IP_ADDRESS_NOT_FOUND`, `DATA_UNAVAILABLE`.
  */
-function find(database: GeoDatabase, text: string): RecordAnswer {
+function find(database: GeoDatabase, text: string): Answers {
   try {
     parsePublicAddress(text, address);
   } catch (error) {
@@ -44,7 +44,7 @@ function find(database: GeoDatabase, text: string): RecordAnswer {
   if (offset < 0) {
     throw new ProblemError('IP_ADDRESS_NOT_FOUND', `${address.canonical} is a public address that the geolocation data does not cover.`);
   }
-  return answersOf(database).at(offset);
+  return answersOf(database).select(offset);
 }
 
 /**
@@ -55,9 +55,8 @@ function find(database: GeoDatabase, text: string): RecordAnswer {
  *   `IP_ADDRESS_NOT_FOUND`, or `DATA_UNAVAILABLE`.
  */
 export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
-  const { location, network, isProxy } = find(database, text);
-  const place = location.location;
-  const country = location.country;
+  const { location: place, network, isProxy } = find(database, text);
+  const country = place.country;
   // Arrays are typed mutable in IpInfo for its users; these are frozen and shared.
   return {
     ipVersion: address.version,
@@ -68,7 +67,7 @@ export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
     countryCode: place.countryCode,
     capital: country.capital,
     phoneCodes: country.phoneCodes as number[],
-    timeZones: location.zones.timeZones as string[],
+    timeZones: place.zones.timeZones as string[],
     zipCode: place.postalCode,
     cityName: place.cityName,
     regionName: place.regionName,
@@ -97,10 +96,10 @@ export function lookupJson(database: GeoDatabase, text: string): string {
     frame.start[address.version] +
     address.canonical +
     frame.afterAddress +
-    location.point.json +
+    location.pointJson +
     country.head.json +
     location.zones.json +
-    location.place.json +
+    location.placeJson +
     country.tail.json +
     network.json +
     frame.end[isProxy ? 'true' : 'false']
@@ -121,10 +120,10 @@ export function lookupXml(database: GeoDatabase, text: string): string {
     frame.start[address.version] +
     address.canonical +
     frame.afterAddress +
-    location.point.xml +
+    location.pointXml +
     country.head.xml +
     location.zones.xml +
-    location.place.xml +
+    location.placeXml +
     country.tail.xml +
     network.xml +
     frame.end[isProxy ? 'true' : 'false']

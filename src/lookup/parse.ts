@@ -95,43 +95,42 @@ export function dottedQuad(text: string): number {
  */
 export function canonicalIpv6(text: string, bytes: Uint8Array): boolean {
   const length = text.length;
-  if (length < 2 || length > 39) return false;
+  if (length < 3 || length > 39) return false; // `::` (2 characters) is special-purpose anyway
   const groups = GROUPS;
   let count = 0;
   let gap = -1; // index in `groups` where `::` stands
-  let group = 0;
-  let digits = 0;
   let i = 0;
   if (text.charCodeAt(0) === 58) {
     if (text.charCodeAt(1) !== 58) return false;
     gap = 0;
     i = 2;
-    if (length === 2) return false; // `::` is special-purpose anyway
   }
-  for (; i <= length; i++) {
-    const c = i < length ? text.charCodeAt(i) : -1;
-    let nibble = -1;
-    if (c >= 48 && c <= 57) nibble = c - 48;
-    else if (c >= 97 && c <= 102) nibble = c - 87;
-    if (nibble >= 0) {
-      if (digits === 4 || (digits > 0 && group === 0)) return false; // too long, or a leading zero
+  for (;;) {
+    let group = 0;
+    let digits = 0;
+    let c = 0;
+    for (; i < length; i++) {
+      c = text.charCodeAt(i);
+      let nibble: number;
+      if (c >= 48 && c <= 57) nibble = c - 48;
+      else if (c >= 97 && c <= 102) nibble = c - 87;
+      else break;
+      if (digits === 4 || (digits !== 0 && group === 0)) return false; // too long, or a leading zero
       group = (group << 4) | nibble;
       digits++;
-      continue;
     }
-    if (c !== 58 && c !== -1) return false;
-    if (digits === 0) return false; // an empty group: `:::`, a lone leading or trailing `:`
-    if (count === 8) return false;
+    // An empty group (`:::`, a lone `:` at either end), a ninth group, or a character not in the form.
+    if (digits === 0 || count === 8) return false;
     groups[count++] = group;
-    group = 0;
-    digits = 0;
-    if (c === 58 && i + 1 < length && text.charCodeAt(i + 1) === 58) {
+    if (i === length) break;
+    if (c !== 58) return false;
+    i++;
+    if (i === length) return false;
+    if (text.charCodeAt(i) === 58) {
       if (gap >= 0) return false; // a second `::`
       gap = count;
       i++;
-      if (i + 1 === length) break; // a trailing `::`
-    } else if (c === 58 && i + 1 === length) {
-      return false;
+      if (i === length) break; // a trailing `::`
     }
   }
   // `::` must stand for two or more groups; without it there must be exactly eight.
@@ -179,7 +178,9 @@ const IPV4_BY_FIRST_OCTET: readonly (readonly Ipv4Block[] | undefined)[] = (() =
     const network = dottedQuad(address) & mask;
     const first = network >>> 24;
     const span = length >= 8 ? 1 : 2 ** (8 - length);
-    for (let octet = first; octet < first + span; octet++) (table[octet] ??= []).push({ network, mask });
+    for (let octet = first; octet < first + span; octet++) {
+      table[octet] = [...(table[octet] ?? []), { network, mask }];
+    }
   }
   return Array.from({ length: 256 }, (_, octet) => table[octet]);
 })();
@@ -196,14 +197,32 @@ interface Ipv6Block {
   readonly prefixLength: number;
 }
 
-const IPV6_BLOCKS: readonly Ipv6Block[] = SPECIAL_RANGES.filter((range) => range.cidr.includes(':')).map((range) => {
-  const [network, prefixLength] = ipaddr.parseCIDR(range.cidr);
-  return { network: Uint8Array.from(network.toByteArray()), prefixLength };
-});
+/** The special-purpose IPv6 blocks by first byte (most bytes, 0x20 to 0x2f among them, have few or none). */
+const IPV6_BY_FIRST_BYTE: readonly (readonly Ipv6Block[] | undefined)[] = (() => {
+  const table: Ipv6Block[][] = [];
+  for (const range of SPECIAL_RANGES) {
+    if (!range.cidr.includes(':')) continue;
+    const [address, prefixLength] = ipaddr.parseCIDR(range.cidr);
+    const network = Uint8Array.from(address.toByteArray());
+    const first = network[0] as number;
+    const span = prefixLength >= 8 ? 1 : 2 ** (8 - prefixLength);
+    for (let byte = first; byte < first + span; byte++) {
+      table[byte] = [...(table[byte] ?? []), { network, prefixLength }];
+    }
+  }
+  return Array.from({ length: 256 }, (_, byte) => table[byte]);
+})();
 
 /** Any special-purpose IPv6 block, or IPv4-mapped (::ffff:0:0/96, which the full path folds to IPv4). */
 function reservedIpv6(bytes: Uint8Array): boolean {
-  for (const block of IPV6_BLOCKS) if (inPrefix(bytes, block.network, block.prefixLength)) return true;
+  if (bytes[0] === 0 && ipv4Mapped(bytes)) return true;
+  const blocks = IPV6_BY_FIRST_BYTE[bytes[0] as number];
+  if (blocks === undefined) return false;
+  for (const block of blocks) if (inPrefix(bytes, block.network, block.prefixLength)) return true;
+  return false;
+}
+
+function ipv4Mapped(bytes: Uint8Array): boolean {
   for (let i = 0; i < 10; i++) if (bytes[i] !== 0) return false;
   return bytes[10] === 0xff && bytes[11] === 0xff;
 }

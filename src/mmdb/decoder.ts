@@ -7,14 +7,7 @@
  */
 
 /** A decoded value: numbers above 2⁵³ (uint64, uint128) become bigint. */
-export type MmdbDecoded =
-  | string
-  | number
-  | boolean
-  | bigint
-  | Uint8Array
-  | MmdbDecoded[]
-  | { [key: string]: MmdbDecoded };
+export type MmdbDecoded = string | number | boolean | bigint | Uint8Array | MmdbDecoded[] | { [key: string]: MmdbDecoded };
 
 /** The database is malformed; `message` says where and how. */
 export class MmdbFormatError extends Error {
@@ -111,6 +104,28 @@ export class MmdbDecoder {
     }
     return out;
   }
+
+  /**
+   * Where the value referenced at `offset` is stored, without reading it: the target of a pointer,
+   * or `offset` itself for a value written in place. The offset just past the reference is left in
+   * {@link referenceEnd} (for a value in place, -1: the caller reads it with {@link field}). Lets a
+   * reader look a shared value up in a cache by its offset before touching its bytes.
+   *
+   * @throws MmdbFormatError when the pointer is malformed or points outside the section.
+   */
+  target(offset: number): number {
+    const control = this.byte(offset);
+    if (control >> 5 !== 1) {
+      this.referenceEnd = -1;
+      return offset;
+    }
+    const target = this.pointerTarget(control, offset + 1);
+    this.referenceEnd = this.pointerEnd;
+    return target;
+  }
+
+  /** Set by {@link target}: the offset just past the pointer it read, or -1. */
+  referenceEnd = -1;
 
   /** The offset just past the value at `offset`, walking over containers without decoding them. */
   skip(offset: number, depth = 0): number {
@@ -290,12 +305,14 @@ export class MmdbDecoder {
   }
 
   /**
-   * Decodes UTF-8 bytes. Short ASCII strings (most names in geolocation data) are built directly,
+   * Decodes UTF-8 bytes. Short ASCII strings (codes, postal codes, many names) are built directly,
    * which costs a fraction of a TextDecoder call.
    */
   private utf8(start: number, end: number, at: number): string {
     const bytes = this.bytes;
-    if (end - start <= 16) {
+    // Up to 12 characters, V8 copies a concatenation into a new flat string (longer ones become
+    // chains of pieces, which is why longer text goes to the TextDecoder).
+    if (end - start <= 12) {
       let text = '';
       let i = start;
       for (; i < end; i++) {
@@ -330,7 +347,7 @@ export class MmdbDecoder {
       target = ((high << 16) | this.uint(cursor, 2)) + 2048;
       end = cursor + 2;
     } else if (sizeClass === 2) {
-      target = (high * 2 ** 24 + this.uint(cursor, 3)) + 526_336;
+      target = high * 2 ** 24 + this.uint(cursor, 3) + 526_336;
       end = cursor + 3;
     } else {
       target = this.uint(cursor, 4);

@@ -51,9 +51,14 @@ export class MmdbReader {
   private readonly dataSize: number;
   private readonly ipv4Root: number;
   private readonly ipv4RootDepth: number;
+  /** Where each IPv4 /16 leads from the IPv4 root (0: not looked up yet; the root is no one's child). */
+  private ipv4Jump: Int32Array | undefined;
+  /** The same for the first 16 bits of an IPv6 address, from the root. */
+  private ipv6Jump: Int32Array | undefined;
 
   constructor(buffer: ArrayBuffer | Uint8Array) {
-    this.bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
+    // A plain view even of a Node Buffer, whose subarrays would be Buffers, slower to make.
+    this.bytes = buffer instanceof Uint8Array ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : new Uint8Array(buffer);
     this.metadata = readMetadata(this.bytes);
     this.nodeCount = this.metadata.nodeCount;
     this.recordSize = this.metadata.recordSize;
@@ -118,19 +123,34 @@ export class MmdbReader {
    * @throws MmdbFormatError when a record points outside the data section.
    */
   offsetOfIpv4(address: number): number {
+    // The first 16 bits of every IPv4 address lead through the same few thousand nodes at the top of
+    // the tree; where each /16 leads is remembered on first use, so a lookup walks 16 levels, not 32.
+    this.ipv4Jump ??= new Int32Array(1 << 16);
+    let node = this.ipv4Jump[address >>> 16] as number;
+    if (node === 0) {
+      node = this.walkIpv4(this.ipv4Root, address, 31, 16);
+      this.ipv4Jump[address >>> 16] = node;
+    }
+    return this.resolve(this.walkIpv4(node, address, 15, 0));
+  }
+
+  /**
+   * Follows the bits `first` down to `last` (inclusive, 31 = most significant) of an IPv4 address
+   * from `from`, stopping at a record that is not a node; returns where it stopped.
+   */
+  private walkIpv4(from: number, address: number, first: number, last: number): number {
     const nodeCount = this.nodeCount;
-    // The IPv4 root is at depth 96 of an IPv6 tree (or already a leaf there, ending the loop at once).
-    let node = this.ipv4Root;
-    let bit = 31;
+    let node = from;
+    let bit = first;
     const view = this.view;
     switch (this.recordSize) {
       case 24:
-        for (; bit >= 0 && node < nodeCount; bit--) {
+        for (; bit >= last && node < nodeCount; bit--) {
           node = (address >>> bit) & 1 ? view.getUint32(node * 6 + 2) & 0xffffff : view.getUint32(node * 6) >>> 8;
         }
         break;
       case 28:
-        for (; bit >= 0 && node < nodeCount; bit--) {
+        for (; bit >= last && node < nodeCount; bit--) {
           // node * 7: [left 24 bits][left high nibble | right high nibble][right 24 bits]
           if ((address >>> bit) & 1) {
             node = view.getUint32(node * 7 + 3) & 0x0fffffff;
@@ -141,9 +161,9 @@ export class MmdbReader {
         }
         break;
       default:
-        for (; bit >= 0 && node < nodeCount; bit--) node = view.getUint32(node * 8 + ((address >>> bit) & 1) * 4);
+        for (; bit >= last && node < nodeCount; bit--) node = view.getUint32(node * 8 + ((address >>> bit) & 1) * 4);
     }
-    return this.resolve(node);
+    return node;
   }
 
   /**
@@ -158,12 +178,25 @@ export class MmdbReader {
       return this.offsetOfIpv4(address);
     }
     if (this.metadata.ipVersion === 4) return -1;
+    // As for IPv4: where the first 16 bits lead is remembered per value of them.
+    this.ipv6Jump ??= new Int32Array(1 << 16);
+    const top = ((bytes[0] as number) << 8) | (bytes[1] as number);
+    let node = this.ipv6Jump[top] as number;
+    if (node === 0) {
+      node = this.walkBytes(0, bytes, 0, 16);
+      this.ipv6Jump[top] = node;
+    }
+    return this.resolve(this.walkBytes(node, bytes, 16, 128));
+  }
+
+  /** Follows the bits `first` up to `end` (exclusive, 0 = most significant) of 16 bytes from `from`. */
+  private walkBytes(from: number, bytes: Uint8Array, first: number, end: number): number {
     const nodeCount = this.nodeCount;
-    let node = 0;
-    for (let depth = 0; depth < 128 && node < nodeCount; depth++) {
+    let node = from;
+    for (let depth = first; depth < end && node < nodeCount; depth++) {
       node = this.record(node, ((bytes[depth >> 3] as number) >> (7 - (depth & 7))) & 1);
     }
-    return this.resolve(node);
+    return node;
   }
 
   /** Decodes the data at `offset` of the data section. */

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Reader } from 'mmdb-lib';
 import { describe, expect, it } from 'vitest';
-import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
+import { MmdbFormatError, newField } from '../../src/mmdb/decoder.ts';
 import { MmdbReader } from '../../src/mmdb/reader.ts';
 import { FIXTURES, formatAddress } from '../support/fixtures.ts';
 
@@ -35,12 +35,73 @@ describe.each(TEST_DATA)('reading %s', (file) => {
       const found = ours.lookup(bytes, ipv4);
       expect(found.offset, address).toBe(offset);
       expect(found.prefixLength, address).toBe(prefix);
+      // The service's hot paths: by 16 bytes without the prefix, and by 32-bit number for IPv4.
+      expect(ours.offsetOf(bytes, ipv4), address).toBe(offset);
+      if (ipv4) expect(ours.offsetOfIpv4(new DataView(bytes.buffer, bytes.byteOffset).getUint32(12)), address).toBe(offset);
+      // Walking over a value without decoding it ends where decoding it does.
+      expect(ours.data.skip(offset), address).toBe(ours.data.decodeWithEnd(offset)[1]);
       expect(JSON.parse(JSON.stringify(ours.decode(offset), (_k, v) => (typeof v === 'bigint' ? String(v) : v)))).toEqual(
         JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === 'bigint' ? String(v) : v))),
       );
       networks++;
     });
     expect(networks).toBeGreaterThan(0);
+  });
+});
+
+describe.each(TEST_DATA)('reading %s field by field', (file) => {
+  const reader = new MmdbReader(readFileSync(`${FIXTURES}/test-data/${file}`));
+  const data = reader.data;
+
+  /** A value read through field(), stringOf() and numberOf() only, as the service's schema readers do. */
+  function viaFields(offset: number, depth = 0): unknown {
+    const field = data.field(offset, newField());
+    switch (field.type) {
+      case 2:
+        return data.stringOf(field);
+      case 3:
+      case 5:
+      case 6:
+      case 8:
+      case 15:
+        return data.numberOf(field);
+      case 9:
+      case 10:
+        return field.size <= 6 ? data.numberOf(field) : data.decode(field.start);
+      case 7: {
+        const map: Record<string, unknown> = {};
+        let at = field.payload;
+        for (let i = 0; i < field.size; i++) {
+          const key = data.field(at, newField());
+          const value = viaFields(key.next, depth + 1);
+          map[data.stringOf(key)] = value;
+          at = data.skip(key.next);
+        }
+        return map;
+      }
+      case 11: {
+        const items: unknown[] = [];
+        let at = field.payload;
+        for (let i = 0; i < field.size; i++) {
+          items.push(viaFields(at, depth + 1));
+          at = data.skip(at);
+        }
+        return items;
+      }
+      default:
+        return data.decode(field.start);
+    }
+  }
+
+  it('reads every record through field(), target() and skip() as decode() does', () => {
+    let records = 0;
+    reader.walk((_bytes, _prefix, offset) => {
+      expect(viaFields(offset)).toEqual(reader.decode(offset));
+      // Where a value is stored, found without reading it, is where field() finds it.
+      expect(data.target(offset)).toBe(data.field(offset, newField()).start);
+      records++;
+    });
+    expect(records).toBeGreaterThan(0);
   });
 });
 
@@ -52,7 +113,11 @@ describe('corrupt databases', () => {
       const reader = new MmdbReader(bytes);
       const networks: Array<[string, unknown]> = [];
       const ipv4 = reader.metadata.ipVersion === 4;
-      reader.walk((address, _prefix, offset) => networks.push([formatAddress(address, ipv4), reader.decode(offset)]));
+      reader.walk((address, _prefix, offset) => {
+        networks.push([formatAddress(address, ipv4), reader.decode(offset)]);
+        reader.offsetOf(address, ipv4);
+        reader.data.skip(offset);
+      });
       read = networks;
     } catch (error) {
       // Anything but our own format error (a RangeError, a stack overflow, ...) fails the test.

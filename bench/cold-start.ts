@@ -1,0 +1,89 @@
+/**
+ * @module `npm run bench:cold`: cold start, from a fresh workerd process to the first lookup answered,
+ * the database read from the local R2 store (Miniflare's, on disk) by the production free bundle.
+ *
+ * Each start spawns a new workerd process (`worker/deployment.ts`), and times: the spawn until workerd
+ * accepts connections (the runtime starting, our bundle compiled and its top level run), and from
+ * then until the first `GET /api/v1/json/8.8.8.8` is answered (the isolate's first request: the rate
+ * limiter's first Durable Object, the 60 MB object read from R2, the reader set up, the lookup).
+ * Starts alternate with ones whose first request is `GET /health`, which reads no database, so that
+ * the database's part shows as the difference. Medians of `--starts` starts of each kind.
+ *
+ *     npm run bench:cold -- [--starts 5] [--json FILE]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DATABASE_FILE } from '../data/build.ts';
+import { median } from './stats.ts';
+import { buildBundle, seedDatabase, startDeployment } from './worker/deployment.ts';
+
+/** Medians in milliseconds. */
+export interface ColdStartReport {
+  readonly starts: number;
+  /** Spawn until workerd accepts connections. */
+  readonly spawnToListening: number;
+  /** Listening until the first lookup is answered (status 200). */
+  readonly listeningToLookup: number;
+  /** Spawn until the first lookup is answered. */
+  readonly spawnToLookup: number;
+  /** Spawn until a first `/health` is answered, in the other starts. */
+  readonly spawnToHealth: number;
+  readonly listeningToHealth: number;
+  /** Every start, in order: [kind, spawn→listening, listening→answer]. */
+  readonly samples: readonly (readonly [string, number, number])[];
+}
+
+/** Runs the benchmark; `work` holds the bundle and the local R2 store. */
+export async function benchColdStart(options: { starts?: number; work: string }, log: (line: string) => void = () => {}): Promise<ColdStartReport> {
+  const starts = options.starts ?? 5;
+  const bundle = buildBundle('free', join(options.work, 'cold-bundle'));
+  const state = join(options.work, 'cold-state');
+  const seeding = await startDeployment('free', bundle, state);
+  await seedDatabase(seeding, DATABASE_FILE);
+  await seeding.dispose();
+  const samples: [string, number, number][] = [];
+  for (let i = 0; i < starts * 2; i++) {
+    const kind = i % 2 === 0 ? 'lookup' : 'health';
+    const deployment = await startDeployment('free', bundle, state);
+    try {
+      const path = kind === 'lookup' ? '/api/v1/json/8.8.8.8' : '/health';
+      const response = await fetch(new URL(path, deployment.url), { headers: { 'CF-Connecting-IP': `11.255.0.${i + 1}` } });
+      await response.arrayBuffer();
+      const answered = performance.now();
+      if (response.status !== 200) throw new Error(`first ${path} answered ${response.status}`);
+      samples.push([kind, deployment.readyAt - deployment.spawnedAt, answered - deployment.readyAt]);
+      log(`  start ${i + 1}: ${kind} ${(deployment.readyAt - deployment.spawnedAt).toFixed(0)} + ${(answered - deployment.readyAt).toFixed(0)} ms`);
+    } finally {
+      await deployment.dispose();
+    }
+  }
+  const of = (kind: string, field: 1 | 2) => median(samples.filter((s) => s[0] === kind).map((s) => s[field]));
+  const total = (kind: string) => median(samples.filter((s) => s[0] === kind).map((s) => s[1] + s[2]));
+  return {
+    starts,
+    spawnToListening: of('lookup', 1),
+    listeningToLookup: of('lookup', 2),
+    spawnToLookup: total('lookup'),
+    spawnToHealth: total('health'),
+    listeningToHealth: of('health', 2),
+    samples,
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { starts: { type: 'string', default: '5' }, json: { type: 'string' } } });
+  const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-cold-'));
+  try {
+    const report = await benchColdStart({ starts: Number(values.starts), work }, console.log);
+    console.log(
+      `spawn → listening ${report.spawnToListening.toFixed(0)} ms, → first lookup ${report.listeningToLookup.toFixed(0)} ms: ${report.spawnToLookup.toFixed(0)} ms in all ` +
+        `(first /health instead: ${report.spawnToHealth.toFixed(0)} ms, ${report.listeningToHealth.toFixed(0)} ms after listening)`,
+    );
+    if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * @module `npm run bench:profile`: where a Worker request's time goes, from a CPU profile of the
+ * workerd isolate under load (V8's sampling profiler through the DevTools protocol, which workerd
+ * serves when Miniflare asks it to), not from guesses.
+ *
+ * For each route measured by `http.ts`, the bundle runs in a fresh workerd process, the route is
+ * loaded for a few seconds unprofiled (JIT, caches), then for `--seconds` with the profiler on. Each
+ * sample's function is mapped through the bundle's source map to its source file and put in a bucket
+ * (our lookup, Hono, zod, the runtime's own work…); shares are of the samples in which the isolate
+ * was busy.
+ *
+ *     npm run bench:profile -- [--seconds 4] [--rows trivial,single JSON,…] [--top 12] [--json FILE]
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon, { type AutocannonRequest } from 'autocannon';
+import { DATABASE_FILE } from '../data/build.ts';
+import { randomIpv4, randomIpv6 } from './addresses.ts';
+import { seedPaidAccount } from './http.ts';
+import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+
+/** One bucket of a profile: its share of busy samples. */
+export interface ProfileBucket {
+  readonly bucket: string;
+  readonly share: number;
+}
+
+/** A route's profile: the buckets, and the busiest functions with their source. */
+export interface RouteProfile {
+  readonly name: string;
+  readonly requestsPerSecond: number;
+  /** Busy samples per request, in microseconds of the isolate's time. */
+  readonly busyMicrosPerRequest: number;
+  readonly buckets: readonly ProfileBucket[];
+  readonly functions: readonly { name: string; source: string; share: number }[];
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where time in a source file counts. */
+function bucketOf(source: string, functionName: string): string {
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (functionName === '(program)' || functionName === '(root)') return 'runtime (native: HTTP, streams, Response, …)';
+  if (/src\/(lookup|geo|mmdb)\//.test(source)) return 'our lookup (src/lookup, src/geo, src/mmdb)';
+  if (/src\/ratelimit\//.test(source)) return 'rate limiter (src/ratelimit)';
+  if (/src\/access\//.test(source)) return 'access check (src/access)';
+  if (/src\//.test(source) || /bench\/worker\//.test(source)) return 'app: routes, problems, XML (src/*)';
+  if (/node_modules\/(@hono\/zod-openapi|zod|@asteasolutions)/.test(source)) return 'validation (zod, @hono/zod-openapi)';
+  if (/node_modules\/hono\//.test(source)) return 'Hono (routing, context, response)';
+  if (/fast-xml-parser/.test(source)) return 'XML builder (fast-xml-parser)';
+  if (source === '' || source.startsWith('node:') || !source.includes('/')) return 'runtime (native: HTTP, streams, Response, …)';
+  return 'other libraries';
+}
+
+/** A minimal DevTools-protocol client over the inspector's WebSocket. */
+class Inspector {
+  private next = 1;
+  private readonly pending = new Map<number, (result: unknown) => void>();
+  private constructor(private readonly socket: WebSocket) {
+    socket.addEventListener('message', (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+      if (message.id !== undefined) this.pending.get(message.id)?.(message.result);
+    });
+  }
+  static async connect(port: number, name: string): Promise<Inspector> {
+    const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+    const target = targets.find((t) => t.id.endsWith(name)) ?? targets[0];
+    if (!target) throw new Error('the inspector lists no target');
+    const socket = new WebSocket(target.webSocketDebuggerUrl);
+    await new Promise((done, fail) => {
+      socket.addEventListener('open', done, { once: true });
+      socket.addEventListener('error', fail, { once: true });
+    });
+    return new Inspector(socket);
+  }
+  send<T>(method: string, params: object = {}): Promise<T> {
+    const id = this.next++;
+    this.socket.send(JSON.stringify({ id, method, params }));
+    return new Promise((done) => this.pending.set(id, done as (result: unknown) => void));
+  }
+  close(): void {
+    this.socket.close();
+  }
+}
+
+function load(url: URL, next: () => AutocannonRequest, seconds: number): Promise<number> {
+  return new Promise((done, fail) => {
+    autocannon({ url: url.href, connections: 10, duration: seconds, requests: [{ setupRequest: (r) => ({ ...r, ...next() }) }] }, (error, result) =>
+      error ? fail(error) : done(result.requests.total),
+    );
+  });
+}
+
+/** Summarises a profile: shares of busy samples by bucket and by function. */
+function summarise(profile: CpuProfile, map: SourceMap, bundleName: string, top: number) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const byBucket = new Map<string, number>();
+  const byFunction = new Map<string, { name: string; source: string; micros: number }>();
+  let busy = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = nodes.get(profile.samples[i] as number);
+    const micros = profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0;
+    if (!node || node.callFrame.functionName === '(idle)') continue;
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
+    let source = url;
+    if (url.endsWith(bundleName)) {
+      const entry = map.findEntry(lineNumber, columnNumber) as { originalSource?: string };
+      source = (entry.originalSource ?? url).replace(/^.*?(node_modules\/|src\/|bench\/)/, '$1');
+    }
+    busy += micros;
+    const bucket = bucketOf(source, functionName);
+    byBucket.set(bucket, (byBucket.get(bucket) ?? 0) + micros);
+    const key = `${functionName || '(anonymous)'} ${source}`;
+    const entry = byFunction.get(key) ?? { name: functionName || '(anonymous)', source, micros: 0 };
+    entry.micros += micros;
+    byFunction.set(key, entry);
+  }
+  return {
+    busy,
+    buckets: [...byBucket].map(([bucket, micros]) => ({ bucket, share: micros / busy })).sort((a, b) => b.share - a.share),
+    functions: [...byFunction.values()]
+      .sort((a, b) => b.micros - a.micros)
+      .slice(0, top)
+      .map((f) => ({ name: f.name, source: f.source, share: f.micros / busy })),
+  };
+}
+
+interface RoutePlan {
+  readonly name: string;
+  readonly bundle: 'lookup-only' | 'free' | 'de';
+  readonly next: (authorization: string) => AutocannonRequest;
+}
+
+/** Profiles each route in a fresh workerd process of its bundle. */
+export async function profileRoutes(
+  options: { seconds?: number; rows?: readonly string[]; top?: number; work: string },
+  log: (line: string) => void = () => {},
+): Promise<RouteProfile[]> {
+  const seconds = options.seconds ?? 4;
+  const ipv4 = randomIpv4(50_000, 21);
+  const ipv6 = randomIpv6(10_000, 22);
+  let n = 0;
+  const address = () => (n++ % 6 === 5 ? (ipv6[n % ipv6.length] as string) : (ipv4[n % ipv4.length] as string));
+  let client = 0;
+  const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
+  const plans: RoutePlan[] = [
+    { name: 'trivial', bundle: 'lookup-only', next: () => get('/health') },
+    { name: 'single JSON', bundle: 'lookup-only', next: () => get(`/api/json/${address()}`) },
+    { name: 'single JSON (8.8.8.8)', bundle: 'lookup-only', next: () => get('/api/json/8.8.8.8') },
+    { name: 'single XML', bundle: 'lookup-only', next: () => get(`/api/xml/${address()}`) },
+    {
+      name: 'bulk of 50',
+      bundle: 'lookup-only',
+      next: () => ({
+        method: 'POST',
+        path: '/api/bulk/json',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ips: Array.from({ length: 50 }, address) }),
+      }),
+    },
+    {
+      name: 'free-plan lookup',
+      bundle: 'free',
+      next: () => {
+        const c = Math.floor(client++ / 5);
+        return get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': `11.${(c >> 16) & 255}.${(c >> 8) & 255}.${c & 255}` });
+      },
+    },
+    { name: 'paid lookup', bundle: 'de', next: (authorization) => get(`/api/json/${address()}`, { Authorization: authorization }) },
+  ];
+  const selected = plans.filter((p) => !options.rows || options.rows.includes(p.name));
+  const bundles = {} as Record<RoutePlan['bundle'], [Environment, string]>;
+  for (const { bundle } of selected) {
+    if (bundles[bundle]) continue;
+    const environment: Environment = bundle === 'free' ? 'free' : 'de';
+    bundles[bundle] = [
+      environment,
+      buildBundle(environment, join(options.work, `profile-${bundle}`), bundle === 'lookup-only' ? 'bench/worker/lookup-only.js' : undefined),
+    ];
+  }
+  const out: RouteProfile[] = [];
+  for (const plan of selected) {
+    const [environment, bundle] = bundles[plan.bundle];
+    const port = 9300 + out.length;
+    let deployment: Deployment | undefined;
+    let inspector: Inspector | undefined;
+    try {
+      deployment = await startDeployment(environment, bundle, join(options.work, `profile-state-${plan.bundle}`), { inspectorPort: port });
+      await seedDatabase(deployment, DATABASE_FILE);
+      let authorization = '';
+      if (plan.bundle === 'de') {
+        const credential = await seedPaidAccount(deployment);
+        if (!('authorization' in credential)) {
+          log(`  ${plan.name}: pending (${credential.pending})`);
+          continue;
+        }
+        authorization = credential.authorization;
+      }
+      const next = () => plan.next(authorization);
+      await load(deployment.url, next, 3);
+      inspector = await Inspector.connect(port, `bench-${environment}`);
+      await inspector.send('Profiler.enable');
+      await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
+      await inspector.send('Profiler.start');
+      const requests = await load(deployment.url, next, seconds);
+      const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
+      const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')));
+      const summary = summarise(profile, map, bundle.split('/').at(-1) as string, options.top ?? 12);
+      out.push({
+        name: plan.name,
+        requestsPerSecond: requests / seconds,
+        busyMicrosPerRequest: summary.busy / requests,
+        buckets: summary.buckets,
+        functions: summary.functions,
+      });
+      log(`  ${plan.name}: ${(requests / seconds).toFixed(0)} requests/s, ${(summary.busy / requests).toFixed(1)} µs of isolate time per request`);
+    } finally {
+      inspector?.close();
+      await deployment?.dispose();
+    }
+  }
+  return out;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '4' }, rows: { type: 'string' }, top: { type: 'string', default: '12' }, json: { type: 'string' } },
+  });
+  const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-profile-'));
+  try {
+    const profiles = await profileRoutes(
+      { seconds: Number(values.seconds), top: Number(values.top), work, ...(values.rows ? { rows: values.rows.split(',') } : {}) },
+      console.log,
+    );
+    for (const profile of profiles) {
+      console.log(`\n${profile.name}: ${profile.requestsPerSecond.toFixed(0)} req/s, ${profile.busyMicrosPerRequest.toFixed(1)} µs busy per request`);
+      for (const bucket of profile.buckets) console.log(`  ${(bucket.share * 100).toFixed(1).padStart(5)}%  ${bucket.bucket}`);
+      console.log('  busiest functions:');
+      for (const f of profile.functions) console.log(`  ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.name}  ${f.source}`);
+    }
+    if (values.json) writeFileSync(values.json, JSON.stringify(profiles, null, 2));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * @module The benchmarks' one table, and `BENCHMARKS.md` around it: what was measured, on what, at
+ * which commit, against which targets (those of the issue "Benchmarks, and a lookup path close to
+ * the limit"), and where the time goes.
+ */
+import type { ColdStartReport } from './cold-start.ts';
+import { type HttpReport, type HttpRow, REQUESTS_PER_CLIENT } from './http.ts';
+import type { LookupReport } from './lookup.ts';
+import type { Machine, Revision } from './machine.ts';
+import type { MemoryReport } from './memory.ts';
+import type { RouteProfile } from './profile.ts';
+import { mib, percent, si, times } from './stats.ts';
+
+/** Everything one `npm run bench` measured; a part that failed is an error message. */
+export interface Results {
+  readonly machine: Machine;
+  readonly revision: Revision;
+  readonly date: string;
+  readonly seconds: number;
+  readonly lookup: LookupReport | string;
+  readonly http: HttpReport | string;
+  readonly cold: ColdStartReport | string;
+  readonly memory: MemoryReport | string;
+  readonly profile: readonly RouteProfile[] | string;
+}
+
+type Row = [measure: string, result: string, latency: string, comparison: string, target: string];
+
+const met = (ok: boolean) => (ok ? '✅' : '❌');
+const signed = (bytes: number) => `${bytes >= 0 ? '+' : ''}${mib(bytes)}`;
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');
+
+function lookupRows(report: LookupReport): Row[] {
+  const by = (name: string) => report.rows.find((row) => row.name === name);
+  const reference = by('maxmind')?.perSecond ?? Number.NaN;
+  return report.rows.map((row): Row => {
+    const ratio = row.perSecond / reference;
+    return [
+      `lookups/s, Node: ${row.what}`,
+      `**${si(row.perSecond)}/s** (IPv4 ${si(row.ipv4PerSecond)}, IPv6 ${si(row.ipv6PerSecond)}); hits ${percent(row.hitRate, 2)}`,
+      '',
+      row.name === 'maxmind' ? 'reference' : `${times(ratio)} maxmind`,
+      row.name === 'ours' ? `≥ 2× maxmind ${met(ratio >= 2)}` : '',
+    ];
+  });
+}
+
+function httpRows(report: HttpReport): Row[] {
+  const by = (name: string) => report.rows.find((row) => row.name === name);
+  const single = by('single JSON');
+  const paid = by('paid lookup');
+  return report.rows.map((row: HttpRow): Row => {
+    if (row.pending) return [`HTTP: ${row.name} (${row.bundle}: ${row.request})`, `pending: ${row.pending}`, '', '', ''];
+    const base = by(row.baseline)?.perSecond ?? Number.NaN;
+    const ofTrivial = row.perSecond / base;
+    const comparison: string[] = row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial)} of ${row.baseline}`];
+    let target = '';
+    if (row.name === 'single JSON') target = `≥ 85% of trivial ${met(ofTrivial >= 0.85)}`;
+    if (row.name === 'single XML') target = `(≥ 85% of trivial ${met(ofTrivial >= 0.85)})`;
+    if (row.name.startsWith('bulk') && single) {
+      const latency = row.p50 / single.p50;
+      comparison.push(`p50 ${times(latency)} single JSON's`);
+      target = `≤ 3× single latency ${met(latency <= 3)}`;
+    }
+    if (row.name === 'free-plan lookup' && paid && !paid.pending) {
+      const share = row.perSecond / paid.perSecond;
+      comparison.push(`${percent(share)} of paid lookup`);
+      target = `≥ 60% of paid ${met(share >= 0.6)}`;
+    }
+    const statuses =
+      row.name === 'free-plan lookup'
+        ? `; 429: ${percent(row.tooMany, 2)}`
+        : row.non2xx > 0
+          ? `; non-2xx ${percent(row.non2xx, 1)} (404: data has no record)`
+          : '';
+    return [
+      `HTTP: ${row.name} (${row.bundle}: ${row.request})`,
+      `**${si(row.perSecond)} req/s**${statuses}`,
+      `${ms(row.p50)} / ${ms(row.p99)} ms`,
+      comparison.join('; '),
+      target,
+    ];
+  });
+}
+
+function coldRows(report: ColdStartReport): Row[] {
+  return [
+    [
+      `cold start, free bundle: fresh workerd process → first \`/api/v1/json/8.8.8.8\` answered (median of ${report.starts})`,
+      `**${report.spawnToLookup.toFixed(0)} ms**: ${report.spawnToListening.toFixed(0)} ms to listening + ${report.listeningToLookup.toFixed(0)} ms first request`,
+      '',
+      `first \`/health\` instead: ${report.spawnToHealth.toFixed(0)} ms (${report.listeningToHealth.toFixed(0)} ms after listening)`,
+      `≤ 300 ms ${met(report.spawnToLookup <= 300)}`,
+    ],
+  ];
+}
+
+function memoryRows(report: MemoryReport): Row[] {
+  const added = report.afterLoad - report.beforeLoad;
+  const control = report.afterControl - report.afterLoad;
+  const first = report.afterLookups - report.afterControl;
+  const second = report.afterMoreLookups - report.afterLookups;
+  return [
+    [
+      'memory: workerd RSS, database loaded (lookup-only bundle)',
+      `**+${mib(added)}** (${mib(report.beforeLoad)} → ${mib(report.afterLoad)}; file ${mib(report.databaseBytes)})`,
+      '',
+      '',
+      `≤ 100 MB ${met(added <= 100e6)}`,
+    ],
+    [
+      `memory: after ${report.lookups.toLocaleString('en')} lookups, then ${report.lookups.toLocaleString('en')} more`,
+      `**${signed(first)}**, then ${signed(second)} (${mib(report.afterMoreLookups)})`,
+      '',
+      `control, ${report.lookups.toLocaleString('en')} \`/health\` after the load: ${signed(control)}; so the lookups: ${signed(first - control)} (caches filling to their bound), then ${signed(second - control)}`,
+      `no growth once the caches are full ${met(second - control <= 5 * 2 ** 20)}`,
+    ],
+  ];
+}
+
+/** The one table, as Markdown (also what the console shows). */
+export function table(results: Results): string {
+  const rows: Row[] = [];
+  const failed = (what: string, error: string): Row => [what, `failed: ${error.split('\n')[0]}`, '', '', ''];
+  rows.push(...(typeof results.lookup === 'string' ? [failed('lookups', results.lookup)] : lookupRows(results.lookup)));
+  rows.push(...(typeof results.http === 'string' ? [failed('HTTP', results.http)] : httpRows(results.http)));
+  rows.push(...(typeof results.cold === 'string' ? [failed('cold start', results.cold)] : coldRows(results.cold)));
+  rows.push(...(typeof results.memory === 'string' ? [failed('memory', results.memory)] : memoryRows(results.memory)));
+  const header: Row = ['measure', 'result', 'latency p50 / p99', 'compared', 'target'];
+  const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** The profile section: where each route's isolate time goes. */
+export function profileSection(profiles: readonly RouteProfile[] | string): string {
+  if (typeof profiles === 'string') return `The profile failed: ${profiles.split('\n')[0]}`;
+  const buckets = [...new Set(profiles.flatMap((p) => p.buckets.map((b) => b.bucket)))];
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  const lines = [
+    line(['isolate time per request', ...profiles.map((p) => `${p.name}: ${p.busyMicrosPerRequest.toFixed(0)} µs`)]),
+    line(['---', ...profiles.map(() => '---:')]),
+    ...buckets.map((bucket) =>
+      line([
+        bucket,
+        ...profiles.map((p) => {
+          const share = p.buckets.find((b) => b.bucket === bucket)?.share ?? 0;
+          return share ? `${percent(share, 1)} (${(share * p.busyMicrosPerRequest).toFixed(1)} µs)` : '';
+        }),
+      ]),
+    ),
+  ];
+  const busiest = profiles.map(
+    (p) =>
+      `- **${p.name}**: ${p.functions
+        .slice(0, 8)
+        .map((f) => `${f.name} ${f.source ? `(${f.source}) ` : ''}${percent(f.share, 1)}`)
+        .join(', ')}`,
+  );
+  return [...lines, '', 'Busiest functions (self time, share of the busy samples):', '', ...busiest].join('\n');
+}
+
+const ANALYSIS_START = '<!-- analysis: kept by npm run bench -->';
+const ANALYSIS_END = '<!-- /analysis -->';
+
+/** `BENCHMARKS.md`: the latest figures, keeping the hand-written analysis of the previous file. */
+export function benchmarksMarkdown(results: Results, previous: string | undefined): string {
+  const { machine, revision } = results;
+  const kept = previous?.includes(ANALYSIS_START)
+    ? previous.slice(previous.indexOf(ANALYSIS_START), previous.indexOf(ANALYSIS_END) + ANALYSIS_END.length)
+    : undefined;
+  const analysis = kept ?? `${ANALYSIS_START}\n_Where the remaining time goes: to be written from the profile below._\n${ANALYSIS_END}`;
+  const http = typeof results.http === 'string' ? undefined : results.http;
+  const lookup = typeof results.lookup === 'string' ? undefined : results.lookup;
+  return `# Benchmarks
+
+Written by \`npm run bench\` (scripts in \`bench/\`; about ${Math.ceil(results.seconds / 60)} minutes). Each part also runs alone:
+\`npm run bench:lookup\`, \`bench:http\`, \`bench:profile\`, \`bench:cold\`, \`bench:memory\`.
+
+- **Measured:** commit \`${revision.commit}\`${revision.dirty ? ' with uncommitted changes in the working tree' : ''}, ${results.date}.
+- **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start (other work on the machine skews the figures).
+- **Software:** Node ${machine.node} for the lookups and the load generator (autocannon ${machine.autocannon}); the Worker bundles (\`wrangler deploy --dry-run\`) run by workerd ${machine.workerd} through Miniflare ${machine.miniflare}, which simulates R2, KV and Durable Objects inside the same workerd process and is otherwise out of the way: each Worker is served on a loopback socket of its own, without Miniflare's entry worker or wrangler's proxy in front.
+- **Lookups:** ${lookup ? `${lookup.ipv4.toLocaleString('en')} random public IPv4 and ${lookup.ipv6.toLocaleString('en')} IPv6 addresses (seed ${lookup.seed}), the same for every reader, medians of ${lookup.runs} runs after a warm-up, readers alternating` : 'see the table'}.
+- **HTTP:** ${http ? `autocannon with ${http.connections} connections, each row ${http.rounds} × ${http.seconds} s, rows interleaved round by round; requests/s are medians over rounds, latencies percentiles of every response` : 'see the table'}. \`lookup-only\` is \`bench/worker/lookup-only.js\`: the production lookup and bulk routes without the plan gate in front; \`free\` and \`de\` are the production deployments.
+
+${table(results)}
+
+## Where the remaining time goes
+
+${analysis}
+
+### Profile of the isolate under load (\`npm run bench:profile\`)
+
+${profileSection(results.profile)}
+
+## Notes
+
+- The trivial route is \`GET /health\` (\`src/routes/health.ts\`): a liveness probe registered before every middleware, so no rate limit, no access check and no database.
+- Lookups are taken in turn from a seeded sample of 120,000 addresses (five IPv4 to one IPv6), so that the caches see varied addresses; about 0.3% of them have no record and answer 404.
+- The free-plan row sends each client address (\`CF-Connecting-IP\`) ${REQUESTS_PER_CLIENT} requests, then moves to a new one: the limit is 10 in 10 s, so 429s are rare and reported; every new client is a new Durable Object. Durable Object storage is kept in memory (\`unsafeEphemeralDurableObjects\`): the rate limiter stores nothing, but local workerd would otherwise create SQLite files on disk for each new object, a local cost that caps this row near a fifth of the paid lookup (\`BENCH_DO_ON_DISK=1 npm run bench:http\` measures it).
+- Memory is the resident set of the whole workerd process, which also hosts Miniflare's R2, KV and Durable Object simulators; it grows by some 200 MB over its first 200,000 requests of any kind, so it is measured after that, and the same number of \`/health\` requests after the load is the control for noise. What remains is the per-database caches filling to their fixed size (\`src/lookup/answers.ts\`).
+`;
+}

@@ -1,0 +1,73 @@
+/**
+ * @module `npm run bench`: every benchmark, one table, and `BENCHMARKS.md` rewritten with it.
+ *
+ * Each part runs in a Node process of its own (so that one's heap does not weigh on the next), bounded
+ * in time; a part that fails or overruns is reported as such in the table and the others still run.
+ * The whole run takes about five minutes on two cores, the database build (`npm run data:build`, run
+ * first by the npm script when the database is missing) not included.
+ *
+ *     npm run bench -- [--quick]      --quick: fewer and shorter runs, for trying the scripts out
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeMachine, revision } from './machine.ts';
+import { benchmarksMarkdown, type Results, table } from './report.ts';
+import { ROOT } from './worker/deployment.ts';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const quick = values.quick;
+
+/** The parts: script, arguments, and the most seconds each may take. */
+const PARTS = {
+  lookup: ['bench/lookup.ts', quick ? ['--runs', '2'] : ['--runs', '5'], 240],
+  http: ['bench/http.ts', quick ? ['--rounds', '1', '--seconds', '2'] : ['--rounds', '3', '--seconds', '4'], 240],
+  profile: ['bench/profile.ts', quick ? ['--seconds', '2'] : ['--seconds', '4'], 180],
+  cold: ['bench/cold-start.ts', quick ? ['--starts', '2'] : ['--starts', '5'], 120],
+  memory: ['bench/memory.ts', quick ? ['--lookups', '20000'] : [], 180],
+} as const satisfies Record<string, readonly [string, readonly string[], number]>;
+
+const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-'));
+const started = performance.now();
+const machine = describeMachine();
+
+/** Runs one part in its own process; its JSON result, or the reason it has none. */
+function run(name: keyof typeof PARTS): unknown {
+  const [script, args, limit] = PARTS[name];
+  const out = join(work, `${name}.json`);
+  console.log(`\n▶ ${name} (${script} ${args.join(' ')}, at most ${limit} s)`);
+  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args, '--json', out], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: limit * 1000,
+    killSignal: 'SIGKILL',
+  });
+  if (child.error || child.status !== 0 || !existsSync(out)) {
+    const why = child.error?.message ?? (child.signal ? `stopped after ${limit} s` : `exit status ${child.status}`);
+    console.error(`✖ ${name}: ${why}`);
+    return why;
+  }
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+try {
+  const results: Results = {
+    machine,
+    revision: revision(),
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    seconds: 0,
+    lookup: run('lookup') as Results['lookup'],
+    http: run('http') as Results['http'],
+    profile: run('profile') as Results['profile'],
+    cold: run('cold') as Results['cold'],
+    memory: run('memory') as Results['memory'],
+  };
+  const done = { ...results, seconds: (performance.now() - started) / 1000 };
+  const file = join(ROOT, 'BENCHMARKS.md');
+  writeFileSync(file, benchmarksMarkdown(done, existsSync(file) ? readFileSync(file, 'utf8') : undefined));
+  console.log(`\n${table(done)}\n\nWritten to BENCHMARKS.md (${done.seconds.toFixed(0)} s).`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
