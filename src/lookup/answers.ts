@@ -127,6 +127,7 @@ export class LocationPart implements GeoLocation {
   readonly zones: ZonesPart;
   private pointJsonText: string | undefined = undefined;
   private placeJsonText: string | undefined = undefined;
+  private placeBulkJsonText: string | undefined = undefined;
   private pointXmlText: string | undefined = undefined;
   private placeXmlText: string | undefined = undefined;
 
@@ -156,6 +157,14 @@ export class LocationPart implements GeoLocation {
   get placeJson(): string {
     this.placeJsonText ??= jsonMembers(this.place());
     return this.placeJsonText;
+  }
+  /** `"zipCode":…,"regionName":…,`: the bulk record's run, which has no `regionCode` (spec 2.1). */
+  get placeBulkJson(): string {
+    if (this.placeBulkJsonText === undefined) {
+      const { regionCode: _omitted, ...bulk } = this.place();
+      this.placeBulkJsonText = jsonMembers(bulk);
+    }
+    return this.placeBulkJsonText;
   }
   /** `<latitude>…</latitude><longitude>…</longitude>` */
   get pointXml(): string {

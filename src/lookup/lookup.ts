@@ -107,6 +107,30 @@ export function lookupJson(database: GeoDatabase, text: string): string {
 }
 
 /**
+ * The bulk record of one address as JSON text: {@link lookupJson} without `regionCode`, which the
+ * bulk shape of spec 2.1 leaves out.
+ *
+ * @throws ProblemError as {@link lookupAddress}.
+ */
+export function lookupBulkJson(database: GeoDatabase, text: string): string {
+  const { location, network, isProxy } = find(database, text);
+  const { country } = location;
+  const frame = FRAME.json;
+  return (
+    frame.start[address.version] +
+    address.canonical +
+    frame.afterAddress +
+    location.pointJson +
+    country.head.json +
+    location.zones.json +
+    location.placeBulkJson +
+    country.tail.json +
+    network.json +
+    frame.end[isProxy ? 'true' : 'false']
+  );
+}
+
+/**
  * The IP info record of one address as the XML of spec 2.1: `toXml('response', record)`, assembled
  * from cached parts.
  *

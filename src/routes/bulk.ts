@@ -12,7 +12,7 @@ import { attributes, toXml, type XmlValue } from '../format/xml.ts';
 import type { GeoDatabase } from '../geo/database.ts';
 import { loadDatabase } from '../geo/database.ts';
 import type { IpInfo } from '../lookup/ip-info.ts';
-import { lookupAddress, lookupJson } from '../lookup/lookup.ts';
+import { lookupAddress, lookupBulkJson } from '../lookup/lookup.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { describeIssue, failWith } from './hooks.ts';
@@ -46,16 +46,10 @@ export function lookupAll(database: GeoDatabase, ips: readonly string[]): BulkRe
 }
 
 /**
- * The `regionCode` member of a single-lookup record's JSON text. Its value is an ISO 3166-2 code
- * (letters, digits, hyphens), and a `"regionCode"` inside any other string value would be written
- * `\"regionCode\"`, so this matches the member and nothing else.
- */
-const REGION_CODE_MEMBER = /,"regionCode":"[A-Za-z0-9-]*"/;
-
-/**
  * The JSON answer as text: an object keyed by the distinct addresses as sent, each value the record
  * without `regionCode` or the problem object. Assembled from the single lookup's cached JSON text
- * (see `lookup/answers.ts`) instead of serialising 50 record objects.
+ * (see `lookup/answers.ts`), in its bulk form without `regionCode`, instead of serialising 50 record
+ * objects.
  *
  * @throws ProblemError `DATA_UNAVAILABLE` when the database itself fails.
  */
@@ -67,7 +61,7 @@ export function bulkJson(database: GeoDatabase, ips: readonly string[]): string 
     seen.add(ip);
     let value: string;
     try {
-      value = lookupJson(database, ip).replace(REGION_CODE_MEMBER, '');
+      value = lookupBulkJson(database, ip);
     } catch (error) {
       if (!(error instanceof ProblemError) || error.code === 'DATA_UNAVAILABLE') throw error;
       value = JSON.stringify(problemBody(error));
