@@ -82,6 +82,31 @@ export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
   };
 }
 
+/** Which text of a record {@link assemble} writes. */
+type Shape = 'json' | 'bulk-json' | 'xml';
+
+/** A record's text from the cached parts of the answer for `text`, in the frame of `shape`. */
+function assemble(database: GeoDatabase, text: string, shape: Shape): string {
+  const { location, network, isProxy } = find(database, text);
+  const { country } = location;
+  const format = shape === 'xml' ? 'xml' : 'json';
+  const frame = FRAME[format];
+  const point = format === 'xml' ? location.pointXml : location.pointJson;
+  const place = shape === 'xml' ? location.placeXml : shape === 'bulk-json' ? location.placeBulkJson : location.placeJson;
+  return (
+    frame.start[address.version] +
+    address.canonical +
+    frame.afterAddress +
+    point +
+    country.head[format] +
+    location.zones[format] +
+    place +
+    country.tail[format] +
+    network[format] +
+    frame.end[isProxy ? 'true' : 'false']
+  );
+}
+
 /**
  * The IP info record of one address as JSON text: `JSON.stringify(lookupAddress(database, text))`,
  * assembled from cached parts.
@@ -89,21 +114,7 @@ export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
  * @throws ProblemError as {@link lookupAddress}.
  */
 export function lookupJson(database: GeoDatabase, text: string): string {
-  const { location, network, isProxy } = find(database, text);
-  const { country } = location;
-  const frame = FRAME.json;
-  return (
-    frame.start[address.version] +
-    address.canonical +
-    frame.afterAddress +
-    location.pointJson +
-    country.head.json +
-    location.zones.json +
-    location.placeJson +
-    country.tail.json +
-    network.json +
-    frame.end[isProxy ? 'true' : 'false']
-  );
+  return assemble(database, text, 'json');
 }
 
 /**
@@ -113,21 +124,7 @@ export function lookupJson(database: GeoDatabase, text: string): string {
  * @throws ProblemError as {@link lookupAddress}.
  */
 export function lookupBulkJson(database: GeoDatabase, text: string): string {
-  const { location, network, isProxy } = find(database, text);
-  const { country } = location;
-  const frame = FRAME.json;
-  return (
-    frame.start[address.version] +
-    address.canonical +
-    frame.afterAddress +
-    location.pointJson +
-    country.head.json +
-    location.zones.json +
-    location.placeBulkJson +
-    country.tail.json +
-    network.json +
-    frame.end[isProxy ? 'true' : 'false']
-  );
+  return assemble(database, text, 'bulk-json');
 }
 
 /**
@@ -137,19 +134,5 @@ export function lookupBulkJson(database: GeoDatabase, text: string): string {
  * @throws ProblemError as {@link lookupAddress}.
  */
 export function lookupXml(database: GeoDatabase, text: string): string {
-  const { location, network, isProxy } = find(database, text);
-  const { country } = location;
-  const frame = FRAME.xml;
-  return (
-    frame.start[address.version] +
-    address.canonical +
-    frame.afterAddress +
-    location.pointXml +
-    country.head.xml +
-    location.zones.xml +
-    location.placeXml +
-    country.tail.xml +
-    network.xml +
-    frame.end[isProxy ? 'true' : 'false']
-  );
+  return assemble(database, text, 'xml');
 }
