@@ -1,13 +1,11 @@
 /**
- * @module The compiled geolocation database in memory: loaded from R2 once per isolate (one shared
- * load for concurrent first requests), then searched without I/O.
+ * @module The compiled geolocation database in memory, searched without I/O (`load.ts` loads it
+ * from R2 once per isolate).
  *
  * Reads decode only the compact schema's fields, straight from the bytes: a record's parts are found
  * by their offsets (pointers) without being read, map keys are recognised by the offset of their one
  * stored copy, and strings that the data shares are decoded once (`partsAt`, `locationAt`).
  *
- * A failed load is not cached: the next request after {@link RETRY_AFTER_SECONDS} tries again, so the
- * service recovers by itself once the object is readable, without hammering R2 meanwhile.
  */
 import { ProblemError } from '../errors/problem.ts';
 import { MmdbFormatError, newField } from '../mmdb/decoder.ts';
@@ -356,7 +354,8 @@ function corrupt(error: unknown): unknown {
   return error instanceof MmdbFormatError ? unavailable(`the database is corrupt: ${error.message}`) : error;
 }
 
-function unavailable(reason: string): ProblemError {
+/** The problem answered while the data cannot be read; logs `reason`, which clients never see. */
+export function unavailable(reason: string): ProblemError {
   console.error(`geolocation data unavailable: ${reason}`);
   return new ProblemError('DATA_UNAVAILABLE', 'The geolocation data cannot be read at the moment. Try again shortly.', {
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
@@ -365,93 +364,3 @@ function unavailable(reason: string): ProblemError {
 
 /** Seconds between attempts to load the database after a failure; also sent as `Retry-After`. */
 export const RETRY_AFTER_SECONDS = 5;
-
-/**
- * The R2 binding and object key the database is read from. Only the part of `R2Bucket` that the load
- * uses is named, so that this module type-checks in Node too (the benchmarks and the build read it).
- */
-export interface DatabaseEnv {
-  readonly GEO_DATA: { get(key: string): Promise<{ readonly size: number; readonly body: ReadableStream<Uint8Array> } | null> };
-  readonly DATA_OBJECT_KEY: string;
-}
-
-/** Bytes each turn of the read waits for at least (workerd's `readAtLeast`): fewer turns, no copies. */
-const READ_AT_LEAST = 1 << 20;
-
-/**
- * Reads the whole object with one request, its body read straight into one buffer of the object's
- * size (a BYOB reader fills it in place). Measured against the local R2 store (59 MB, first lookup of
- * a fresh process): `arrayBuffer()` took 117 ms and left the process 125 MB larger, as it gathers the
- * chunks and then copies them into one buffer; this takes about 80 ms and adds the file's size.
- * Concurrent ranged reads were slower (133 ms for four, 165 ms for one).
- */
-async function readObject(env: DatabaseEnv): Promise<ArrayBuffer> {
-  const key = env.DATA_OBJECT_KEY;
-  const object = await env.GEO_DATA.get(key);
-  if (object === null) throw unavailable(`R2 has no object ${key}; upload it (README, "Data")`);
-  const size = object.size;
-  let buffer = new ArrayBuffer(size);
-  let at = 0;
-  const reader = object.body.getReader({ mode: 'byob' }) as ReadableStreamBYOBReader & {
-    readAtLeast?<T extends ArrayBufferView>(minElements: number, view: T): Promise<{ done: boolean; value?: T | undefined }>;
-  };
-  while (at < size) {
-    const view = new Uint8Array(buffer, at, size - at);
-    // workerd's readAtLeast fills the view in as few turns as the stream allows; elsewhere, read.
-    const { done, value } = await (reader.readAtLeast ? reader.readAtLeast(Math.min(size - at, READ_AT_LEAST), view) : reader.read(view));
-    if (done || value === undefined) break;
-    // The view's buffer was transferred to the stream and back: keep using the one it returned.
-    buffer = value.buffer as ArrayBuffer;
-    at += value.byteLength;
-  }
-  reader.releaseLock();
-  if (at !== size) throw unavailable(`R2 object ${key} ended after ${at} of its ${size} bytes`);
-  return buffer;
-}
-
-let loaded: GeoDatabase | undefined;
-let loading: Promise<GeoDatabase> | undefined;
-let failedAt = Number.NEGATIVE_INFINITY;
-
-/**
- * The database of this isolate, loading it from R2 on first use.
- *
- * @throws ProblemError `DATA_UNAVAILABLE` when the object is missing, unreadable or not a compiled
- *   database, or while a failed load is cooling down.
- */
-export function loadDatabase(env: DatabaseEnv): GeoDatabase | Promise<GeoDatabase> {
-  if (loaded) return loaded;
-  if (loading) return loading;
-  if (Date.now() - failedAt < RETRY_AFTER_SECONDS * 1000) {
-    return Promise.reject(unavailable('a recent load failed; waiting before the next attempt'));
-  }
-  loading = (async () => {
-    let bytes: ArrayBuffer;
-    try {
-      bytes = await readObject(env);
-    } catch (error) {
-      if (error instanceof ProblemError) throw error;
-      throw unavailable(`R2 read of ${env.DATA_OBJECT_KEY} failed: ${(error as Error).message}`);
-    }
-    return new GeoDatabase(bytes);
-  })().then(
-    (database) => {
-      loaded = database;
-      loading = undefined;
-      return database;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      failedAt = Date.now();
-      throw error instanceof ProblemError ? error : unavailable(String(error));
-    },
-  );
-  return loading;
-}
-
-/** Forgets the loaded database (tests use it to exercise loading and failures). */
-export function resetDatabaseForTests(): void {
-  loaded = undefined;
-  loading = undefined;
-  failedAt = Number.NEGATIVE_INFINITY;
-}

@@ -10,7 +10,7 @@ import { ProblemError } from '../errors/problem.ts';
 import { type ProblemBody, problemBody } from '../errors/render.ts';
 import { attributes, toXml, type XmlValue } from '../format/xml.ts';
 import type { GeoDatabase } from '../geo/database.ts';
-import { loadDatabase } from '../geo/database.ts';
+import { loadDatabase } from '../geo/load.ts';
 import type { IpInfo } from '../lookup/ip-info.ts';
 import { lookupAddress, lookupBulkJson } from '../lookup/lookup.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';

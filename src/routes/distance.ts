@@ -7,7 +7,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import type { GeoDatabase } from '../geo/database.ts';
-import { loadDatabase } from '../geo/database.ts';
+import { loadDatabase } from '../geo/load.ts';
 import { distanceBetween } from '../geo/distance.ts';
 import type { IpInfo } from '../lookup/ip-info.ts';
 import { lookupAddress } from '../lookup/lookup.ts';

@@ -5,7 +5,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { countries } from 'countries-list';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetDatabaseForTests } from '../../src/geo/database.ts';
+import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { type ExpectedRecord, SourceOracle } from '../worker/oracle.ts';
 import { repoFile } from '../worker/repo.ts';
 import { childNames, childTexts, parseXml } from '../worker/xml.ts';

@@ -4,7 +4,7 @@
  */
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { resetDatabaseForTests } from '../../src/geo/database.ts';
+import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { repoFile } from './repo.ts';
 
 describe('the liveness probe', () => {
