@@ -9,7 +9,10 @@
  * (our lookup, Hono, zod, the runtime's own work…); shares are of the samples in which the isolate
  * was busy.
  *
- *     npm run bench:profile -- [--seconds 4] [--rows trivial,single JSON,…] [--top 12] [--json FILE]
+ *     npm run bench:profile -- [--seconds 4] [--rows trivial,single JSON,…] [--top 12] [--json FILE] [--save DIR]
+ *
+ * `--save DIR` also writes each route's raw profile as `DIR/<route>.cpuprofile`, which Chrome's
+ * DevTools (Performance panel) and VS Code open.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -145,7 +148,7 @@ interface RoutePlan {
 
 /** Profiles each route in a fresh workerd process of its bundle. */
 export async function profileRoutes(
-  options: { seconds?: number; rows?: readonly string[]; top?: number; work: string },
+  options: { seconds?: number; rows?: readonly string[]; top?: number; save?: string; work: string },
   log: (line: string) => void = () => {},
 ): Promise<RouteProfile[]> {
   const seconds = options.seconds ?? 4;
@@ -216,6 +219,7 @@ export async function profileRoutes(
       await inspector.send('Profiler.start');
       const requests = await load(deployment.url, next, seconds);
       const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
+      if (options.save) writeFileSync(join(options.save, `${plan.name.replace(/[^\w.-]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
       const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')));
       const summary = summarise(profile, map, bundle.split('/').at(-1) as string, options.top ?? 12);
       out.push({
@@ -236,12 +240,18 @@ export async function profileRoutes(
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '4' }, rows: { type: 'string' }, top: { type: 'string', default: '12' }, json: { type: 'string' } },
+    options: { seconds: { type: 'string', default: '4' }, rows: { type: 'string' }, top: { type: 'string', default: '12' }, json: { type: 'string' }, save: { type: 'string' } },
   });
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-profile-'));
   try {
     const profiles = await profileRoutes(
-      { seconds: Number(values.seconds), top: Number(values.top), work, ...(values.rows ? { rows: values.rows.split(',') } : {}) },
+      {
+        seconds: Number(values.seconds),
+        top: Number(values.top),
+        work,
+        ...(values.rows ? { rows: values.rows.split(',') } : {}),
+        ...(values.save ? { save: resolve(values.save) } : {}),
+      },
       console.log,
     );
     for (const profile of profiles) {

@@ -44,11 +44,6 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   });
   registerHealthRoute(app); // first: no middleware runs for the liveness probe (routes/health.ts)
 
-  app.use('*', async (c, next) => {
-    c.set('clientIp', c.req.header('CF-Connecting-IP') ?? '');
-    await next();
-  });
-
   // Free plan: rate limits and RateLimit headers. Paid plans: API key, server IP or website domain,
   // with CORS for whitelisted origins. Runs before every route below.
   app.use('*', planGate(plan));

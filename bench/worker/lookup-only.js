@@ -1,6 +1,6 @@
 /**
  * @module A bench-only Worker entry: the production lookup and bulk routes, with the app's validation
- * hook, client-address middleware and error rendering, but without the plan gate (the free plan's rate
+ * hook and error rendering, but without the plan gate (the free plan's rate
  * limits, the paid plans' access check) in front of them. The HTTP benchmark runs it beside the
  * production bundles to tell what the lookup path itself costs from what the gates cost.
  *
@@ -21,10 +21,6 @@ const app = new OpenAPIHono({
   },
 });
 registerHealthRoute(app);
-app.use('*', async (c, next) => {
-  c.set('clientIp', c.req.header('CF-Connecting-IP') ?? '');
-  await next();
-});
 registerLookupRoutes(app, '/api', ['Lookup']);
 registerBulkRoutes(app);
 app.onError((error, c) => problemResponse(asProblem(error), /\/xml(\/|$)/.test(c.req.path) ? 'xml' : 'json', c.req.path, c.res.headers));

@@ -10,7 +10,7 @@
  * too, without CORS headers, so the browser stops there.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env.ts';
+import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { type AccessFailure, checkAccess, corsOriginOf } from './check.ts';
 import { corsHeaders, isPreflight, preflightHeaders, varyOnOrigin } from './cors.ts';
@@ -48,7 +48,7 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
       return;
     }
 
-    const result = await checkAccess({ authorization: c.req.header('Authorization'), clientIp: c.var.clientIp, origin }, c.env.ACCOUNTS, directory, Date.now());
+    const result = await checkAccess({ authorization: c.req.header('Authorization'), clientIp: clientIpOf(c.req), origin }, c.env.ACCOUNTS, directory, Date.now());
     const headers = result.corsOrigin === null ? varyOnOrigin() : corsHeaders(result.corsOrigin);
     setHeaders(c, headers);
     if (!result.granted) throw problemOf(result.failure);

@@ -160,10 +160,7 @@ export class LocationPart implements GeoLocation {
   }
   /** `"zipCode":…,"regionName":…,`: the bulk record's run, which has no `regionCode` (spec 2.1). */
   get placeBulkJson(): string {
-    if (this.placeBulkJsonText === undefined) {
-      const { regionCode: _omitted, ...bulk } = this.place();
-      this.placeBulkJsonText = jsonMembers(bulk);
-    }
+    this.placeBulkJsonText ??= jsonMembers(this.place(false));
     return this.placeBulkJsonText;
   }
   /** `<latitude>…</latitude><longitude>…</longitude>` */
@@ -180,8 +177,10 @@ export class LocationPart implements GeoLocation {
   private point(): Record<string, XmlValue> {
     return { latitude: this.latitude, longitude: this.longitude };
   }
-  private place(): Record<string, XmlValue> {
-    return { zipCode: this.postalCode, cityName: this.cityName, regionName: this.regionName, regionCode: this.regionCode };
+  /** @param withRegionCode false for the bulk record's run (an object rest copy is a slow path in V8). */
+  private place(withRegionCode = true): Record<string, XmlValue> {
+    const { postalCode: zipCode, cityName, regionName, regionCode } = this;
+    return withRegionCode ? { zipCode, cityName, regionName, regionCode } : { zipCode, cityName, regionName };
   }
 }
 

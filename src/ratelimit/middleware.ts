@@ -8,7 +8,7 @@
  * Cloudflare) is counted under one shared key, so that leaving the header out buys nothing.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env.ts';
+import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { clientKey } from '../ip/client-key.ts';
 import { RateLimitClient } from './client.ts';
@@ -38,7 +38,7 @@ export function clientKeyOf(address: string): string {
 export function rateLimitGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const limited = c.req.path.startsWith('/api/');
-    const { decision } = await limiter.check(c.env.RATE_LIMITER, clientKeyOf(c.var.clientIp), limited ? 'hit' : 'peek');
+    const { decision } = await limiter.check(c.env.RATE_LIMITER, clientKeyOf(clientIpOf(c.req)), limited ? 'hit' : 'peek');
     const headers = rateLimitHeaders(decision);
     setHeaders(c, headers);
     if (!decision.allowed) {

@@ -5,18 +5,19 @@
  * repeated networks.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { type ProblemBody, problemBody } from '../errors/render.ts';
 import { attributes, toXml, type XmlValue } from '../format/xml.ts';
-import type { GeoDatabase } from '../geo/database.ts';
+import { GeoDatabase } from '../geo/database.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { IpInfo } from '../lookup/ip-info.ts';
 import { lookupAddress, lookupBulkJson } from '../lookup/lookup.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { describeIssue, failWith } from './hooks.ts';
-import { jsonBody } from './json-body.ts';
+import { describeIssue, type Issue } from './hooks.ts';
+import { readJsonBody } from './json-body.ts';
 
 /** A bulk record: spec 2.1 without `regionCode`. */
 export type BulkIpInfo = Omit<IpInfo, 'regionCode'>;
@@ -55,7 +56,8 @@ export function lookupAll(database: GeoDatabase, ips: readonly string[]): BulkRe
  */
 export function bulkJson(database: GeoDatabase, ips: readonly string[]): string {
   const seen = new Set<string>();
-  const members: string[] = [];
+  // One array of pieces and one join: each piece is copied once, into the answer.
+  const pieces: string[] = ['{'];
   for (const ip of ips) {
     if (seen.has(ip)) continue;
     seen.add(ip);
@@ -66,9 +68,10 @@ export function bulkJson(database: GeoDatabase, ips: readonly string[]): string 
       if (!(error instanceof ProblemError) || error.code === 'DATA_UNAVAILABLE') throw error;
       value = JSON.stringify(problemBody(error));
     }
-    members.push(`${JSON.stringify(ip)}:${value}`);
+    pieces.push(pieces.length === 1 ? '' : ',', JSON.stringify(ip), ':', value);
   }
-  return `{${members.join(',')}}`;
+  pieces.push('}');
+  return pieces.join('');
 }
 
 /** The XML answer: `response` > `results` > one `item ip="…"` per address (see BulkXmlSchema). */
@@ -94,7 +97,6 @@ function route(format: 'json' | 'xml') {
       format === 'json'
         ? 'The IP info records of up to 50 addresses, keyed by the address strings as sent. An address that cannot be looked up is answered with its problem object in place of its record; the request still succeeds.'
         : 'The IP info records of up to 50 addresses as XML: `response` > `results` > one `item` per address, with an `ip` attribute holding the address as sent. An address that cannot be looked up has a `problem` child instead of the record fields.',
-    middleware: jsonBody(),
     request: { body: { required: true, content: { 'application/json': { schema: BulkRequestSchema } } } },
     responses: {
       200:
@@ -107,25 +109,32 @@ function route(format: 'json' | 'xml') {
 }
 
 /** More than 50 addresses is `TOO_MANY_IPS`, not the generic `BODY_INVALID` of the other issues. */
-const bulkHook = failWith((issues) =>
-  issues.some((issue) => issue.code === 'too_big' && issue.path.length === 1 && issue.path[0] === 'ips')
+function invalidBulk(issues: readonly Issue[]): ProblemError {
+  return issues.some((issue) => issue.code === 'too_big' && issue.path.length === 1 && issue.path[0] === 'ips')
     ? new ProblemError('TOO_MANY_IPS', `A bulk request holds at most ${MAX_BULK_IPS} addresses; split the list.`, { extensions: { limit: MAX_BULK_IPS } })
-    : new ProblemError('BODY_INVALID', `${describeIssue(issues)}. Send {"ips": ["<address>", …]}.`),
-);
+    : new ProblemError('BODY_INVALID', `${describeIssue(issues)}. Send {"ips": ["<address>", …]}.`);
+}
 
-/** Registers `POST /api/bulk/json` and `POST /api/bulk/xml`. */
+/** The loaded database, and the addresses of the request. */
+async function bulkRequest(c: Context<AppEnv>): Promise<[GeoDatabase, readonly string[]]> {
+  const { ips } = await readJsonBody(c, BulkRequestSchema, invalidBulk);
+  const loaded = loadDatabase(c.env);
+  return [loaded instanceof GeoDatabase ? loaded : await loaded, ips];
+}
+
+/**
+ * Registers `POST /api/bulk/json` and `POST /api/bulk/xml`: documented from their routes, served by
+ * handlers that read the body themselves (`readJsonBody`).
+ */
 export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(
-    route('json'),
-    async (c) => c.body(bulkJson(await loadDatabase(c.env), c.req.valid('json').ips), 200, { 'Content-Type': 'application/json' }),
-    bulkHook,
-  );
-  app.openapi(
-    route('xml'),
-    async (c) => {
-      const results = lookupAll(await loadDatabase(c.env), c.req.valid('json').ips);
-      return c.body(bulkXml(results), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
-    },
-    bulkHook,
-  );
+  app.openAPIRegistry.registerPath(route('json'));
+  app.post('/api/bulk/json', async (c) => {
+    const [database, ips] = await bulkRequest(c);
+    return c.body(bulkJson(database, ips), 200, { 'Content-Type': 'application/json' });
+  });
+  app.openAPIRegistry.registerPath(route('xml'));
+  app.post('/api/bulk/xml', async (c) => {
+    const [database, ips] = await bulkRequest(c);
+    return c.body(bulkXml(lookupAll(database, ips)), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
+  });
 }

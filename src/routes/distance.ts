@@ -13,7 +13,7 @@ import type { IpInfo } from '../lookup/ip-info.ts';
 import { lookupAddress } from '../lookup/lookup.ts';
 import { DistanceRequestSchema, DistanceResultSchema } from '../schemas/distance.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { jsonBody } from './json-body.ts';
+import { readJsonBody } from './json-body.ts';
 
 type Side = 'from' | 'to';
 
@@ -53,7 +53,6 @@ const distanceRoute = createRoute({
   summary: 'Distance between two addresses',
   description:
     'Looks both addresses up and measures the geodesic between their positions on the WGS84 ellipsoid (GeographicLib, accurate to nanometres), in kilometres and statute miles rounded to 0.01. The positions are those of the geolocation data, often a city centre, so the figure is as good as they are. A problem about one address carries `side`: `from` or `to` (the `from` side is checked first).',
-  middleware: jsonBody(),
   request: { body: { required: true, content: { 'application/json': { schema: DistanceRequestSchema } } } },
   responses: {
     200: { description: 'The two positions and the distance between them.', content: { 'application/json': { schema: DistanceResultSchema } } },
@@ -71,8 +70,9 @@ const distanceRoute = createRoute({
 
 /** Registers `POST /api/distance`. */
 export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(distanceRoute, async (c) => {
-    const { from, to } = c.req.valid('json');
+  app.openAPIRegistry.registerPath(distanceRoute);
+  app.post('/api/distance', async (c) => {
+    const { from, to } = await readJsonBody(c, DistanceRequestSchema);
     const database = await loadDatabase(c.env);
     const a = locate(database, 'from', from);
     const b = locate(database, 'to', to);

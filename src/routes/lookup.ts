@@ -4,7 +4,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../env.ts';
+import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { toXml } from '../format/xml.ts';
 import { GeoDatabase } from '../geo/database.ts';
@@ -40,17 +40,20 @@ function route<const WithIp extends boolean>(format: 'json' | 'xml', path: strin
   });
 }
 
-async function answer(c: Context<AppEnv>, format: 'json' | 'xml', text: string): Promise<Response> {
+function answer(c: Context<AppEnv>, format: 'json' | 'xml', text: string): Response | Promise<Response> {
   const loaded = loadDatabase(c.env);
-  // Once loaded, the database is there without a turn of the event loop.
-  const database = loaded instanceof GeoDatabase ? loaded : await loaded;
+  // Once loaded, the database is there without a turn of the event loop, and the answer without a promise.
+  return loaded instanceof GeoDatabase ? respond(c, format, loaded, text) : loaded.then((database) => respond(c, format, database, text));
+}
+
+function respond(c: Context<AppEnv>, format: 'json' | 'xml', database: GeoDatabase, text: string): Response {
   // The text is assembled from parts cached per record (lookup/answers.ts), not serialised per request.
   if (format === 'json') return c.body(lookupJson(database, text), 200, { 'Content-Type': 'application/json' });
   return c.body(lookupXml(database, text), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
 }
 
 function ownAddress(c: Context<AppEnv>): string {
-  const ip = c.var.clientIp;
+  const ip = clientIpOf(c.req);
   if (!ip) throw new ProblemError('IP_ADDRESS_INVALID', 'The request carries no client address (CF-Connecting-IP); name an address in the path.');
   return ip;
 }
