@@ -1,16 +1,24 @@
 /**
- * @module `npm run bench:memory`: the workerd process's resident memory (VmRSS) before and after the
+ * @module `npm run bench:memory`: the memory of the workerd isolate and process before and after the
  * database is loaded, and after 100,000 and 200,000 lookups.
  *
- * A fresh workerd process runs the lookup-only bundle (the production lookup routes without the plan
- * gate, `worker/lookup-only.js`, so that no Durable Object or KV state grows beside the lookups).
+ * Two readings at each step, each after a second of quiet:
  *
- * workerd's own resident memory grows by about 200 MB over its first 200,000 requests of any kind
- * (connection and allocator arenas, the isolate's heap reaching its working size) and then stays: so
- * the process first answers {@link WARM_UP} `/health` requests, and the same number of `/health`
- * requests after the load is a control for what is noise. Then one lookup loads the database, then
- * 100,000 single lookups of distinct addresses of the seeded sample (`addresses.ts`), then 100,000
- * more. Every reading is taken after a second of quiet.
+ * - **isolate**: what the Workers memory limit (128 MB) counts: the V8 heap in use after a full garbage
+ *   collection plus ArrayBuffer backing stores (the database file, the record cache). The collection is
+ *   forced by a heap snapshot through the inspector (`HeapProfiler.takeHeapSnapshot`; workerd does not
+ *   answer `HeapProfiler.collectGarbage`), and the sizes are `Runtime.getHeapUsage`'s.
+ * - **process**: the resident memory (VmRSS) of the whole workerd process, which also hosts Miniflare's
+ *   simulators and grows by about 200 MB over its first 200,000 requests of any kind (connection and
+ *   allocator arenas). So the process first answers {@link WARM_UP} `/health` requests, and the same
+ *   number of `/health` requests after the load is a control for what is noise.
+ *
+ * A fresh workerd process runs the lookup-only bundle (the production lookup routes without the plan
+ * gate, `worker/lookup-only.js`, so that no Durable Object or KV state grows beside the lookups). One
+ * lookup loads the database, then 100,000 single lookups of distinct addresses of the seeded sample
+ * (`addresses.ts`), and again 100,000 at a time until a round adds less than
+ * {@link SETTLED_BYTES} to the isolate (the caches are then full: their slots are fixed, see
+ * `src/lookup/answers.ts`), at most {@link MAX_ROUNDS} rounds.
  *
  *     npm run bench:memory -- [--lookups 100000] [--json FILE]
  */
@@ -25,19 +33,39 @@ import { DATABASE_FILE } from '../data/build.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 import { mib } from './stats.ts';
 import { buildBundle, residentBytes, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { Inspector } from './worker/inspector.ts';
 
 /** `/health` requests before anything is measured, and between the load and the lookups. */
 export const WARM_UP = 200_000;
 
-/** Resident memory of the workerd process, in bytes, at each step. */
+/** A round of lookups that adds less than this to the isolate finds the caches full. */
+export const SETTLED_BYTES = 2 ** 19;
+
+/** Rounds of lookups at most. */
+export const MAX_ROUNDS = 8;
+
+/** The inspector's port for this benchmark. */
+const INSPECTOR_PORT = 9390;
+
+/** Memory at one step, in bytes. */
+export interface MemoryReading {
+  /** V8 heap in use after a full collection, plus ArrayBuffer backing stores. */
+  readonly isolate: number;
+  /** V8 heap committed (used or not), plus ArrayBuffer backing stores. */
+  readonly committed: number;
+  /** Resident memory of the workerd process. */
+  readonly process: number;
+}
+
+/** Memory at each step. */
 export interface MemoryReport {
   readonly lookups: number;
-  readonly beforeLoad: number;
-  readonly afterLoad: number;
+  readonly beforeLoad: MemoryReading;
+  readonly afterLoad: MemoryReading;
   /** After as many `/health` requests as lookups, following the load: the noise floor. */
-  readonly afterControl: number;
-  readonly afterLookups: number;
-  readonly afterMoreLookups: number;
+  readonly afterControl: MemoryReading;
+  /** After each round of `lookups` lookups. */
+  readonly afterRounds: readonly MemoryReading[];
   /** Size of the database file, for comparison. */
   readonly databaseBytes: number;
 }
@@ -59,37 +87,53 @@ export async function benchMemory(options: { lookups?: number; work: string }, l
   await seedDatabase(seeding, DATABASE_FILE);
   await seeding.dispose();
 
-  const ipv4 = randomIpv4(Math.ceil((lookups * 2 * 5) / 6), 31);
-  const ipv6 = randomIpv6(Math.ceil((lookups * 2) / 6), 32);
+  const ipv4 = randomIpv4(Math.ceil((lookups * MAX_ROUNDS * 5) / 6), 31);
+  const ipv6 = randomIpv6(Math.ceil((lookups * MAX_ROUNDS) / 6), 32);
   const addresses: string[] = [];
   for (let i = 0; i < ipv6.length; i++) addresses.push(...ipv4.slice(i * 5, i * 5 + 5), ipv6[i] as string);
   let next = 0;
   const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${addresses[next++ % addresses.length]}` });
 
-  const deployment = await startDeployment('de', bundle, state);
+  const deployment = await startDeployment('de', bundle, state, { inspectorPort: INSPECTOR_PORT });
+  const inspector = await Inspector.connect(INSPECTOR_PORT, `bench-${deployment.environment}`);
   try {
-    const rss = async (what: string) => {
+    await inspector.send('HeapProfiler.enable');
+    const reading = async (what: string): Promise<MemoryReading> => {
       await sleep(1000);
-      const bytes = residentBytes(deployment.pid);
-      log(`  ${what}: ${mib(bytes)}`);
-      return bytes;
+      await inspector.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      const heap = await inspector.send<{ usedSize: number; totalSize: number; backingStorageSize: number }>('Runtime.getHeapUsage');
+      const result = {
+        isolate: heap.usedSize + heap.backingStorageSize,
+        committed: heap.totalSize + heap.backingStorageSize,
+        process: residentBytes(deployment.pid),
+      };
+      log(
+        `  ${what}: isolate ${mib(result.isolate)} (heap ${mib(heap.usedSize)} of ${mib(heap.totalSize)} committed, array buffers ${mib(heap.backingStorageSize)}), process ${mib(result.process)}`,
+      );
+      return result;
     };
     const health = (): AutocannonRequest => ({ method: 'GET', path: '/health' });
     await send(deployment.url, WARM_UP, health);
-    const beforeLoad = await rss(`after ${WARM_UP} /health requests, before the database is loaded`);
+    const beforeLoad = await reading(`after ${WARM_UP} /health requests, before the database is loaded`);
     const first = await fetch(new URL('/api/json/8.8.8.8', deployment.url));
     await first.arrayBuffer();
     if (first.status !== 200) throw new Error(`the first lookup answered ${first.status}`);
-    const afterLoad = await rss('after it is loaded');
+    const afterLoad = await reading('after it is loaded');
     await send(deployment.url, lookups, health);
-    const afterControl = await rss(`after ${lookups} /health requests (control)`);
-    await send(deployment.url, lookups, lookup);
-    const afterLookups = await rss(`after ${lookups} lookups`);
-    await send(deployment.url, lookups, lookup);
-    const afterMoreLookups = await rss(`after ${2 * lookups} lookups`);
+    const afterControl = await reading(`after ${lookups} /health requests (control)`);
+    const afterRounds: MemoryReading[] = [];
+    let previous = afterControl;
+    do {
+      await send(deployment.url, lookups, lookup);
+      afterRounds.push(await reading(`after ${(afterRounds.length + 1) * lookups} lookups`));
+      const last = afterRounds.at(-1) as MemoryReading;
+      if (last.isolate - previous.isolate < SETTLED_BYTES) break;
+      previous = last;
+    } while (afterRounds.length < MAX_ROUNDS);
     const { size } = statSync(DATABASE_FILE);
-    return { lookups, beforeLoad, afterLoad, afterControl, afterLookups, afterMoreLookups, databaseBytes: size };
+    return { lookups, beforeLoad, afterLoad, afterControl, afterRounds, databaseBytes: size };
   } finally {
+    inspector.close();
     await deployment.dispose();
   }
 }
@@ -99,10 +143,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-memory-'));
   try {
     const report = await benchMemory({ lookups: Number(values.lookups), work }, console.log);
-    console.log(
-      `database adds ${mib(report.afterLoad - report.beforeLoad)} (file ${mib(report.databaseBytes)}); ${report.lookups} /health requests then ` +
-        `${mib(report.afterControl - report.afterLoad)}; ${report.lookups} lookups ${mib(report.afterLookups - report.afterControl)}, ${report.lookups} more ${mib(report.afterMoreLookups - report.afterLookups)}`,
-    );
+    for (const key of ['isolate', 'committed', 'process'] as const) {
+      const at = (reading: MemoryReading) => reading[key];
+      const rounds = report.afterRounds.map((reading, i) => mib(at(reading) - at(report.afterRounds[i - 1] ?? report.afterControl)));
+      console.log(
+        `${key}: the database adds ${mib(at(report.afterLoad) - at(report.beforeLoad))} (file ${mib(report.databaseBytes)}); ${report.lookups} /health requests then ` +
+          `${mib(at(report.afterControl) - at(report.afterLoad))}; rounds of ${report.lookups} lookups: ${rounds.join(', ')}`,
+      );
+    }
     if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -25,6 +25,7 @@ import { DATABASE_FILE } from '../data/build.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 import { seedPaidAccount } from './http.ts';
 import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { Inspector } from './worker/inspector.ts';
 
 /** One bucket of a profile: its share of busy samples. */
 export interface ProfileBucket {
@@ -67,36 +68,6 @@ function bucketOf(source: string, functionName: string): string {
   return 'other libraries';
 }
 
-/** A minimal DevTools-protocol client over the inspector's WebSocket. */
-class Inspector {
-  private next = 1;
-  private readonly pending = new Map<number, (result: unknown) => void>();
-  private constructor(private readonly socket: WebSocket) {
-    socket.addEventListener('message', (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-      if (message.id !== undefined) this.pending.get(message.id)?.(message.result);
-    });
-  }
-  static async connect(port: number, name: string): Promise<Inspector> {
-    const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
-    const target = targets.find((t) => t.id.endsWith(name)) ?? targets[0];
-    if (!target) throw new Error('the inspector lists no target');
-    const socket = new WebSocket(target.webSocketDebuggerUrl);
-    await new Promise((done, fail) => {
-      socket.addEventListener('open', done, { once: true });
-      socket.addEventListener('error', fail, { once: true });
-    });
-    return new Inspector(socket);
-  }
-  send<T>(method: string, params: object = {}): Promise<T> {
-    const id = this.next++;
-    this.socket.send(JSON.stringify({ id, method, params }));
-    return new Promise((done) => this.pending.set(id, done as (result: unknown) => void));
-  }
-  close(): void {
-    this.socket.close();
-  }
-}
 
 function load(url: URL, next: () => AutocannonRequest, seconds: number): Promise<number> {
   return new Promise((done, fail) => {

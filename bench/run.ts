@@ -26,7 +26,7 @@ const PARTS = {
   http: ['bench/http.ts', quick ? ['--rounds', '1', '--seconds', '2'] : ['--rounds', '5', '--seconds', '4'], 300],
   profile: ['bench/profile.ts', quick ? ['--seconds', '2'] : ['--seconds', '4'], 180],
   cold: ['bench/cold-start.ts', quick ? ['--starts', '2'] : ['--starts', '5'], 120],
-  memory: ['bench/memory.ts', quick ? ['--lookups', '20000'] : [], 180],
+  memory: ['bench/memory.ts', quick ? ['--lookups', '20000'] : [], 300],
 } as const satisfies Record<string, readonly [string, readonly string[], number]>;
 
 const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-'));
