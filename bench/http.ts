@@ -43,6 +43,8 @@ export interface HttpRow {
   readonly request: string;
   /** Median requests per second over rounds; NaN when the row is pending. */
   readonly perSecond: number;
+  /** Requests per second in each round, in order (rows interleave, so round i of two rows is close in time). */
+  readonly rounds: readonly number[];
   /** Latency percentiles in milliseconds. */
   readonly p50: number;
   readonly p90: number;
@@ -237,6 +239,7 @@ export async function benchHttp(
         bundle: plan.bundle,
         request: plan.request,
         perSecond: median(s.perSecond),
+        rounds: s.perSecond,
         p50: percentile(latencies, 50),
         p90: percentile(latencies, 90),
         p99: percentile(latencies, 99),

@@ -45,15 +45,23 @@ function lookupRows(report: LookupReport): Row[] {
   });
 }
 
+/** ` (rounds 81–89%)`: the lowest and highest ratio of `row` to `baseline` within one round. */
+function spread(row: HttpRow, baseline: HttpRow): string {
+  const ratios = row.rounds.map((perSecond, i) => perSecond / (baseline.rounds[i] ?? Number.NaN)).filter(Number.isFinite);
+  if (ratios.length < 2) return '';
+  return ` (rounds ${percent(Math.min(...ratios)).replace('%', '')}–${percent(Math.max(...ratios))})`;
+}
+
 function httpRows(report: HttpReport): Row[] {
   const by = (name: string) => report.rows.find((row) => row.name === name);
   const single = by('single JSON');
   const paid = by('paid lookup');
   return report.rows.map((row: HttpRow): Row => {
     if (row.pending) return [`HTTP: ${row.name} (${row.bundle}: ${row.request})`, `pending: ${row.pending}`, '', '', ''];
-    const base = by(row.baseline)?.perSecond ?? Number.NaN;
-    const ofTrivial = row.perSecond / base;
-    const comparison: string[] = row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial)} of ${row.baseline}`];
+    const baseline = by(row.baseline);
+    const ofTrivial = row.perSecond / (baseline?.perSecond ?? Number.NaN);
+    const comparison: string[] =
+      row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial)} of ${row.baseline}${baseline ? spread(row, baseline) : ''}`];
     let target = '';
     if (row.name === 'single JSON') target = `≥ 85% of trivial ${met(ofTrivial >= 0.85)}`;
     if (row.name === 'single XML') target = `(≥ 85% of trivial ${met(ofTrivial >= 0.85)})`;
@@ -64,7 +72,7 @@ function httpRows(report: HttpReport): Row[] {
     }
     if (row.name === 'free-plan lookup' && paid && !paid.pending) {
       const share = row.perSecond / paid.perSecond;
-      comparison.push(`${percent(share)} of paid lookup`);
+      comparison.push(`${percent(share)} of paid lookup${spread(row, paid)}`);
       target = `≥ 60% of paid ${met(share >= 0.6)}`;
     }
     const statuses =
@@ -184,7 +192,7 @@ Written by \`npm run bench\` (scripts in \`bench/\`; about ${Math.ceil(results.s
 - **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start (other work on the machine skews the figures).
 - **Software:** Node ${machine.node} for the lookups and the load generator (autocannon ${machine.autocannon}); the Worker bundles (\`wrangler deploy --dry-run\`) run by workerd ${machine.workerd} through Miniflare ${machine.miniflare}, which simulates R2, KV and Durable Objects inside the same workerd process and is otherwise out of the way: each Worker is served on a loopback socket of its own, without Miniflare's entry worker or wrangler's proxy in front.
 - **Lookups:** ${lookup ? `${lookup.ipv4.toLocaleString('en')} random public IPv4 and ${lookup.ipv6.toLocaleString('en')} IPv6 addresses (seed ${lookup.seed}), the same for every reader, medians of ${lookup.runs} runs after a warm-up, readers alternating` : 'see the table'}.
-- **HTTP:** ${http ? `autocannon with ${http.connections} connections, each row ${http.rounds} × ${http.seconds} s, rows interleaved round by round; requests/s are medians over rounds, latencies percentiles of every response` : 'see the table'}. \`lookup-only\` is \`bench/worker/lookup-only.js\`: the production lookup and bulk routes without the plan gate in front; \`free\` and \`de\` are the production deployments.
+- **HTTP:** ${http ? `autocannon with ${http.connections} connections, each row ${http.rounds} × ${http.seconds} s, rows interleaved round by round; requests/s are medians over rounds and ratios are of those medians, with in brackets the lowest and highest ratio within one round (how much the figures move on this machine); latencies are percentiles of every response` : 'see the table'}. \`lookup-only\` is \`bench/worker/lookup-only.js\`: the production lookup and bulk routes without the plan gate in front; \`free\` and \`de\` are the production deployments.
 
 ${table(results)}
 
