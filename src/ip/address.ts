@@ -139,3 +139,34 @@ function fromIPv4Octets(octets: readonly number[]): ParsedIp {
   bytes.set(octets, 12);
   return { version: 4, canonical: octets.join('.'), bytes };
 }
+
+/**
+ * The value of a strict dotted quad (four decimal parts 0..255, no leading zeros: the form of
+ * `ipaddr.IPv4.isValidFourPartDecimal`, and its own canonical form), or -1 for any other text.
+ */
+export function dottedQuad(text: string): number {
+  const length = text.length;
+  if (length < 7 || length > 15) return -1;
+  let value = 0;
+  let part = 0;
+  let digits = 0;
+  let parts = 0;
+  for (let i = 0; i <= length; i++) {
+    const c = i < length ? text.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (digits === 0 || parts === 4) return -1;
+      value = value * 256 + part;
+      parts++;
+      part = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && part === 0) return -1; // a leading zero
+      part = part * 10 + (c - 48);
+      if (part > 255) return -1;
+      digits++;
+    } else {
+      return -1;
+    }
+  }
+  return parts === 4 ? value : -1;
+}

@@ -1,6 +1,6 @@
 /** @module The rate-limit identity of a client: its IPv4 address, or its IPv6 /64, since one subscriber holds a whole /64. */
 import ipaddr from 'ipaddr.js';
-import { parseIpAddress } from './address';
+import { dottedQuad, parseIpAddress } from './address';
 
 /**
  * The key that the free plan's rate counters are kept under, from the client's `CF-Connecting-IP`.
@@ -20,6 +20,8 @@ import { parseIpAddress } from './address';
  * clientKey('2001:db8:1:2:a:b:c:d'); // '2001:db8:1:2::/64'
  */
 export function clientKey(address: string): string {
+  // A strict dotted quad, what Cloudflare sends for IPv4, is its own canonical form.
+  if (dottedQuad(address) >= 0) return address;
   const parsed = parseIpAddress(address);
   if (parsed.version === 4) return parsed.canonical;
   const prefix = Array.from(parsed.bytes.subarray(0, 8));

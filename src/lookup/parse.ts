@@ -9,7 +9,10 @@
  * which answers the same address or throws the same {@link IpAddressError} it always did.
  */
 import ipaddr from 'ipaddr.js';
+import { dottedQuad } from '../ip/address.ts';
 import { parseAndCheckPublic, SPECIAL_RANGES } from '../ip/special-ranges.ts';
+
+export { dottedQuad };
 
 /** A public address, parsed. Reused by the caller: one per isolate, filled per lookup. */
 export interface PublicAddress {
@@ -54,37 +57,6 @@ export function parsePublicAddress(text: string, out: PublicAddress): PublicAddr
   if (parsed.version === 4) out.ipv4 = (((b[12] as number) << 24) | ((b[13] as number) << 16) | ((b[14] as number) << 8) | (b[15] as number)) >>> 0;
   else out.bytes.set(b);
   return out;
-}
-
-/**
- * The value of a strict dotted quad (four decimal parts 0..255, no leading zeros: the form of
- * `ipaddr.IPv4.isValidFourPartDecimal`, and its own canonical form), or -1 for any other text.
- */
-export function dottedQuad(text: string): number {
-  const length = text.length;
-  if (length < 7 || length > 15) return -1;
-  let value = 0;
-  let part = 0;
-  let digits = 0;
-  let parts = 0;
-  for (let i = 0; i <= length; i++) {
-    const c = i < length ? text.charCodeAt(i) : 46;
-    if (c === 46) {
-      if (digits === 0 || parts === 4) return -1;
-      value = value * 256 + part;
-      parts++;
-      part = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (digits > 0 && part === 0) return -1; // a leading zero
-      part = part * 10 + (c - 48);
-      if (part > 255) return -1;
-      digits++;
-    } else {
-      return -1;
-    }
-  }
-  return parts === 4 ? value : -1;
 }
 
 /**

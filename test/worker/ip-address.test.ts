@@ -213,5 +213,8 @@ describe('clientKey', () => {
     expect(errorOf(() => clientKey('')).kind).toBe('invalid');
     expect(errorOf(() => clientKey('1.2.3.4, 5.6.7.8')).kind).toBe('invalid');
     expect(errorOf(() => clientKey('fe80::1%eth0')).kind).toBe('invalid');
+    for (const text of ['203.0.113', '203.0.113.256', '203.0.113.7.1', '203.0.113.07', ' 203.0.113.7']) {
+      expect(errorOf(() => clientKey(text)).kind, text).toBe('invalid');
+    }
   });
 });
