@@ -68,7 +68,6 @@ function bucketOf(source: string, functionName: string): string {
   return 'other libraries';
 }
 
-
 function load(url: URL, next: () => AutocannonRequest, seconds: number): Promise<number> {
   return new Promise((done, fail) => {
     autocannon({ url: url.href, connections: 10, duration: seconds, requests: [{ setupRequest: (r) => ({ ...r, ...next() }) }] }, (error, result) =>
@@ -211,7 +210,13 @@ export async function profileRoutes(
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '4' }, rows: { type: 'string' }, top: { type: 'string', default: '12' }, json: { type: 'string' }, save: { type: 'string' } },
+    options: {
+      seconds: { type: 'string', default: '4' },
+      rows: { type: 'string' },
+      top: { type: 'string', default: '12' },
+      json: { type: 'string' },
+      save: { type: 'string' },
+    },
   });
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-profile-'));
   try {

@@ -6,12 +6,12 @@
  *     tsx scripts/dev.ts --env free --port 8787      (npm run dev)
  *     tsx scripts/dev.ts --env de --port 8788        (npm run dev:paid)
  */
-import { spawnSync, spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DATABASE_FILE, MANIFEST_FILE, build } from '../data/build.ts';
+import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
 
 const { values } = parseArgs({ options: { env: { type: 'string', default: 'free' }, port: { type: 'string', default: '8787' } } });
 const environment = values.env as string;
@@ -42,8 +42,9 @@ if (!existsSync(marker) || readFileSync(marker, 'utf8') !== sha256) {
   console.log(`The local R2 bucket ${bucket} already holds this database (sha256 ${sha256.slice(0, 12)}…).`);
 }
 
-console.log(`Serving the ${environment} deployment at http://localhost:${port} (try: curl http://localhost:${port}/api/${environment === 'free' ? 'v1/' : ''}json/8.8.8.8)`);
+console.log(
+  `Serving the ${environment} deployment at http://localhost:${port} (try: curl http://localhost:${port}/api/${environment === 'free' ? 'v1/' : ''}json/8.8.8.8)`,
+);
 const child = spawn('npx', ['wrangler', 'dev', '--env', environment, '--port', port, '--ip', '127.0.0.1'], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code) => process.exit(code ?? 0));
-

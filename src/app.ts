@@ -4,10 +4,10 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { planGate } from './access/plan-gate.ts';
 import type { AppEnv, Plan } from './env.ts';
 import { ProblemError } from './errors/problem.ts';
 import { asProblem, problemResponse } from './errors/render.ts';
-import { planGate } from './access/plan-gate.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerLookupRoutes } from './routes/lookup.ts';
 import { registerPaidRoutes } from './routes/paid.ts';

@@ -14,15 +14,7 @@
  */
 
 /** A value the writer can encode. Plain numbers are typed by inference; see {@link MmdbTyped}. */
-export type MmdbValue =
-  | string
-  | number
-  | boolean
-  | bigint
-  | Uint8Array
-  | MmdbTyped
-  | readonly MmdbValue[]
-  | { readonly [key: string]: MmdbValue };
+export type MmdbValue = string | number | boolean | bigint | Uint8Array | MmdbTyped | readonly MmdbValue[] | { readonly [key: string]: MmdbValue };
 
 /** The MaxMind DB types a value can be forced to; plain JS values pick one by inference. */
 export type MmdbNumericType = 'uint16' | 'uint32' | 'int32' | 'uint64' | 'uint128' | 'double' | 'float';

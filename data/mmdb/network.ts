@@ -35,7 +35,10 @@ export function addressBytes(text: string): Uint8Array {
 export function embeddedIpv4ToHex(text: string): string {
   const colon = text.lastIndexOf(':');
   if (colon < 0 || !text.includes('.', colon)) return text;
-  const octets = text.slice(colon + 1).split('.').map(Number);
+  const octets = text
+    .slice(colon + 1)
+    .split('.')
+    .map(Number);
   if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255)) return text;
   const [a, b, c, d] = octets as [number, number, number, number];
   return `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;

@@ -50,8 +50,7 @@ export function assembleMmdb(
   }
   const nodeBytes = (recordSize * 2) / 8;
   const treeBytes = new Uint8Array(nodeCount * nodeBytes);
-  const record = (slot: TreeSlot): number =>
-    slot.kind === 'node' ? slot.index : slot.kind === 'empty' ? nodeCount : nodeCount + 16 + offsetOf(slot.id);
+  const record = (slot: TreeSlot): number => (slot.kind === 'node' ? slot.index : slot.kind === 'empty' ? nodeCount : nodeCount + 16 + offsetOf(slot.id));
   let at = 0;
   tree.forEachNode((leftSlot, rightSlot) => {
     const left = record(leftSlot);

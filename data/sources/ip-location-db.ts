@@ -8,12 +8,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
+import type { StoredLocation } from '../../src/geo/schema.ts';
 import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
 import { MmdbReader } from '../../src/mmdb/reader.ts';
-import type { StoredLocation } from '../../src/geo/schema.ts';
 import { bytesToBigInt, embeddedIpv4ToHex, rangeToNetworks } from '../mmdb/network.ts';
 import type { RegionCoder } from './region-codes.ts';
-import { type LocationSource, type NetworkSource, type SourceFile, SourceError, compact, readSourceFile, scaledDegrees } from './source.ts';
+import { compact, type LocationSource, type NetworkSource, readSourceFile, SourceError, type SourceFile, scaledDegrees } from './source.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -172,11 +172,7 @@ export function openMmdb(content: Buffer, label: string, type: RegExp): MmdbRead
 /**
  * Walks a source database, turning format errors into a SourceError that names the source.
  */
-export function walkChecked(
-  reader: MmdbReader,
-  label: string,
-  visit: (network: { bytes: Uint8Array; prefixLength: number }, offset: number) => void,
-): void {
+export function walkChecked(reader: MmdbReader, label: string, visit: (network: { bytes: Uint8Array; prefixLength: number }, offset: number) => void): void {
   try {
     reader.walk((bytes, prefixLength, offset) => visit({ bytes, prefixLength }, offset));
   } catch (error) {

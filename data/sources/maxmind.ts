@@ -7,7 +7,7 @@ import type { StoredLocation, StoredNetwork } from '../../src/geo/schema.ts';
 import type { MmdbReader } from '../../src/mmdb/reader.ts';
 import { openMmdb, walkChecked } from './ip-location-db.ts';
 import type { RegionCoder } from './region-codes.ts';
-import { type LocationSource, type NetworkSource, type ProxySource, type SourceInfo, compact, readSourceFile, scaledDegrees } from './source.ts';
+import { compact, type LocationSource, type NetworkSource, type ProxySource, readSourceFile, type SourceInfo, scaledDegrees } from './source.ts';
 
 type Names = { names?: { en?: string } };
 /** The parts of a GeoIP2 City / Country record that the service uses. */

@@ -4,7 +4,7 @@
  */
 import { basename } from 'node:path';
 import { parseNetwork } from '../mmdb/network.ts';
-import { type ProxySource, SourceError, readSourceFile } from './source.ts';
+import { type ProxySource, readSourceFile, SourceError } from './source.ts';
 
 /**
  * @throws SourceError naming the line of an entry that is not an address or a network.

@@ -37,13 +37,11 @@ interface Spelling {
   readonly kind: Kind;
 }
 
-
 /** The spellings of a country's subdivisions: first-level ones (parent is the country) and the rest. */
 interface CountrySpellings {
   readonly firstLevel: Spelling[];
   readonly deeper: Spelling[];
 }
-
 
 /**
  * The ways a reference name can be written: "Madrid, Comunidad de" is also "Madrid" and "Comunidad de
@@ -123,7 +121,6 @@ function buildIndex(): Map<string, CountrySpellings> {
   }
   return byCountry;
 }
-
 
 /** Initial vowels vary with romanisation ("Erbil" and "Arbīl", "Omran" and "‘Amrān"). */
 const VOWELS = new Set(['a', 'e', 'i', 'o', 'u', 'y']);
@@ -205,9 +202,7 @@ function matchSome(spellings: readonly Spelling[], q: Query): string | null {
   const { tokens } = q;
   const within = (s: Spelling) => s.tokens.length > tokens.length && tokens.every((t) => s.tokens.includes(t));
   const around = (s: Spelling) =>
-    s.tokens.length < tokens.length &&
-    s.tokens.every((t) => tokens.includes(t)) &&
-    tokens.every((t) => s.tokens.includes(t) || !QUALIFIERS.has(t));
+    s.tokens.length < tokens.length && s.tokens.every((t) => tokens.includes(t)) && tokens.every((t) => s.tokens.includes(t) || !QUALIFIERS.has(t));
   return (
     unique(spellings.filter((s) => s.exact === q.exact)) ??
     unique(spellings.filter((s) => s.folded === q.folded)) ??
@@ -268,11 +263,7 @@ export function createRegionCoder(): RegionCoder {
         const spellings = index.get(countryCode.toUpperCase());
         const q = formsOf(regionName);
         if (spellings !== undefined && q.folded !== '') {
-          code =
-            matchLevel(spellings.firstLevel, q) ??
-            matchLevel(spellings.deeper, q) ??
-            closest(spellings.firstLevel, q, LAST_NAME_THRESHOLD) ??
-            '';
+          code = matchLevel(spellings.firstLevel, q) ?? matchLevel(spellings.deeper, q) ?? closest(spellings.firstLevel, q, LAST_NAME_THRESHOLD) ?? '';
         }
         cache.set(key, code);
       }

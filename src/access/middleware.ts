@@ -48,7 +48,12 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
       return;
     }
 
-    const result = await checkAccess({ authorization: c.req.header('Authorization'), clientIp: clientIpOf(c.req), origin }, c.env.ACCOUNTS, directory, Date.now());
+    const result = await checkAccess(
+      { authorization: c.req.header('Authorization'), clientIp: clientIpOf(c.req), origin },
+      c.env.ACCOUNTS,
+      directory,
+      Date.now(),
+    );
     const headers = result.corsOrigin === null ? varyOnOrigin() : corsHeaders(result.corsOrigin);
     setHeaders(c, headers);
     if (!result.granted) throw problemOf(result.failure);

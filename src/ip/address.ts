@@ -56,12 +56,7 @@ export class IpAddressError extends Error {
 
   /** `address` (canonical text) lies in the special-purpose `range`. */
   static reserved(address: string, range: SpecialRange): IpAddressError {
-    return new IpAddressError(
-      'reserved',
-      `${address} is in ${range.cidr}, a ${range.description} (${range.rfc}).`,
-      address,
-      range,
-    );
+    return new IpAddressError('reserved', `${address} is in ${range.cidr}, a ${range.description} (${range.rfc}).`, address, range);
   }
 }
 

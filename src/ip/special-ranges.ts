@@ -52,8 +52,7 @@ export interface SpecialRange {
   readonly description: string;
 }
 
-const range = (name: SpecialRangeName, cidr: string, rfc: string, description: string): SpecialRange =>
-  Object.freeze({ name, cidr, rfc, description });
+const range = (name: SpecialRangeName, cidr: string, rfc: string, description: string): SpecialRange => Object.freeze({ name, cidr, rfc, description });
 
 /**
  * Every range the service refuses, IPv4 then IPv6, each in address order.

@@ -84,7 +84,9 @@ describe('MaxMind native sources', () => {
   it('flags anonymising networks as proxies, and hosting providers alone not', () => {
     let flagged = 0;
     for (const [cidr, source] of anonymous) {
-      const anonymising = ['is_anonymous', 'is_anonymous_vpn', 'is_public_proxy', 'is_tor_exit_node', 'is_residential_proxy'].some((flag) => source[flag] === true);
+      const anonymising = ['is_anonymous', 'is_anonymous_vpn', 'is_public_proxy', 'is_tor_exit_node', 'is_residential_proxy'].some(
+        (flag) => source[flag] === true,
+      );
       expect(compiled.get(firstAddress(cidr))?.proxy === true, cidr).toBe(anonymising);
       if (anonymising) flagged++;
     }

@@ -3,7 +3,7 @@
  * README's test command builds it first; this covers running vitest directly).
  */
 import { existsSync } from 'node:fs';
-import { DATABASE_FILE, build } from '../../data/build.ts';
+import { build, DATABASE_FILE } from '../../data/build.ts';
 
 export default function setup(): void {
   if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});

@@ -23,7 +23,28 @@ let client = 0;
 const clientAddress = () => `198.18.${(++client >> 8) & 0xff}.${client & 0xff}`;
 const get = (path: string, headers: Record<string, string> = {}) =>
   exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientAddress(), ...headers } });
-const FIELDS = ['ipVersion', 'ipAddress', 'latitude', 'longitude', 'countryName', 'countryCode', 'capital', 'phoneCodes', 'timeZones', 'zipCode', 'cityName', 'regionName', 'regionCode', 'continent', 'continentCode', 'currencies', 'languages', 'asn', 'asnOrganization', 'isProxy'];
+const FIELDS = [
+  'ipVersion',
+  'ipAddress',
+  'latitude',
+  'longitude',
+  'countryName',
+  'countryCode',
+  'capital',
+  'phoneCodes',
+  'timeZones',
+  'zipCode',
+  'cityName',
+  'regionName',
+  'regionCode',
+  'continent',
+  'continentCode',
+  'currencies',
+  'languages',
+  'asn',
+  'asnOrganization',
+  'isProxy',
+];
 
 /** The record as the XML of spec 2.1 should carry it: one element per field, repeated for arrays. */
 function expectXmlRecord(xml: string, expected: ExpectedRecord): void {
@@ -31,7 +52,9 @@ function expectXmlRecord(xml: string, expected: ExpectedRecord): void {
   expect(root.tagName).toBe('response');
   const names = childNames(root);
   expect([...new Set(names)].filter((n) => n !== 'regionCode')).toEqual(
-    FIELDS.filter((f) => f !== 'regionCode' && !(Array.isArray(expected[f as keyof ExpectedRecord]) && (expected[f as keyof ExpectedRecord] as unknown[]).length === 0)),
+    FIELDS.filter(
+      (f) => f !== 'regionCode' && !(Array.isArray(expected[f as keyof ExpectedRecord]) && (expected[f as keyof ExpectedRecord] as unknown[]).length === 0),
+    ),
   );
   for (const [field, value] of Object.entries(expected)) {
     const texts = childTexts(root, field);
@@ -176,7 +199,10 @@ describe('lookup errors', () => {
   });
 
   it('answers 405 with Allow for a wrong method on a lookup route', async () => {
-    const response = await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8', { method: 'DELETE', headers: { 'CF-Connecting-IP': clientAddress() } });
+    const response = await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8', {
+      method: 'DELETE',
+      headers: { 'CF-Connecting-IP': clientAddress() },
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect(((await response.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');

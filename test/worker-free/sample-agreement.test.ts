@@ -3,8 +3,8 @@
  * with the sources read directly (see `test/worker/oracle.ts`).
  */
 import { exports } from 'cloudflare:workers';
-import { iso31662 } from 'iso-3166';
 import ipaddr from 'ipaddr.js';
+import { iso31662 } from 'iso-3166';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isOrdinaryUnicast, SourceOracle, seededRandom } from '../worker/oracle.ts';
 
@@ -40,7 +40,7 @@ function sample(): string[] {
     }
   }
   for (let i = 0; i < 500; i++) {
-    const groups = Array.from({ length: 8 }, (_, g) => Math.floor(random() * 0x10000) & (g === 0 ? 0x1fff : 0xffff) | (g === 0 ? 0x2000 : 0));
+    const groups = Array.from({ length: 8 }, (_, g) => (Math.floor(random() * 0x10000) & (g === 0 ? 0x1fff : 0xffff)) | (g === 0 ? 0x2000 : 0));
     const address = ipaddr.parse(groups.map((g) => g.toString(16)).join(':')).toString();
     if (isOrdinaryUnicast(address)) addresses.push(address);
   }

@@ -31,9 +31,7 @@ describe('parseIpAddress', () => {
   });
 
   it('parses IPv6 into its 16 bytes in network order', () => {
-    expect(Array.from(parseIpAddress('2001:db8::1').bytes)).toEqual([
-      0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
-    ]);
+    expect(Array.from(parseIpAddress('2001:db8::1').bytes)).toEqual([0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     expect(parseIpAddress('2001:db8::1').version).toBe(6);
   });
 
@@ -89,13 +87,7 @@ describe('parseIpAddress', () => {
   });
 
   it('folds IPv4-mapped addresses to IPv4', () => {
-    for (const text of [
-      '::ffff:1.2.3.4',
-      '::FFFF:1.2.3.4',
-      '0:0:0:0:0:ffff:1.2.3.4',
-      '::ffff:102:304',
-      '::ffff:0102:0304',
-    ]) {
+    for (const text of ['::ffff:1.2.3.4', '::FFFF:1.2.3.4', '0:0:0:0:0:ffff:1.2.3.4', '::ffff:102:304', '::ffff:0102:0304']) {
       expect(parseIpAddress(text)).toEqual(parseIpAddress('1.2.3.4'));
     }
     expect(parseIpAddress('::ffff:0.0.0.0').canonical).toBe('0.0.0.0');
@@ -164,12 +156,9 @@ describe('parseIpAddress', () => {
     expect(errorOf(() => parseIpAddress(text)).kind).toBe('invalid');
   });
 
-  it.each(['fe80::1%eth0', 'fe80::1%1', 'fe80::1%25eth0', '::ffff:1.2.3.4%eth0', 'fe80::1%'])(
-    'rejects the zone id in %s',
-    (text) => {
-      expect(errorOf(() => parseIpAddress(text)).kind).toBe('invalid');
-    },
-  );
+  it.each(['fe80::1%eth0', 'fe80::1%1', 'fe80::1%25eth0', '::ffff:1.2.3.4%eth0', 'fe80::1%'])('rejects the zone id in %s', (text) => {
+    expect(errorOf(() => parseIpAddress(text)).kind).toBe('invalid');
+  });
 
   it('gives an invalid error a message that does not echo the input', () => {
     const error = errorOf(() => parseIpAddress('<script>'));

@@ -52,7 +52,10 @@ interface AsnRanges {
 }
 
 function toBigInt(text: string): bigint {
-  return ipaddr.parse(text).toByteArray().reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+  return ipaddr
+    .parse(text)
+    .toByteArray()
+    .reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
 }
 
 async function asnRanges(file: string): Promise<AsnRanges> {

@@ -321,14 +321,11 @@ describe('classifySpecialRange', () => {
     expect(SPECIAL_RANGES.map((range) => range.cidr).sort()).toEqual(REGISTRY.map((row) => row.cidr).sort());
   });
 
-  it.each(REGISTRY)(
-    'classifies the first and last addresses of $cidr as $name ($rfc)',
-    ({ cidr, rfc, name, inside }) => {
-      for (const address of inside) {
-        expect(classify(address), address).toMatchObject({ cidr, rfc, name });
-      }
-    },
-  );
+  it.each(REGISTRY)('classifies the first and last addresses of $cidr as $name ($rfc)', ({ cidr, rfc, name, inside }) => {
+    for (const address of inside) {
+      expect(classify(address), address).toMatchObject({ cidr, rfc, name });
+    }
+  });
 
   it.each(REGISTRY.filter((row) => row.outside.length > 0))('finds the neighbours of $cidr public', ({ outside }) => {
     for (const address of outside) {
@@ -394,10 +391,7 @@ describe('classifySpecialRange', () => {
         const entries: Entry[] = Array.isArray(value[0]) ? (value as Entry[]) : [value as Entry];
         for (const [network, prefixLength] of entries) {
           const cidr = `${network.toString()}/${prefixLength}`;
-          const last =
-            network.kind() === 'ipv4'
-              ? ipaddr.IPv4.broadcastAddressFromCIDR(cidr)
-              : ipaddr.IPv6.broadcastAddressFromCIDR(cidr);
+          const last = network.kind() === 'ipv4' ? ipaddr.IPv4.broadcastAddressFromCIDR(cidr) : ipaddr.IPv6.broadcastAddressFromCIDR(cidr);
           for (const address of [network.toString(), last.toString()]) {
             expect(classify(address), `${name} ${cidr}: ${address}`).toBeDefined();
             checked += 1;
