@@ -3,14 +3,15 @@
  * nothing of HTTP; failures are {@link ProblemError}s.
  *
  * The path of a lookup allocates nothing it can do without: the address is parsed into one reused
- * object, the tree is walked on a 32-bit number for IPv4, and the answer is assembled from parts
- * cached by data offset (`answers.ts`). What is left per lookup is the answer itself: the record
- * object, or the JSON or XML text.
+ * object, the tree is walked on a 32-bit number for IPv4, and the answer is assembled from the parts
+ * of `answers.ts`, cached by data offset in `answer-cache.ts`. What is left per lookup is the answer
+ * itself: the record object, or the JSON or XML text.
  */
 import { ProblemError } from '../errors/problem.ts';
 import type { GeoDatabase } from '../geo/database.ts';
 import { IpAddressError } from '../ip/address.ts';
-import { Answers, FRAME } from './answers.ts';
+import { Answers } from './answer-cache.ts';
+import { FRAME } from './answers.ts';
 import type { IpInfo } from './ip-info.ts';
 import { newPublicAddress, type PublicAddress, parsePublicAddress } from './parse.ts';
 

@@ -1,11 +1,11 @@
 /**
- * The bounded caches of `src/lookup/answers.ts` as caches: which entries they keep and which they drop.
+ * The bounded caches of `src/lookup/answer-cache.ts` as caches: which entries they keep and which they drop.
  * Made one pair of slots each (bits = 1), every offset falls in the same pair, so the expected decodes
  * follow from two-way LRU alone: a pair keeps the two entries used last.
  */
 import { describe, expect, it } from 'vitest';
 import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
-import { Answers, PartCache } from '../../src/lookup/answers.ts';
+import { Answers, PartCache } from '../../src/lookup/answer-cache.ts';
 
 describe('PartCache', () => {
   const cacheOfOnePair = () => {
