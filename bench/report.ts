@@ -186,7 +186,8 @@ export function benchmarksMarkdown(results: Results, previous: string | undefine
   return `# Benchmarks
 
 Written by \`npm run bench\` (scripts in \`bench/\`; about ${Math.ceil(results.seconds / 60)} minutes). Each part also runs alone:
-\`npm run bench:lookup\`, \`bench:http\`, \`bench:profile\`, \`bench:cold\`, \`bench:memory\`.
+\`npm run bench:lookup\`, \`bench:http\`, \`bench:profile\`, \`bench:cold\`, \`bench:memory\`. Whether a change is faster is
+decided by \`npm run bench:ab\`, which runs two builds side by side in one run (figures of separate runs move by 5–10% here).
 
 - **Measured:** commit \`${revision.commit}\`${revision.dirty ? ' with uncommitted changes in the working tree' : ''}, ${results.date}.
 - **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start (other work on the machine skews the figures).
