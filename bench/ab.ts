@@ -23,7 +23,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 import { median } from './stats.ts';
-import { type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
 const { values } = parseArgs({
   options: {
@@ -90,15 +90,15 @@ const variants = {
   A: { checkout: process.cwd(), args: values['a-args'] as string },
   B: { checkout: values['b-dir'] ?? process.cwd(), args: values['b-args'] as string },
 };
-const deployments = await Promise.all(
-  (['A', 'B'] as const).map(async (name) => {
-    const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args);
-    const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`));
-    await seedDatabase(deployment, DATABASE_FILE);
-    return [name, deployment] as const;
-  }),
-);
-const byName = Object.fromEntries(deployments) as Record<'A' | 'B', (typeof deployments)[number][1]>;
+// One after another: startDeployment tells its workerd process from the processes spawned since its call.
+const deployments: (readonly ['A' | 'B', Deployment])[] = [];
+for (const name of ['A', 'B'] as const) {
+  const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args);
+  const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`));
+  await seedDatabase(deployment, DATABASE_FILE);
+  deployments.push([name, deployment]);
+}
+const byName = Object.fromEntries(deployments) as Record<'A' | 'B', Deployment>;
 try {
   for (const [, deployment] of deployments) for (const row of rows) await load(deployment.url, row, 1);
   const perSecond: Record<string, number[]> = {};

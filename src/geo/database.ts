@@ -155,6 +155,21 @@ export class GeoDatabase {
   }
 
   /**
+   * {@link offsetOfIpv4} of `count` addresses at once, into `out` (see `MmdbReader#offsetsOfIpv4`:
+   * the walks advance together so that their memory reads overlap).
+   *
+   * @param nodes scratch space of at least `count` entries.
+   * @throws ProblemError `DATA_UNAVAILABLE` when the tree is corrupt.
+   */
+  offsetsOfIpv4(addresses: Uint32Array, count: number, nodes: Int32Array, out: Int32Array): void {
+    try {
+      this.reader.offsetsOfIpv4(addresses, count, nodes, out);
+    } catch (error) {
+      throw corrupt(error);
+    }
+  }
+
+  /**
    * Locates the parts of the record at `offset` into `out`, decoding nothing but the map's keys.
    *
    * @throws ProblemError `DATA_UNAVAILABLE` when the record is corrupt.

@@ -26,13 +26,13 @@ function answersOf(database: GeoDatabase): Answers {
 }
 
 /**
- * Parses `text` into the shared {@link address} and finds its record.
+ * Parses `text` into the shared {@link address}.
  *
- * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED`, `IP_ADDRESS_NOT_FOUND`, `DATA_UNAVAILABLE`.
+ * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED`.
  */
-function find(database: GeoDatabase, text: string): Answers {
+function parse(text: string): PublicAddress {
   try {
-    parsePublicAddress(text, address);
+    return parsePublicAddress(text, address);
   } catch (error) {
     if (error instanceof IpAddressError) {
       throw new ProblemError(error.kind === 'invalid' ? 'IP_ADDRESS_INVALID' : 'IP_ADDRESS_RESERVED', error.message, {
@@ -41,10 +41,21 @@ function find(database: GeoDatabase, text: string): Answers {
     }
     throw error;
   }
+}
+
+function notFound(canonical: string): ProblemError {
+  return new ProblemError('IP_ADDRESS_NOT_FOUND', `${canonical} is a public address that the geolocation data does not cover.`);
+}
+
+/**
+ * Parses `text` into the shared {@link address} and finds its record.
+ *
+ * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED`, `IP_ADDRESS_NOT_FOUND`, `DATA_UNAVAILABLE`.
+ */
+function find(database: GeoDatabase, text: string): Answers {
+  parse(text);
   const offset = address.version === 4 ? database.offsetOfIpv4(address.ipv4) : database.offsetOf(address.bytes, false);
-  if (offset < 0) {
-    throw new ProblemError('IP_ADDRESS_NOT_FOUND', `${address.canonical} is a public address that the geolocation data does not cover.`);
-  }
+  if (offset < 0) throw notFound(address.canonical);
   return answersOf(database).select(offset);
 }
 
@@ -88,15 +99,20 @@ type Shape = 'json' | 'bulk-json' | 'xml';
 
 /** A record's text from the cached parts of the answer for `text`, in the frame of `shape`. */
 function assemble(database: GeoDatabase, text: string, shape: Shape): string {
-  const { location, network, isProxy } = find(database, text);
+  const selected = find(database, text);
+  return render(selected, address.version, address.canonical, shape);
+}
+
+/** The text of the answer `selected` (as {@link Answers.select} left it) for an address, in the frame of `shape`. */
+function render({ location, network, isProxy }: Answers, version: 4 | 6, canonical: string, shape: Shape): string {
   const { country } = location;
   const format = shape === 'xml' ? 'xml' : 'json';
   const frame = FRAME[format];
   const point = format === 'xml' ? location.pointXml : location.pointJson;
   const place = shape === 'xml' ? location.placeXml : shape === 'bulk-json' ? location.placeBulkJson : location.placeJson;
   return (
-    frame.start[address.version] +
-    address.canonical +
+    frame.start[version] +
+    canonical +
     frame.afterAddress +
     point +
     country.head[format] +
@@ -118,14 +134,56 @@ export function lookupJson(database: GeoDatabase, text: string): string {
   return assemble(database, text, 'json');
 }
 
+/** Scratch space of {@link lookupBulkJsons}, grown as needed: IPv4 addresses, their indexes, nodes, offsets. */
+let batch = { ipv4: new Uint32Array(64), index: new Int32Array(64), nodes: new Int32Array(64), offsets: new Int32Array(64) };
+
 /**
- * The bulk record of one address as JSON text: {@link lookupJson} without `regionCode`, which the
- * bulk shape of spec 2.1 leaves out.
+ * The bulk records of many addresses as JSON texts: `results[i]` is {@link lookupJson} of `texts[i]`
+ * without `regionCode`, which the bulk shape of spec 2.1 leaves out, or the ProblemError that a single
+ * lookup of it would throw (`IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED`, `IP_ADDRESS_NOT_FOUND`).
+ * The tree walks of the IPv4 addresses advance together (`GeoDatabase#offsetsOfIpv4`), so that their
+ * memory reads overlap.
  *
- * @throws ProblemError as {@link lookupAddress}.
+ * @throws ProblemError `DATA_UNAVAILABLE` when the database itself fails (that fails every address).
  */
-export function lookupBulkJson(database: GeoDatabase, text: string): string {
-  return assemble(database, text, 'bulk-json');
+export function lookupBulkJsons(database: GeoDatabase, texts: readonly string[]): (string | ProblemError)[] {
+  const count = texts.length;
+  if (batch.ipv4.length < count) {
+    const size = 2 ** Math.ceil(Math.log2(count));
+    batch = { ipv4: new Uint32Array(size), index: new Int32Array(size), nodes: new Int32Array(size), offsets: new Int32Array(size) };
+  }
+  const results: (string | ProblemError)[] = new Array(count);
+  const versions: (4 | 6)[] = new Array(count);
+  const canonicals: string[] = new Array(count);
+  const offsets: number[] = new Array(count);
+  let ipv4Count = 0;
+  for (let i = 0; i < count; i++) {
+    try {
+      parse(texts[i] as string);
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      results[i] = error;
+      continue;
+    }
+    versions[i] = address.version;
+    canonicals[i] = address.canonical;
+    if (address.version === 4) {
+      batch.ipv4[ipv4Count] = address.ipv4;
+      batch.index[ipv4Count++] = i;
+    } else {
+      offsets[i] = database.offsetOf(address.bytes, false);
+    }
+  }
+  database.offsetsOfIpv4(batch.ipv4, ipv4Count, batch.nodes, batch.offsets);
+  for (let k = 0; k < ipv4Count; k++) offsets[batch.index[k] as number] = batch.offsets[k] as number;
+  const selector = answersOf(database);
+  for (let i = 0; i < count; i++) {
+    if (results[i] !== undefined) continue;
+    const offset = offsets[i] as number;
+    const canonical = canonicals[i] as string;
+    results[i] = offset < 0 ? notFound(canonical) : render(selector.select(offset), versions[i] as 4 | 6, canonical, 'bulk-json');
+  }
+  return results;
 }
 
 /**

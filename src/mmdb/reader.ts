@@ -135,6 +135,42 @@ export class MmdbReader {
   }
 
   /**
+   * The data offsets of many IPv4 addresses at once: `out[i]` is `offsetOfIpv4(addresses[i])` for each
+   * `i < count`. The walks advance together, one level of every address before the next level, so the
+   * reads of different addresses (each a likely cache miss) are independent and the processor overlaps
+   * them, where one walk after another waits for each miss in turn. For the bulk route.
+   *
+   * @param nodes scratch space of at least `count` entries, overwritten.
+   * @throws MmdbFormatError when a record points outside the data section.
+   */
+  offsetsOfIpv4(addresses: Uint32Array, count: number, nodes: Int32Array, out: Int32Array): void {
+    this.ipv4Jump ??= new Int32Array(1 << 16);
+    const jump = this.ipv4Jump;
+    for (let i = 0; i < count; i++) {
+      const address = addresses[i] as number;
+      let node = jump[address >>> 16] as number;
+      if (node === 0) {
+        node = this.walkIpv4(this.ipv4Root, address, 31, 16);
+        jump[address >>> 16] = node;
+      }
+      nodes[i] = node;
+    }
+    const nodeCount = this.nodeCount;
+    for (let bit = 15; bit >= 0; bit--) {
+      let walking = false;
+      for (let i = 0; i < count; i++) {
+        const node = nodes[i] as number;
+        if (node < nodeCount) {
+          nodes[i] = this.record(node, ((addresses[i] as number) >>> bit) & 1);
+          walking = true;
+        }
+      }
+      if (!walking) break;
+    }
+    for (let i = 0; i < count; i++) out[i] = this.resolve(nodes[i] as number);
+  }
+
+  /**
    * Follows the bits `first` down to `last` (inclusive, 31 = most significant) of an IPv4 address
    * from `from`, stopping at a record that is not a node; returns where it stopped.
    */

@@ -13,7 +13,7 @@ import { attributes, toXml, type XmlValue } from '../format/xml.ts';
 import { GeoDatabase } from '../geo/database.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { IpInfo } from '../lookup/ip-info.ts';
-import { lookupAddress, lookupBulkJson } from '../lookup/lookup.ts';
+import { lookupAddress, lookupBulkJsons } from '../lookup/lookup.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { describeIssue, type Issue } from './hooks.ts';
@@ -55,20 +55,13 @@ export function lookupAll(database: GeoDatabase, ips: readonly string[]): BulkRe
  * @throws ProblemError `DATA_UNAVAILABLE` when the database itself fails.
  */
 export function bulkJson(database: GeoDatabase, ips: readonly string[]): string {
-  const seen = new Set<string>();
+  const distinct = [...new Set(ips)];
+  const values = lookupBulkJsons(database, distinct);
   // One array of pieces and one join: each piece is copied once, into the answer.
   const pieces: string[] = ['{'];
-  for (const ip of ips) {
-    if (seen.has(ip)) continue;
-    seen.add(ip);
-    let value: string;
-    try {
-      value = lookupBulkJson(database, ip);
-    } catch (error) {
-      if (!(error instanceof ProblemError) || error.code === 'DATA_UNAVAILABLE') throw error;
-      value = JSON.stringify(problemBody(error));
-    }
-    pieces.push(pieces.length === 1 ? '' : ',', JSON.stringify(ip), ':', value);
+  for (let i = 0; i < distinct.length; i++) {
+    const value = values[i] as string | ProblemError;
+    pieces.push(i === 0 ? '' : ',', JSON.stringify(distinct[i]), ':', typeof value === 'string' ? value : JSON.stringify(problemBody(value)));
   }
   pieces.push('}');
   return pieces.join('');

@@ -19,7 +19,7 @@ import { COORDINATE_SCALE, DATABASE_TYPE, type StoredRecord } from '../../src/ge
 import { parseIpAddress } from '../../src/ip/address.ts';
 import { parseAndCheckPublic } from '../../src/ip/special-ranges.ts';
 import type { IpInfo } from '../../src/lookup/ip-info.ts';
-import { lookupAddress, lookupJson, lookupXml } from '../../src/lookup/lookup.ts';
+import { lookupAddress, lookupBulkJsons, lookupJson, lookupXml } from '../../src/lookup/lookup.ts';
 
 const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
 
@@ -129,6 +129,29 @@ describe.runIf(existsSync(COMPILED))(
 
     it('answers the same once the parts are cached', () => {
       for (const text of sample) checkAddress(database, text);
+    });
+
+    it('answers a whole list at once as the generic decoder says, each without regionCode (lookupBulkJsons)', () => {
+      const texts = [...sample, 'not an address', '10.0.0.1', '::1'];
+      const answers = lookupBulkJsons(database, texts);
+      expect(answers).toHaveLength(texts.length);
+      texts.forEach((text, i) => {
+        const want = expected(database, text);
+        const got = answers[i];
+        if (typeof want === 'string') {
+          expect(
+            got instanceof ProblemError
+              ? outcome(() => {
+                  throw got;
+                })
+              : got,
+            text,
+          ).toBe(want);
+        } else {
+          const { regionCode: _omitted, ...bulk } = want;
+          expect(got, text).toBe(JSON.stringify(bulk));
+        }
+      });
     });
 
     it('decodes every field of the schema as the generic decoder does (factsAt)', () => {
