@@ -20,19 +20,9 @@ import { parseIpAddress } from '../../src/ip/address.ts';
 import { parseAndCheckPublic } from '../../src/ip/special-ranges.ts';
 import type { IpInfo } from '../../src/lookup/ip-info.ts';
 import { lookupAddress, lookupBulkJsons, lookupJson, lookupXml } from '../../src/lookup/lookup.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The record an address should get, from the generic decoder and the country packages directly. */
 function expected(database: GeoDatabase, text: string): IpInfo | string {

@@ -9,17 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { IpAddressError } from '../../src/ip/address.ts';
 import { parseAndCheckPublic, SPECIAL_RANGES } from '../../src/ip/special-ranges.ts';
 import { canonicalIpv6, dottedQuad, newPublicAddress, parsePublicAddress } from '../../src/lookup/parse.ts';
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/seeded-random.ts';
 
 type Outcome = { version: 4 | 6; canonical: string; bytes: number[] } | { error: string; message: string };
 

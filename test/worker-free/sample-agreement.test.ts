@@ -6,7 +6,8 @@ import { exports } from 'cloudflare:workers';
 import ipaddr from 'ipaddr.js';
 import { iso31662 } from 'iso-3166';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isOrdinaryUnicast, SourceOracle, seededRandom } from '../worker/oracle.ts';
+import { seededRandom } from '../support/seeded-random.ts';
+import { isOrdinaryUnicast, SourceOracle } from '../worker/oracle.ts';
 
 const ISO_3166_2 = new Set(iso31662.map((s) => s.code));
 

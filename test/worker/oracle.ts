@@ -145,18 +145,6 @@ export class SourceOracle {
   }
 }
 
-/** A seeded generator (mulberry32): the same sample on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** True for an address that ipaddr.js classifies as ordinary unicast (no special-purpose range). */
 export function isOrdinaryUnicast(address: string): boolean {
   return ipaddr.parse(address).range() === 'unicast';

@@ -1,0 +1,16 @@
+/**
+ * @module The tests' seeded generator (mulberry32), so that every sample is the same on every run.
+ * The benchmark keeps its own copy (`bench/addresses.ts`): it does not depend on the tests.
+ */
+
+/** A generator uniform in [0, 1), the same sequence for the same `seed`. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
