@@ -10,7 +10,7 @@ import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { type ProblemBody, problemBody } from '../errors/render.ts';
 import { attributes, toXml, type XmlValue } from '../format/xml.ts';
-import { GeoDatabase } from '../geo/database.ts';
+import type { GeoDatabase } from '../geo/database.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { IpInfo } from '../lookup/ip-info.ts';
 import { lookupAddress, lookupBulkJsons } from '../lookup/lookup.ts';
@@ -111,8 +111,7 @@ function invalidBulk(issues: readonly Issue[]): ProblemError {
 /** The loaded database, and the addresses of the request. */
 async function bulkRequest(c: Context<AppEnv>): Promise<[GeoDatabase, readonly string[]]> {
   const { ips } = await readJsonBody(c, BulkRequestSchema, invalidBulk);
-  const loaded = loadDatabase(c.env);
-  return [loaded instanceof GeoDatabase ? loaded : await loaded, ips];
+  return [await loadDatabase(c.env), ips];
 }
 
 /**
