@@ -12,7 +12,12 @@
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `bulk`); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`). Prints each row's requests per second per round, the ratio of each row to `trivial`
- * per round, and B/A of the medians.
+ * per round, and B/A of the medians; then the same for the workerd process's CPU time per request.
+ *
+ * How far to trust it: two identical builds (an A/A run, 5 rounds) came out up to 5% apart in requests
+ * per second and 3.5% in CPU per request, and a process can be favoured for a whole run. A smaller
+ * difference needs more rounds and a second run with A and B swapped (run this script from the other
+ * checkout: `cd /tmp/base && npx tsx "$OLDPWD/bench/ab.ts" --b-dir "$OLDPWD"`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -23,7 +28,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 import { median } from './stats.ts';
-import { type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
 const { values } = parseArgs({
   options: {
@@ -76,11 +81,14 @@ const ROWS: Record<string, () => AutocannonRequest> = {
 const rows = (values.rows as string).split(',');
 for (const row of rows) if (!ROWS[row]) throw new Error(`no row ${row}; rows are ${Object.keys(ROWS).join(', ')}`);
 
-function load(url: URL, row: string, seconds: number): Promise<number> {
+/** One round of `row`: requests per second, and the workerd process's CPU microseconds per request. */
+function load(deployment: Deployment, row: string, seconds: number): Promise<{ perSecond: number; cpu: number }> {
+  const before = cpuSeconds(deployment.pid);
   return new Promise((done, fail) => {
     autocannon(
-      { url: url.href, connections: 10, duration: seconds, requests: [{ setupRequest: (request) => ({ ...request, ...ROWS[row]?.() }) }] },
-      (error, result) => (error ? fail(error) : done(result.requests.average)),
+      { url: deployment.url.href, connections: 10, duration: seconds, requests: [{ setupRequest: (request) => ({ ...request, ...ROWS[row]?.() }) }] },
+      (error, result) =>
+        error ? fail(error) : done({ perSecond: result.requests.average, cpu: ((cpuSeconds(deployment.pid) - before) * 1e6) / result.requests.total }),
     );
   });
 }
@@ -100,14 +108,16 @@ for (const name of ['A', 'B'] as const) {
 }
 const byName = Object.fromEntries(deployments) as Record<'A' | 'B', Deployment>;
 try {
-  for (const [, deployment] of deployments) for (const row of rows) await load(deployment.url, row, 1);
+  for (const [, deployment] of deployments) for (const row of rows) await load(deployment, row, 1);
   const perSecond: Record<string, number[]> = {};
+  const cpu: Record<string, number[]> = {};
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const row of rows) {
       for (const name of round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
-        const figures = perSecond[`${name} ${row}`] ?? [];
-        figures.push(await load(byName[name].url, row, Number(values.seconds)));
-        perSecond[`${name} ${row}`] = figures;
+        const figures = await load(byName[name], row, Number(values.seconds));
+        const key = `${name} ${row}`;
+        perSecond[key] = [...(perSecond[key] ?? []), figures.perSecond];
+        cpu[key] = [...(cpu[key] ?? []), figures.cpu];
       }
     }
   }
@@ -122,6 +132,14 @@ try {
   }
   for (const row of rows) {
     console.log(`B/A ${row}: ${(median(perSecond[`B ${row}`] as number[]) / median(perSecond[`A ${row}`] as number[])).toFixed(3)}`);
+  }
+  // CPU time per request does not count the time the process waited for a core, so other work on the
+  // machine moves it less than requests per second.
+  for (const [key, figures] of Object.entries(cpu)) {
+    console.log(`${key.padEnd(12)} CPU median ${median(figures).toFixed(1).padStart(6)} µs/request  rounds ${figures.map((f) => f.toFixed(0)).join(' ')}`);
+  }
+  for (const row of rows) {
+    console.log(`CPU B/A ${row}: ${(median(cpu[`B ${row}`] as number[]) / median(cpu[`A ${row}`] as number[])).toFixed(3)}`);
   }
 } finally {
   for (const [, deployment] of deployments) await deployment.dispose();

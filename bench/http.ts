@@ -29,7 +29,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 import { median, percentile, si } from './stats.ts';
-import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
 /** Requests a free-plan client sends before the next client takes over (the limit is 10 in 10 s). */
 export const REQUESTS_PER_CLIENT = 5;
@@ -45,6 +45,12 @@ export interface HttpRow {
   readonly perSecond: number;
   /** Requests per second in each round, in order (rows interleave, so round i of two rows is close in time). */
   readonly rounds: readonly number[];
+  /**
+   * CPU time of the deployment's workerd process per request, in microseconds: the median over
+   * rounds. Time spent waiting for a core does not count, so other work on the machine moves it less
+   * than requests per second (the process also runs Miniflare's R2, KV and Durable Object simulators).
+   */
+  readonly cpuPerRequest: number;
   /** Latency percentiles in milliseconds. */
   readonly p50: number;
   readonly p90: number;
@@ -77,6 +83,8 @@ interface RowPlan {
 
 interface Samples {
   perSecond: number[];
+  /** CPU microseconds per request of each round. */
+  cpu: number[];
   latencies: number[];
   total: number;
   non2xx: number;
@@ -84,11 +92,12 @@ interface Samples {
 }
 
 /** Sends load for `seconds` and collects every response's status and latency. */
-function load(url: URL, next: () => AutocannonRequest, seconds: number, connections: number, samples?: Samples): Promise<void> {
+function load(deployment: Deployment, next: () => AutocannonRequest, seconds: number, connections: number, samples?: Samples): Promise<void> {
+  const cpuBefore = cpuSeconds(deployment.pid);
   return new Promise((done, fail) => {
     const instance = autocannon(
       {
-        url: url.href,
+        url: deployment.url.href,
         connections,
         duration: seconds,
         timeout: 10,
@@ -98,6 +107,7 @@ function load(url: URL, next: () => AutocannonRequest, seconds: number, connecti
         if (error) return fail(error);
         if (samples) {
           samples.perSecond.push(result.requests.average);
+          samples.cpu.push(((cpuSeconds(deployment.pid) - cpuBefore) * 1e6) / result.requests.total);
           if (result.errors + result.timeouts > 0) console.warn(`  ${result.errors} errors, ${result.timeouts} timeouts`);
         }
         done();
@@ -219,16 +229,18 @@ export async function benchHttp(
       },
     ];
     if (options.rows) plans.splice(0, plans.length, ...plans.filter((plan) => options.rows?.includes(plan.name)));
-    const samples = plans.map((): Samples => ({ perSecond: [], latencies: [], total: 0, non2xx: 0, tooMany: 0 }));
+    const samples = plans.map((): Samples => ({ perSecond: [], cpu: [], latencies: [], total: 0, non2xx: 0, tooMany: 0 }));
     // Warm every row once (isolates, the database, JIT), unmeasured.
     for (const plan of plans) {
-      if (typeof plan.next === 'function') await load(deployments[plan.bundle].url, plan.next, 1, connections);
+      if (typeof plan.next === 'function') await load(deployments[plan.bundle], plan.next, 1, connections);
     }
     for (let round = 0; round < rounds; round++) {
       for (const [index, plan] of plans.entries()) {
         if (typeof plan.next !== 'function') continue;
-        await load(deployments[plan.bundle].url, plan.next, seconds, connections, samples[index]);
-        log(`  round ${round + 1}/${rounds} ${plan.name}: ${si(samples[index]?.perSecond.at(-1) ?? Number.NaN)} requests/s`);
+        await load(deployments[plan.bundle], plan.next, seconds, connections, samples[index]);
+        log(
+          `  round ${round + 1}/${rounds} ${plan.name}: ${si(samples[index]?.perSecond.at(-1) ?? Number.NaN)} requests/s, ${(samples[index]?.cpu.at(-1) ?? Number.NaN).toFixed(0)} µs CPU each`,
+        );
       }
     }
     const rows = plans.map((plan, index): HttpRow => {
@@ -240,6 +252,7 @@ export async function benchHttp(
         request: plan.request,
         perSecond: median(s.perSecond),
         rounds: s.perSecond,
+        cpuPerRequest: median(s.cpu),
         p50: percentile(latencies, 50),
         p90: percentile(latencies, 90),
         p99: percentile(latencies, 99),
@@ -281,7 +294,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     for (const row of report.rows) {
       const ratio = row.perSecond / (base.get(row.baseline) ?? Number.NaN);
       console.log(
-        `${row.name.padEnd(18)} ${row.pending ? `pending: ${row.pending}` : `${si(row.perSecond).padStart(8)} req/s  p50 ${row.p50.toFixed(2)} ms  p99 ${row.p99.toFixed(2)} ms  ${(ratio * 100).toFixed(0)}% of ${row.baseline}  non-2xx ${(row.non2xx * 100).toFixed(1)}%`}`,
+        `${row.name.padEnd(18)} ${row.pending ? `pending: ${row.pending}` : `${si(row.perSecond).padStart(8)} req/s  CPU ${row.cpuPerRequest.toFixed(0)} µs/request  p50 ${row.p50.toFixed(2)} ms  p99 ${row.p99.toFixed(2)} ms  ${(ratio * 100).toFixed(0)}% of ${row.baseline}  non-2xx ${(row.non2xx * 100).toFixed(1)}%`}`,
       );
     }
     if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));

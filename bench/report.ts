@@ -62,6 +62,7 @@ function httpRows(report: HttpReport): Row[] {
     const ofTrivial = row.perSecond / (baseline?.perSecond ?? Number.NaN);
     const comparison: string[] =
       row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial)} of ${row.baseline}${baseline ? spread(row, baseline) : ''}`];
+    if (row.name !== row.baseline && baseline) comparison.push(`CPU per request ${times(row.cpuPerRequest / baseline.cpuPerRequest)} ${row.baseline}'s`);
     let target = '';
     if (row.name === 'single JSON') target = `≥ 85% of trivial ${met(ofTrivial >= 0.85)}`;
     if (row.name === 'single XML') target = `(≥ 85% of trivial ${met(ofTrivial >= 0.85)})`;
@@ -83,7 +84,7 @@ function httpRows(report: HttpReport): Row[] {
           : '';
     return [
       `HTTP: ${row.name} (${row.bundle}: ${row.request})`,
-      `**${si(row.perSecond)} req/s**${statuses}`,
+      `**${si(row.perSecond)} req/s**${statuses}; workerd CPU ${row.cpuPerRequest.toFixed(0)} µs/request`,
       `${ms(row.p50)} / ${ms(row.p99)} ms`,
       comparison.join('; '),
       target,

@@ -128,6 +128,18 @@ function mtimeOf(file: string): number {
   return Math.floor(statSync(file).mtimeMs);
 }
 
+/**
+ * CPU time that process `pid` has used, user and system, all threads, in seconds (`utime` and
+ * `stime` of /proc/<pid>/stat, in clock ticks of 1/100 s on Linux).
+ */
+export function cpuSeconds(pid: number): number {
+  // The fields after the command name (in parentheses, and it may hold spaces): utime is the 12th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)?.split(' ') ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (!Number.isFinite(ticks)) throw new Error(`no CPU times for process ${pid}`);
+  return ticks / 100;
+}
+
 /** Resident set size of a process in bytes (`VmRSS` of /proc/<pid>/status). */
 export function residentBytes(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
