@@ -2,7 +2,7 @@
  * @module The answers of one loaded database: data offset → the parts of `answers.ts` that render it,
  * through caches of fixed size. Each cache is two-way set associative: an offset's hash picks two
  * slots, the one used less recently is replaced, so memory stays bounded whatever is asked (about
- * 20 MB when full, measured by `npm run bench:memory`).
+ * 20 MB when full with JSON and XML texts, measured by `npm run bench:memory`).
  */
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
 import { LocationPart, NetworkPart } from './answers.ts';
@@ -10,12 +10,18 @@ import { LocationPart, NetworkPart } from './answers.ts';
 /**
  * log2 of the slots of the per-database caches. Records cost 16 bytes a slot (2 MB), allocated with
  * the caches; locations about 430 bytes per filled slot with their JSON text (800 with XML too),
- * networks about 200. Chosen by measurement: the single lookup route over random addresses gained
- * about 5 points of the trivial route's rate from 2^14 and 2^13 to these, the isolate 10 MB. Two
- * slots per hash instead of one (same memory) cut the misses of the benchmark's 120,000 addresses
- * from 11.9% to 5.4% (records), 9.1% to 5.5% (locations) and 14.3% to 11.2% (networks).
+ * networks about 200. Chosen by measurement:
+ *
+ * - the single lookup route over random addresses gained about 5 points of the trivial route's rate
+ *   from 2^14 locations and 2^13 networks to 2^15 and 2^14, the isolate 10 MB;
+ * - two slots per hash instead of one (same memory) cut the misses of the benchmark's 120,000
+ *   addresses from 11.9% to 5.4% (records), 9.1% to 5.5% (locations) and 14.3% to 11.2% (networks);
+ * - those addresses reach 19,188 networks, more than 2^14 slots hold; with 2^16 network slots their
+ *   misses fell from 11.2% to 1.7%, and in two same-run `npm run bench:ab` runs, A and B swapped,
+ *   bulk requests gained 4.5% and 7.8% and single lookups 1.6% and 3.3%, for about 7 MB more when
+ *   full (the isolate at 86.7 MiB after 800,000 lookups, half JSON and half XML).
  */
-export const CACHE_BITS = { records: 17, locations: 15, networks: 14 } as const;
+export const CACHE_BITS = { records: 17, locations: 15, networks: 16 } as const;
 
 /** The parts of a record without a location or without a network. */
 const EMPTY_LOCATION = new LocationPart(NO_LOCATION);
