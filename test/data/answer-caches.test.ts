@@ -1,35 +1,54 @@
 /**
  * The bounded caches of `src/lookup/answer-cache.ts` as caches: which entries they keep and which they drop.
- * Made one pair of slots each (bits = 1), every offset falls in the same pair, so the expected decodes
- * follow from two-way LRU alone: a pair keeps the two entries used last.
+ * Made one set of slots each (bits = log2 of the ways), every offset falls in the same set, so the
+ * expected decodes follow from LRU alone: a set of n slots keeps the n entries used last.
  */
 import { describe, expect, it } from 'vitest';
 import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
 import { Answers, PartCache } from '../../src/lookup/answer-cache.ts';
 
 describe('PartCache', () => {
-  const cacheOfOnePair = () => {
+  /** A cache of one set of `ways` slots, recording the offsets it had to make. */
+  const cacheOfOneSet = (ways: number) => {
     const made: number[] = [];
-    const cache = new PartCache(1, (offset) => {
-      made.push(offset);
-      return { offset };
-    });
+    const cache = new PartCache(
+      Math.log2(ways),
+      (offset) => {
+        made.push(offset);
+        return { offset };
+      },
+      ways,
+    );
     return { cache, made };
   };
 
-  it('keeps the two parts used last, and drops the one used least recently for a third', () => {
-    const { cache, made } = cacheOfOnePair();
+  it('two-way: keeps the two parts used last, and drops the one used least recently for a third', () => {
+    const { cache, made } = cacheOfOneSet(2);
     for (const offset of [10, 20, 10, 30, 10, 20, 30]) expect(cache.get(offset).offset).toBe(offset);
     // 10, 20 made; 10 cached; 30 drops 20 (used before 10); 10 cached; 20 drops 30; 30 drops 10.
     expect(made).toEqual([10, 20, 30, 20, 30]);
   });
 
+  it('four-way: keeps the four parts used last, whichever slot of the set they are in', () => {
+    const { cache, made } = cacheOfOneSet(4);
+    for (const offset of [1, 2, 3, 4, 1, 5, 2, 3, 1, 4, 2]) expect(cache.get(offset).offset).toBe(offset);
+    // Use order after each step (most recent first): 1 · 2 1 · 3 2 1 · 4 3 2 1 · 1 4 3 2 (cached) ·
+    // 5 1 4 3 (drops 2) · 2 5 1 4 (drops 3) · 3 2 5 1 (drops 4) · 1 3 2 5 (cached) · 4 1 3 2 (drops 5) ·
+    // 2 4 1 3 (cached, from the last slot).
+    expect(made).toEqual([1, 2, 3, 4, 5, 2, 3, 4]);
+  });
+
   it('gives back the same part while it is cached', () => {
-    const { cache } = cacheOfOnePair();
+    const { cache } = cacheOfOneSet(2);
     const first = cache.get(5);
     cache.get(6);
     expect(cache.get(5)).toBe(first);
     expect(cache.get(6)).not.toBe(first);
+  });
+
+  it('refuses sets it cannot make', () => {
+    expect(() => new PartCache(1, (offset) => ({ offset }), 4)).toThrow(RangeError);
+    expect(() => new PartCache(4, (offset) => ({ offset }), 3)).toThrow(RangeError);
   });
 });
 
