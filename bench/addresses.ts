@@ -13,21 +13,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { classifySpecialRange } from '../src/ip/special-ranges.ts';
+import { seededRandom } from '../test/support/seeded-random.ts';
 
 /** The seed of the sample; change it and every figure of BENCHMARKS.md changes with it. */
 export const SEED = 20_261_121;
-
-/** A seeded PRNG (mulberry32): uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Whether the service would look the address up (its bytes in the IPv6 space, IPv4 at ::a.b.c.d). */
 const isPublic = (version: 4 | 6, bytes: Uint8Array): boolean => classifySpecialRange({ version, canonical: '', bytes }) === undefined;

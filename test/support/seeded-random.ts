@@ -1,6 +1,6 @@
 /**
- * @module The tests' seeded generator (mulberry32), so that every sample is the same on every run.
- * The benchmark keeps its own copy (`bench/addresses.ts`): it does not depend on the tests.
+ * @module The seeded generator (mulberry32) of the tests' samples and of the benchmark's addresses
+ * (`bench/addresses.ts`), so that every sample is the same on every run.
  */
 
 /** A generator uniform in [0, 1), the same sequence for the same `seed`. */
