@@ -57,11 +57,9 @@ export class PartCache<Part extends { readonly offset: number }> {
     private readonly ways = PART_WAYS,
   ) {
     if (![1, 2, 4, 8].includes(ways) || 1 << bits < ways) throw new RangeError(`a cache of 2^${bits} slots cannot have sets of ${ways}`);
-    this.slots = new Array<number | Part | undefined>(2 << bits);
-    for (let i = 0; i < this.slots.length; i += 2) {
-      this.slots[i] = -1;
-      this.slots[i + 1] = undefined;
-    }
+    // Every entry -1, offsets and parts alike: an empty slot's offset matches no part's, so its part
+    // is never read. One builtin fill, not a loop that would run in the interpreter on first use.
+    this.slots = new Array<number | Part>(2 << bits).fill(-1);
     this.shift = 32 - bits;
     this.setMask = ~(ways - 1);
   }
