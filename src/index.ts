@@ -15,7 +15,8 @@ const apps: { [plan in Plan]?: OpenAPIHono<AppEnv> } = {};
 export default {
   fetch(request, env, ctx) {
     const plan: Plan = env.PLAN === 'paid' ? 'paid' : 'free';
-    return (apps[plan] ??= createApp(plan)).fetch(request, env, ctx);
+    apps[plan] ??= createApp(plan);
+    return apps[plan].fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;
 
