@@ -41,9 +41,9 @@ const EMPTY_NETWORK = new NetworkPart(NO_NETWORK);
  * offset and the part, so that a set's offsets lie together (a set of four is 32 bytes) and finding
  * a part reads no other part.
  */
-export class PartCache<Part extends { readonly offset: number }> {
-  /** Per slot: the part's offset (-1 when empty), then the part. */
-  private readonly slots: (number | Part | undefined)[];
+export class PartCache<Part> {
+  /** Per slot: the part's offset, then the part; both -1 while the slot is empty. */
+  private readonly slots: (number | Part)[];
   private readonly shift: number;
   private readonly setMask: number;
 
@@ -75,8 +75,8 @@ export class PartCache<Part extends { readonly offset: number }> {
     const part = at < end ? (slots[at + 1] as Part) : this.make(offset);
     // Move the slots before it (or all but the last) one place back, and put it first.
     for (let from = Math.min(at, end - 2) - 2; from >= set; from -= 2) {
-      slots[from + 2] = slots[from];
-      slots[from + 3] = slots[from + 1];
+      slots[from + 2] = slots[from] as number;
+      slots[from + 3] = slots[from + 1] as number | Part;
     }
     slots[set] = offset;
     slots[set + 1] = part;
@@ -121,8 +121,8 @@ export class Answers {
     this.records = new Int32Array(4 << bits.records).fill(-1);
     this.recordShift = 32 - bits.records;
     const ways = (cacheBits: number) => Math.min(PART_WAYS, 1 << cacheBits);
-    this.locations = new PartCache(bits.locations, (offset) => new LocationPart(database.locationAt(offset), offset), ways(bits.locations));
-    this.networks = new PartCache(bits.networks, (offset) => new NetworkPart(database.networkAt(offset), offset), ways(bits.networks));
+    this.locations = new PartCache(bits.locations, (offset) => new LocationPart(database.locationAt(offset)), ways(bits.locations));
+    this.networks = new PartCache(bits.networks, (offset) => new NetworkPart(database.networkAt(offset)), ways(bits.networks));
   }
 
   /**

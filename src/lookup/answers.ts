@@ -122,11 +122,7 @@ export class LocationPart implements GeoLocation {
   private pointXmlText: string | undefined = undefined;
   private placeXmlText: string | undefined = undefined;
 
-  /** @param offset the location's data offset, which the caches key it by (-1 for none). */
-  constructor(
-    location: GeoLocation,
-    readonly offset = -1,
-  ) {
+  constructor(location: GeoLocation) {
     this.countryCode = location.countryCode;
     this.regionName = location.regionName;
     this.regionCode = location.regionCode;
@@ -182,11 +178,7 @@ export class NetworkPart {
   private jsonText: string | undefined = undefined;
   private xmlText: string | undefined = undefined;
 
-  /** @param offset the network's data offset, which the caches key it by (-1 for none). */
-  constructor(
-    network: GeoNetwork,
-    readonly offset = -1,
-  ) {
+  constructor(network: GeoNetwork) {
     this.asn = network.asn ? String(network.asn) : '';
     this.organization = network.organization;
   }

@@ -12,8 +12,6 @@ import ipaddr from 'ipaddr.js';
 import { dottedQuad } from '../ip/address.ts';
 import { parseAndCheckPublic, SPECIAL_RANGES } from '../ip/special-ranges.ts';
 
-export { dottedQuad };
-
 /** A public address, parsed. Reused by the caller: one per isolate, filled per lookup. */
 export interface PublicAddress {
   /** 4 or 6, after IPv4-mapped IPv6 is folded to IPv4. */

@@ -123,15 +123,22 @@ export class MmdbReader {
    * @throws MmdbFormatError when a record points outside the data section.
    */
   offsetOfIpv4(address: number): number {
-    // The first 16 bits of every IPv4 address lead through the same few thousand nodes at the top of
-    // the tree; where each /16 leads is remembered on first use, so a lookup walks 16 levels, not 32.
+    return this.resolve(this.walkIpv4(this.ipv4Slash16(address), address, 15, 0));
+  }
+
+  /**
+   * Where the first 16 bits of an IPv4 address lead from the IPv4 root. Every address passes through
+   * the same few thousand nodes at the top of the tree, so where each /16 leads is remembered on first
+   * use, and a lookup walks 16 levels, not 32.
+   */
+  private ipv4Slash16(address: number): number {
     this.ipv4Jump ??= new Int32Array(1 << 16);
     let node = this.ipv4Jump[address >>> 16] as number;
     if (node === 0) {
       node = this.walkIpv4(this.ipv4Root, address, 31, 16);
       this.ipv4Jump[address >>> 16] = node;
     }
-    return this.resolve(this.walkIpv4(node, address, 15, 0));
+    return node;
   }
 
   /**
@@ -144,17 +151,7 @@ export class MmdbReader {
    * @throws MmdbFormatError when a record points outside the data section.
    */
   offsetsOfIpv4(addresses: Uint32Array, count: number, nodes: Int32Array, out: Int32Array): void {
-    this.ipv4Jump ??= new Int32Array(1 << 16);
-    const jump = this.ipv4Jump;
-    for (let i = 0; i < count; i++) {
-      const address = addresses[i] as number;
-      let node = jump[address >>> 16] as number;
-      if (node === 0) {
-        node = this.walkIpv4(this.ipv4Root, address, 31, 16);
-        jump[address >>> 16] = node;
-      }
-      nodes[i] = node;
-    }
+    for (let i = 0; i < count; i++) nodes[i] = this.ipv4Slash16(addresses[i] as number);
     const nodeCount = this.nodeCount;
     for (let bit = 15; bit >= 0; bit--) {
       let walking = false;

@@ -77,13 +77,7 @@ describe('Answers over a database that counts its decodes', () => {
     const answers = new Answers(database, { records: 1, locations: 1, networks: 1 });
     for (const record of [1, 2, 1, 3, 1, 2]) {
       const { location, network, isProxy } = answers.select(record);
-      expect([location.offset, location.cityName, network.offset, network.asn, isProxy]).toEqual([
-        record + 1000,
-        `city ${record + 1000}`,
-        record + 2000,
-        String(record + 2000),
-        record % 2 === 1,
-      ]);
+      expect([location.cityName, network.asn, isProxy]).toEqual([`city ${record + 1000}`, String(record + 2000), record % 2 === 1]);
     }
     // 1 and 2 decoded; 1 cached; 3 drops 2; 1 cached; 2 drops 3.
     expect(decoded.records).toEqual([1, 2, 3, 2]);

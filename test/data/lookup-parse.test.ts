@@ -6,9 +6,9 @@
  */
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { IpAddressError } from '../../src/ip/address.ts';
+import { dottedQuad, IpAddressError } from '../../src/ip/address.ts';
 import { parseAndCheckPublic, SPECIAL_RANGES } from '../../src/ip/special-ranges.ts';
-import { canonicalIpv6, dottedQuad, newPublicAddress, parsePublicAddress } from '../../src/lookup/parse.ts';
+import { canonicalIpv6, newPublicAddress, parsePublicAddress } from '../../src/lookup/parse.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
 type Outcome = { version: 4 | 6; canonical: string; bytes: number[] } | { error: string; message: string };
