@@ -19,16 +19,16 @@
  * difference needs more rounds and a second run with A and B swapped (run this script from the other
  * checkout: `cd /tmp/base && npx tsx "$OLDPWD/bench/ab.ts" --b-dir "$OLDPWD"`).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
-import { randomIpv4, randomIpv6 } from './addresses.ts';
+import { addressCycle, clientCycle } from './addresses.ts';
+import { BULK_SIZE, REQUESTS_PER_CLIENT } from './http.ts';
 import { median } from './stats.ts';
-import { cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
 const { values } = parseArgs({
   options: {
@@ -46,22 +46,13 @@ if (environment !== 'de' && environment !== 'free') throw new Error('--env is de
 
 /** Builds the bundle of `checkout` as `http.ts` does, with extra wrangler arguments. */
 function build(checkout: string, outDir: string, extra: string): string {
-  const entry = environment === 'de' ? ['bench/worker/lookup-only.js'] : [];
-  const args = ['wrangler', 'deploy', ...entry, '--dry-run', '--outdir', outDir, '--env', environment, ...extra.split(' ').filter(Boolean)];
-  execFileSync('npx', args, { cwd: checkout, stdio: ['ignore', 'ignore', 'inherit'] });
-  const script = readdirSync(outDir).find((name) => name.endsWith('.js'));
-  if (!script) throw new Error(`wrangler wrote no bundle into ${outDir}`);
-  return join(outDir, script);
+  const entry = environment === 'de' ? 'bench/worker/lookup-only.js' : undefined;
+  return buildBundle(environment, outDir, entry, { checkout, wranglerArgs: extra.split(' ').filter(Boolean) });
 }
 
-// The addresses of `http.ts`: five IPv4 then one IPv6, cycling through 120,000.
-const ipv4 = randomIpv4(100_000, 11);
-const ipv6 = randomIpv6(20_000, 12);
-const addresses: string[] = [];
-for (let i = 0; i < ipv6.length; i++) addresses.push(...ipv4.slice(i * 5, i * 5 + 5), ipv6[i] as string);
-let next = 0;
-const address = () => addresses[next++ % addresses.length] as string;
-let client = 0;
+// The addresses and free-plan clients of `http.ts`.
+const address = addressCycle(20_000, 11, 12);
+const freeClient = clientCycle(REQUESTS_PER_CLIENT);
 const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
 const ROWS: Record<string, () => AutocannonRequest> = {
   trivial: () => get('/health'),
@@ -71,12 +62,9 @@ const ROWS: Record<string, () => AutocannonRequest> = {
     method: 'POST',
     path: '/api/bulk/json',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ips: Array.from({ length: 50 }, address) }),
+    body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),
-  free: () => {
-    const n = Math.floor(client++ / 5);
-    return get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': `11.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}` });
-  },
+  free: () => get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': freeClient() }),
 };
 const rows = (values.rows as string).split(',');
 for (const row of rows) if (!ROWS[row]) throw new Error(`no row ${row}; rows are ${Object.keys(ROWS).join(', ')}`);

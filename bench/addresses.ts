@@ -74,3 +74,30 @@ function toBigInt(text: string): bigint {
     .toByteArray()
     .reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
 }
+
+/**
+ * The HTTP benchmarks' address mix: five IPv4 addresses to one IPv6, `ipv6Count` × 6 in all, from
+ * the samples of seeds `ipv4Seed` and `ipv6Seed`.
+ *
+ * @returns a function giving them in turn, starting again after the last.
+ */
+export function addressCycle(ipv6Count: number, ipv4Seed: number, ipv6Seed: number): () => string {
+  const ipv4 = randomIpv4(ipv6Count * 5, ipv4Seed);
+  const ipv6 = randomIpv6(ipv6Count, ipv6Seed);
+  const all: string[] = [];
+  for (let i = 0; i < ipv6.length; i++) all.push(...ipv4.slice(i * 5, i * 5 + 5), ipv6[i] as string);
+  let next = 0;
+  return () => all[next++ % all.length] as string;
+}
+
+/**
+ * Free-plan client addresses (`CF-Connecting-IP`) in 11.0.0.0/8 (public, and far from anything the
+ * tests use), each given `requestsPerClient` times before the next.
+ */
+export function clientCycle(requestsPerClient: number): () => string {
+  let request = 0;
+  return () => {
+    const n = Math.floor(request++ / requestsPerClient);
+    return `11.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
+  };
+}

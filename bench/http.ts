@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
-import { randomIpv4, randomIpv6 } from './addresses.ts';
+import { addressCycle, clientCycle } from './addresses.ts';
 import { median, percentile, si } from './stats.ts';
 import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
@@ -149,16 +149,6 @@ export async function seedPaidAccount(paid: Deployment): Promise<{ authorization
   }
 }
 
-/** Cycles through the seeded sample: five IPv4 addresses to one IPv6. */
-function addressCycle(): () => string {
-  const ipv4 = randomIpv4(100_000, 11);
-  const ipv6 = randomIpv6(20_000, 12);
-  const all: string[] = [];
-  for (let i = 0; i < ipv6.length; i++) all.push(...ipv4.slice(i * 5, i * 5 + 5), ipv6[i] as string);
-  let i = 0;
-  return () => all[i++ % all.length] as string;
-}
-
 /**
  * Runs the benchmark.
  *
@@ -186,13 +176,8 @@ export async function benchHttp(
       log(`  ${name}: workerd pid ${deployment.pid} on ${deployment.url.host}`);
     }
     const credential = await seedPaidAccount(deployments.de);
-    const address = addressCycle();
-    let client = 0;
-    const freeClient = () => {
-      const n = Math.floor(client++ / REQUESTS_PER_CLIENT);
-      // 11.0.0.0/8: public, and far from anything the tests use.
-      return `11.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
-    };
+    const address = addressCycle(20_000, 11, 12);
+    const freeClient = clientCycle(REQUESTS_PER_CLIENT);
     const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
     const plans: RowPlan[] = [
       { name: 'trivial', bundle: 'lookup-only', request: 'GET /health', baseline: 'trivial', next: () => get('/health') },

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
-import { randomIpv4, randomIpv6 } from './addresses.ts';
+import { addressCycle } from './addresses.ts';
 import { mib } from './stats.ts';
 import { buildBundle, residentBytes, seedDatabase, startDeployment } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
@@ -87,12 +87,8 @@ export async function benchMemory(options: { lookups?: number; work: string }, l
   await seedDatabase(seeding, DATABASE_FILE);
   await seeding.dispose();
 
-  const ipv4 = randomIpv4(Math.ceil((lookups * MAX_ROUNDS * 5) / 6), 31);
-  const ipv6 = randomIpv6(Math.ceil((lookups * MAX_ROUNDS) / 6), 32);
-  const addresses: string[] = [];
-  for (let i = 0; i < ipv6.length; i++) addresses.push(...ipv4.slice(i * 5, i * 5 + 5), ipv6[i] as string);
-  let next = 0;
-  const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${addresses[next++ % addresses.length]}` });
+  const address = addressCycle(Math.ceil((lookups * MAX_ROUNDS) / 6), 31, 32);
+  const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}` });
 
   const deployment = await startDeployment('de', bundle, state, { inspectorPort: INSPECTOR_PORT });
   const inspector = await Inspector.connect(INSPECTOR_PORT, `bench-${deployment.environment}`);

@@ -39,12 +39,19 @@ export interface Deployment {
  * Bundles the Worker as `wrangler deploy` would (esbuild, `nodejs_compat`), without deploying.
  *
  * @param entry another entry module than `main` of `wrangler.toml` (relative to the root), if any.
+ * @param options.checkout the project checkout to bundle (`bench:ab` builds another one), by default this one;
+ *   `options.wranglerArgs` extra arguments of `wrangler deploy` (e.g. `--minify`).
  * @returns the bundle's path (one ES module).
  */
-export function buildBundle(environment: Environment, outDir: string, entry?: string): string {
+export function buildBundle(
+  environment: Environment,
+  outDir: string,
+  entry?: string,
+  options: { checkout?: string; wranglerArgs?: readonly string[] } = {},
+): string {
   rmSync(outDir, { recursive: true, force: true });
-  const args = ['wrangler', 'deploy', ...(entry ? [entry] : []), '--dry-run', '--outdir', outDir, '--env', environment];
-  execFileSync('npx', args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const args = ['wrangler', 'deploy', ...(entry ? [entry] : []), '--dry-run', '--outdir', outDir, '--env', environment, ...(options.wranglerArgs ?? [])];
+  execFileSync('npx', args, { cwd: options.checkout ?? ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const script = readdirSync(outDir).find((name) => name.endsWith('.js'));
   if (!script) throw new Error(`wrangler wrote no bundle into ${outDir}`);
   return join(outDir, script);
