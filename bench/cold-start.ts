@@ -2,12 +2,18 @@
  * @module `npm run bench:cold`: cold start, from a fresh workerd process to the first lookup answered,
  * the database read from the local R2 store (Miniflare's, on disk) by the production free bundle.
  *
- * Each start spawns a new workerd process (`worker/deployment.ts`), and times: the spawn until workerd
- * accepts connections (the runtime starting, our bundle compiled and its top level run), and from
- * then until the first `GET /api/v1/json/8.8.8.8` is answered (the isolate's first request: the rate
- * limiter's first Durable Object, the 60 MB object read from R2, the reader set up, the lookup).
- * Starts alternate with ones whose first request is `GET /health`, which reads no database, so that
- * the database's part shows as the difference. Medians of `--starts` starts of each kind.
+ * Each start spawns a new `workerd serve` process on a configuration of only what the Worker binds
+ * (`worker/serve.ts`: the Worker, its Durable Object, and Miniflare's simulators of its R2 and KV
+ * stores), and times: the spawn until workerd accepts connections (the runtime starting, the
+ * simulators and our bundle compiled, their top levels run), and from then until the first
+ * `GET /api/v1/json/8.8.8.8` is answered (the isolate's first request: the rate limiter's first
+ * Durable Object, the 60 MB object read from R2, the reader set up, the lookup).
+ *
+ * Starts of three kinds alternate: that one; one whose first request is `GET /health`, which reads no
+ * database, so that the database's part shows as the difference; and the lookup through Miniflare
+ * (`worker/deployment.ts`, as the other benchmarks run the Worker), whose workerd process also
+ * starts Miniflare's entry worker and its cache, e-mail and dev-control services. Medians of
+ * `--starts` starts of each kind.
  *
  *     npm run bench:cold -- [--starts 5] [--json FILE]
  */
@@ -19,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { DATABASE_FILE } from '../data/build.ts';
 import { median } from './stats.ts';
 import { buildBundle, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { serveBundle } from './worker/serve.ts';
 
 /** Medians in milliseconds. */
 export interface ColdStartReport {
@@ -32,6 +39,8 @@ export interface ColdStartReport {
   /** Spawn until a first `/health` is answered, in the other starts. */
   readonly spawnToHealth: number;
   readonly listeningToHealth: number;
+  /** The lookup's start through Miniflare: spawn until listening, then until the lookup is answered. */
+  readonly miniflare: { readonly spawnToListening: number; readonly listeningToLookup: number; readonly spawnToLookup: number };
   /** Every start, in order: [kind, spawn→listening, listening→answer]. */
   readonly samples: readonly (readonly [string, number, number])[];
 }
@@ -45,11 +54,12 @@ export async function benchColdStart(options: { starts?: number; work: string },
   await seedDatabase(seeding, DATABASE_FILE);
   await seeding.dispose();
   const samples: [string, number, number][] = [];
-  for (let i = 0; i < starts * 2; i++) {
-    const kind = i % 2 === 0 ? 'lookup' : 'health';
-    const deployment = await startDeployment('free', bundle, state);
+  const kinds = ['lookup', 'health', 'miniflare'] as const;
+  for (let i = 0; i < starts * kinds.length; i++) {
+    const kind = kinds[i % kinds.length] as (typeof kinds)[number];
+    const deployment = kind === 'miniflare' ? await startDeployment('free', bundle, state) : await serveBundle('free', bundle, state);
     try {
-      const path = kind === 'lookup' ? '/api/v1/json/8.8.8.8' : '/health';
+      const path = kind === 'health' ? '/health' : '/api/v1/json/8.8.8.8';
       const response = await fetch(new URL(path, deployment.url), { headers: { 'CF-Connecting-IP': `11.255.0.${i + 1}` } });
       await response.arrayBuffer();
       const answered = performance.now();
@@ -69,6 +79,7 @@ export async function benchColdStart(options: { starts?: number; work: string },
     spawnToLookup: total('lookup'),
     spawnToHealth: total('health'),
     listeningToHealth: of('health', 2),
+    miniflare: { spawnToListening: of('miniflare', 1), listeningToLookup: of('miniflare', 2), spawnToLookup: total('miniflare') },
     samples,
   };
 }
@@ -80,7 +91,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const report = await benchColdStart({ starts: Number(values.starts), work }, console.log);
     console.log(
       `spawn → listening ${report.spawnToListening.toFixed(0)} ms, → first lookup ${report.listeningToLookup.toFixed(0)} ms: ${report.spawnToLookup.toFixed(0)} ms in all ` +
-        `(first /health instead: ${report.spawnToHealth.toFixed(0)} ms, ${report.listeningToHealth.toFixed(0)} ms after listening)`,
+        `(first /health instead: ${report.spawnToHealth.toFixed(0)} ms, ${report.listeningToHealth.toFixed(0)} ms after listening; ` +
+        `through Miniflare: ${report.miniflare.spawnToListening.toFixed(0)} + ${report.miniflare.listeningToLookup.toFixed(0)} = ${report.miniflare.spawnToLookup.toFixed(0)} ms)`,
     );
     if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
   } finally {

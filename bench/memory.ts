@@ -32,7 +32,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { addressCycle } from './addresses.ts';
 import { mib } from './stats.ts';
-import { buildBundle, residentBytes, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { buildBundle, residentBytes, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
 
 /** `/health` requests before anything is measured, and between the load and the lookups. */
@@ -91,7 +91,7 @@ export async function benchMemory(options: { lookups?: number; work: string }, l
   const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}` });
 
   const deployment = await startDeployment('de', bundle, state, { inspectorPort: INSPECTOR_PORT });
-  const inspector = await Inspector.connect(INSPECTOR_PORT, `bench-${deployment.environment}`);
+  const inspector = await Inspector.connect(INSPECTOR_PORT, workerName(deployment.environment));
   try {
     await inspector.send('HeapProfiler.enable');
     const reading = async (what: string): Promise<MemoryReading> => {

@@ -24,7 +24,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 import { seedPaidAccount } from './http.ts';
-import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
 
 /** One bucket of a profile: its share of busy samples. */
@@ -183,7 +183,7 @@ export async function profileRoutes(
       }
       const next = () => plan.next(authorization);
       await load(deployment.url, next, 3);
-      inspector = await Inspector.connect(port, `bench-${environment}`);
+      inspector = await Inspector.connect(port, workerName(environment));
       await inspector.send('Profiler.enable');
       await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
       await inspector.send('Profiler.start');

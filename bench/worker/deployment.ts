@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { convertV4MiniflareOptions, Miniflare, type MiniflareOptions } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 
 /** The project root (where `wrangler.toml` is). */
@@ -21,18 +21,22 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 /** A wrangler environment of `wrangler.toml`: the free deployment and one paid one stand for all. */
 export type Environment = 'free' | 'de';
 
-/** A running Worker. */
-export interface Deployment {
+/** A Worker running in a workerd process of its own. */
+export interface RunningWorker {
   readonly environment: Environment;
   /** The Worker's own socket, e.g. `http://127.0.0.1:40123/`. */
   readonly url: URL;
-  readonly miniflare: Miniflare;
   /** Process id of the workerd process that runs it. */
   readonly pid: number;
   /** `performance.now()` when the workerd process was spawned, and when it was accepting requests. */
   readonly spawnedAt: number;
   readonly readyAt: number;
   dispose(): Promise<void>;
+}
+
+/** A Worker run through Miniflare, which can also reach its bindings from Node (to seed R2 and KV). */
+export interface Deployment extends RunningWorker {
+  readonly miniflare: Miniflare;
 }
 
 /**
@@ -71,7 +75,53 @@ function lastWorkerd(): { at: number; pid: number } {
 }
 
 /**
- * Starts a bundle in a fresh workerd process.
+ * Miniflare's options for running `bundle` as `environment` of `wrangler.toml` (its bindings, compatibility
+ * date and flags), in the shape Miniflare takes them (`convertV4MiniflareOptions`). Shared by
+ * {@link startDeployment} and `serve.ts`, so that both run the Worker with the same bindings.
+ *
+ * @param persistDir local storage (R2, KV, Durable Objects) of this deployment; reused across starts.
+ * @param options.inspectorPort serves the V8 inspector (DevTools protocol) on this port, for profiles.
+ */
+export function miniflareOptions(environment: Environment, bundle: string, persistDir: string, options: { inspectorPort?: number } = {}): MiniflareOptions {
+  const { workerOptions: w } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'), environment);
+  return convertV4MiniflareOptions({
+    host: '127.0.0.1',
+    port: 0,
+    resourcePersistencePath: persistDir,
+    logRequests: false,
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
+    workers: [
+      {
+        name: workerName(environment),
+        // Module names are relative to rootPath and workerd refuses `..` in them.
+        rootPath: dirname(bundle),
+        modules: true,
+        scriptPath: basename(bundle),
+        compatibilityDate: w.compatibilityDate,
+        compatibilityFlags: w.compatibilityFlags,
+        bindings: w.bindings,
+        kvNamespaces: w.kvNamespaces,
+        r2Buckets: w.r2Buckets,
+        durableObjects: w.durableObjects,
+        // Durable Object storage in memory: the rate limiter stores nothing (its log lives in the
+        // object's memory, see src/ratelimit/rate-limiter.ts), but local workerd still creates SQLite
+        // files on disk, synchronously, for every new object; that local artefact alone capped the
+        // free row at about a fifth of the paid one. `npm run bench:http` with BENCH_DO_ON_DISK=1
+        // measures with the files.
+        unsafeEphemeralDurableObjects: process.env.BENCH_DO_ON_DISK !== '1',
+        unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+      },
+    ],
+  } as Parameters<typeof convertV4MiniflareOptions>[0]);
+}
+
+/** The Worker's name in the benchmarks' workerd configurations. */
+export function workerName(environment: Environment): string {
+  return `bench-${environment}`;
+}
+
+/**
+ * Starts a bundle in a fresh workerd process, through Miniflare.
  *
  * @param persistDir local storage (R2, KV, Durable Objects) of this deployment; reused across starts.
  * @param options.inspectorPort serves the V8 inspector (DevTools protocol) on this port, for profiles.
@@ -82,39 +132,8 @@ export async function startDeployment(
   persistDir: string,
   options: { inspectorPort?: number } = {},
 ): Promise<Deployment> {
-  const { workerOptions: w } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'), environment);
-  const name = `bench-${environment}`;
-  const miniflare = new Miniflare(
-    convertV4MiniflareOptions({
-      host: '127.0.0.1',
-      port: 0,
-      resourcePersistencePath: persistDir,
-      logRequests: false,
-      ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
-      workers: [
-        {
-          name,
-          // Module names are relative to rootPath and workerd refuses `..` in them.
-          rootPath: dirname(bundle),
-          modules: true,
-          scriptPath: basename(bundle),
-          compatibilityDate: w.compatibilityDate,
-          compatibilityFlags: w.compatibilityFlags,
-          bindings: w.bindings,
-          kvNamespaces: w.kvNamespaces,
-          r2Buckets: w.r2Buckets,
-          durableObjects: w.durableObjects,
-          // Durable Object storage in memory: the rate limiter stores nothing (its log lives in the
-          // object's memory, see src/ratelimit/rate-limiter.ts), but local workerd still creates SQLite
-          // files on disk, synchronously, for every new object; that local artefact alone capped the
-          // free row at about a fifth of the paid one. `npm run bench:http` with BENCH_DO_ON_DISK=1
-          // measures with the files.
-          unsafeEphemeralDurableObjects: process.env.BENCH_DO_ON_DISK !== '1',
-          unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
-        },
-      ],
-    } as Parameters<typeof convertV4MiniflareOptions>[0]),
-  );
+  const name = workerName(environment);
+  const miniflare = new Miniflare(miniflareOptions(environment, bundle, persistDir, options));
   await miniflare.ready;
   const readyAt = performance.now();
   const url = await miniflare.unsafeGetDirectURL(name);
@@ -125,7 +144,7 @@ export async function startDeployment(
 /** Puts the compiled database into the deployment's R2 bucket, unless that exact file is there. */
 export async function seedDatabase(deployment: Deployment, file: string, key = 'ipgeo.mmdb'): Promise<void> {
   const bytes = readFileSync(file);
-  const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', `bench-${deployment.environment}`);
+  const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', workerName(deployment.environment));
   const head = await bucket.head(key);
   if (head?.size === bytes.length && head.customMetadata?.source === `${bytes.length}:${mtimeOf(file)}`) return;
   await bucket.put(key, bytes, { customMetadata: { source: `${bytes.length}:${mtimeOf(file)}` } });
