@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { KV_PLUGIN, kVoid, R2_PLUGIN, serializeConfig } from 'miniflare';
+import { getDurableObjectUniqueKey, KV_PLUGIN, kVoid, R2_PLUGIN, serializeConfig } from 'miniflare';
 import { type Environment, miniflareOptions, type RunningWorker, workerName } from './deployment.ts';
 
 const requireFromMiniflare = createRequire(createRequire(import.meta.url).resolve('miniflare'));
@@ -55,7 +55,7 @@ interface EnvEntry {
  * @throws Error when the Worker binds something other than text or JSON variables, R2, KV or its own
  *   Durable Object classes.
  */
-export async function leanConfig(environment: Environment, bundle: string, persistDir: string, tmpPath: string): Promise<Uint8Array> {
+async function leanConfig(environment: Environment, bundle: string, persistDir: string, tmpPath: string): Promise<Uint8Array> {
   const options = miniflareOptions(environment, bundle, persistDir);
   const worker = options.workers?.[0] as unknown as WorkerOptions & {
     config: {
@@ -88,11 +88,12 @@ export async function leanConfig(environment: Environment, bundle: string, persi
           compatibilityDate: worker.config.compatibilityDate,
           compatibilityFlags: worker.config.compatibilityFlags,
           bindings,
-          // As Miniflare declares them with `unsafeEphemeralDurableObjects`: in memory.
+          // Declared as Miniflare declares them, with their storage in memory as under
+          // `unsafeEphemeralDurableObjects` (always here: BENCH_DO_ON_DISK applies to Miniflare starts only).
           durableObjectNamespaces: objects.map(([className, entry]) => ({
             className,
             enableSql: entry.storage === 'sqlite',
-            uniqueKey: `${name}-${className}`,
+            uniqueKey: getDurableObjectUniqueKey(className, name, undefined),
           })),
           durableObjectStorage: objects.length > 0 ? { inMemory: kVoid } : undefined,
         },
