@@ -14,7 +14,7 @@
  * `--save DIR` also writes each route's raw profile as `DIR/<route>.cpuprofile`, which Chrome's
  * DevTools (Performance panel) and VS Code open.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -189,7 +189,10 @@ export async function profileRoutes(
       await inspector.send('Profiler.start');
       const requests = await load(deployment.url, next, seconds);
       const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
-      if (options.save) writeFileSync(join(options.save, `${plan.name.replace(/[^\w.-]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+      if (options.save) {
+        mkdirSync(options.save, { recursive: true });
+        writeFileSync(join(options.save, `${plan.name.replace(/[^\w.-]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+      }
       const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')));
       const summary = summarise(profile, map, bundle.split('/').at(-1) as string, options.top ?? 12);
       out.push({
