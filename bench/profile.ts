@@ -22,8 +22,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
-import { randomIpv4, randomIpv6 } from './addresses.ts';
-import { seedPaidAccount } from './http.ts';
+import { addressCycle, clientCycle } from './addresses.ts';
+import { REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
 
@@ -122,11 +122,9 @@ export async function profileRoutes(
   log: (line: string) => void = () => {},
 ): Promise<RouteProfile[]> {
   const seconds = options.seconds ?? 4;
-  const ipv4 = randomIpv4(50_000, 21);
-  const ipv6 = randomIpv6(10_000, 22);
-  let n = 0;
-  const address = () => (n++ % 6 === 5 ? (ipv6[n % ipv6.length] as string) : (ipv4[n % ipv4.length] as string));
-  let client = 0;
+  // The mix of `http.ts` (five IPv4 addresses to one IPv6), from samples of its own.
+  const address = addressCycle(10_000, 21, 22);
+  const freeClient = clientCycle(REQUESTS_PER_CLIENT);
   const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
   const plans: RoutePlan[] = [
     { name: 'trivial', bundle: 'lookup-only', next: () => get('/health') },
@@ -146,10 +144,7 @@ export async function profileRoutes(
     {
       name: 'free-plan lookup',
       bundle: 'free',
-      next: () => {
-        const c = Math.floor(client++ / 5);
-        return get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': `11.${(c >> 16) & 255}.${(c >> 8) & 255}.${c & 255}` });
-      },
+      next: () => get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': freeClient() }),
     },
     { name: 'paid lookup', bundle: 'de', next: (authorization) => get(`/api/json/${address()}`, { Authorization: authorization }) },
   ];
