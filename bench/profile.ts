@@ -9,7 +9,11 @@
  * (our lookup, Hono, zod, the runtime's own work…); shares are of the samples in which the isolate
  * was busy.
  *
- *     npm run bench:profile -- [--seconds 4] [--rows trivial,single JSON,…] [--top 12] [--json FILE] [--save DIR]
+ *     npm run bench:profile -- [--seconds 4] [--warmup 3] [--rows trivial,single JSON,…] [--top 12] [--json FILE] [--save DIR]
+ *
+ * `--warmup` is the unprofiled load in seconds. The lookup rows' sample is 60,000 addresses, so a
+ * warm-up of 3 s profiles their first pass, caches still filling; 25 s or more profiles the steady
+ * state that `bench:http` measures.
  *
  * `--save DIR` also writes each route's raw profile as `DIR/<route>.cpuprofile`, which Chrome's
  * DevTools (Performance panel) and VS Code open.
@@ -118,7 +122,7 @@ interface RoutePlan {
 
 /** Profiles each route in a fresh workerd process of its bundle. */
 export async function profileRoutes(
-  options: { seconds?: number; rows?: readonly string[]; top?: number; save?: string; work: string },
+  options: { seconds?: number; warmup?: number; rows?: readonly string[]; top?: number; save?: string; work: string },
   log: (line: string) => void = () => {},
 ): Promise<RouteProfile[]> {
   const seconds = options.seconds ?? 4;
@@ -177,7 +181,7 @@ export async function profileRoutes(
         authorization = credential.authorization;
       }
       const next = () => plan.next(authorization);
-      await load(deployment.url, next, 3);
+      await load(deployment.url, next, options.warmup ?? 3);
       inspector = await Inspector.connect(port, workerName(environment));
       await inspector.send('Profiler.enable');
       await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
@@ -210,6 +214,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { values } = parseArgs({
     options: {
       seconds: { type: 'string', default: '4' },
+      warmup: { type: 'string', default: '3' },
       rows: { type: 'string' },
       top: { type: 'string', default: '12' },
       json: { type: 'string' },
@@ -221,6 +226,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const profiles = await profileRoutes(
       {
         seconds: Number(values.seconds),
+        warmup: Number(values.warmup),
         top: Number(values.top),
         work,
         ...(values.rows ? { rows: values.rows.split(',') } : {}),

@@ -1,9 +1,9 @@
 /**
  * @module The answers of one loaded database: data offset → the parts of `answers.ts` that render it,
- * through caches of fixed size. Each cache is set associative: an offset's hash picks a set of two
- * (records) or four slots (locations, networks), the one used least recently is replaced, so memory
- * stays bounded whatever is asked (about 20 MB when full with JSON and XML texts, measured by
- * `npm run bench:memory`).
+ * and the texts of single JSON answers, through caches of fixed size. Each cache is set associative:
+ * an offset's hash picks a set of two (records) or four slots (the others), the one used least
+ * recently is replaced, so memory stays bounded whatever is asked (about 21 MB when full with JSON
+ * and XML answers, measured by `npm run bench:memory`).
  */
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
 import { LocationPart, NetworkPart } from './answers.ts';
@@ -23,9 +23,14 @@ import { LocationPart, NetworkPart } from './answers.ts';
  *   full (the isolate at 86.7 MiB after 800,000 lookups, half JSON and half XML);
  * - sets of four slots instead of two for locations and networks ({@link PART_WAYS}, same memory): their
  *   misses fell from 5.5% to 3.0% and from 1.7% to 0.4%; in three `bench:ab` runs (A and B swapped in
- *   one), bulk requests gained 7.6%, −1.3% and 3.3%, single lookups 5.0%, 0.9% and 1.6%.
+ *   one), bulk requests gained 7.6%, −1.3% and 3.3%, single lookups 5.0%, 0.9% and 1.6%;
+ * - `locationJsons`, the single JSON answer's text of each location ({@link Answers.selectJson}, about
+ *   600 bytes, most of it the country's facts): the sample's 19,807 locations miss 11.0% of them in
+ *   2^14 slots and 3.0% in 2^15, but 2^15 slots took the isolate with full caches to 92.3 MiB over
+ *   the empty one against 84.2 MiB with 2^14 (78.7 MiB without these texts), too close to 100 MB.
+ *   A miss makes the text again from the cached location part.
  */
-export const CACHE_BITS = { records: 17, locations: 15, networks: 16 } as const;
+export const CACHE_BITS = { records: 17, locations: 15, networks: 16, locationJsons: 14 } as const;
 
 /** Slots per set of the location and network caches (fewer when a cache has fewer slots). */
 export const PART_WAYS = 4;
@@ -33,6 +38,7 @@ export const PART_WAYS = 4;
 /** The parts of a record without a location or without a network. */
 const EMPTY_LOCATION = new LocationPart(NO_LOCATION);
 const EMPTY_NETWORK = new NetworkPart(NO_NETWORK);
+const EMPTY_LOCATION_JSON = EMPTY_LOCATION.runJson();
 
 /**
  * A bounded cache of parts by data offset, set associative: an offset's hash picks a set of `ways`
@@ -85,22 +91,28 @@ export class PartCache<Part> {
 }
 
 /**
- * The answers of one loaded database (offsets mean nothing in another), through three caches:
+ * The answers of one loaded database (offsets mean nothing in another), through these caches:
  *
  * - records: data offset → the offsets of its location and network and its proxy flag, in a typed
  *   array allocated once (it holds numbers, not objects, so it keeps nothing else alive), two-way
  *   set associative (a set of two slots is 32 bytes, one cache line);
  * - locations and networks: their offset → their part ({@link PartCache}), each part shared by every
  *   record that points to it (far fewer than records: a location is shared by about four records, a
- *   network by six).
+ *   network by six);
+ * - the single JSON answer's texts ({@link selectJson}): location offset → its run of the answer as
+ *   one string, network offset → its part's JSON text (the same string, kept while the part is not).
  *
  * {@link select} leaves the answer in `location`, `network` and `isProxy`, so that a lookup allocates
  * nothing here unless a part has to be decoded.
  */
 export class Answers {
-  /** The parts of the record last selected. */
+  /** The parts of the record last selected ({@link select}). */
   location: LocationPart = EMPTY_LOCATION;
   network: NetworkPart = EMPTY_NETWORK;
+  /** The texts of the record last selected for a single JSON answer ({@link selectJson}). */
+  locationJson = EMPTY_LOCATION_JSON;
+  networkJson = EMPTY_NETWORK.json;
+  /** The proxy flag of the record last selected, either way. */
   isProxy = false;
 
   /**
@@ -111,6 +123,9 @@ export class Answers {
   private readonly recordShift: number;
   private readonly locations: PartCache<LocationPart>;
   private readonly networks: PartCache<NetworkPart>;
+  /** By location offset: its {@link LocationPart.runJson}. By network offset: its {@link NetworkPart.json}. */
+  private readonly locationJsons: PartCache<string>;
+  private readonly networkJsons: PartCache<string>;
   private readonly parts: RecordParts = { location: -1, network: -1, proxy: false };
 
   /** @param bits log2 of each cache's slots, at least 1 (a test makes them tiny to see evictions). */
@@ -123,6 +138,8 @@ export class Answers {
     const ways = (cacheBits: number) => Math.min(PART_WAYS, 1 << cacheBits);
     this.locations = new PartCache(bits.locations, (offset) => new LocationPart(database.locationAt(offset)), ways(bits.locations));
     this.networks = new PartCache(bits.networks, (offset) => new NetworkPart(database.networkAt(offset)), ways(bits.networks));
+    this.locationJsons = new PartCache(bits.locationJsons, (offset) => this.locations.get(offset).runJson(), ways(bits.locationJsons));
+    this.networkJsons = new PartCache(bits.networks, (offset) => this.networks.get(offset).json, ways(bits.networks));
   }
 
   /**
@@ -132,14 +149,40 @@ export class Answers {
    */
   select(offset: number): this {
     const records = this.records;
-    const first = ((Math.imul(offset, 0x9e3779b1) >>> this.recordShift) << 2) & ~7;
-    if (records[first] !== offset) this.recordMiss(offset, first);
-    const location = records[first + 1] as number;
-    const network = records[first + 2] as number;
-    this.isProxy = records[first + 3] === 1;
+    const slot = this.recordSlot(offset);
+    const location = records[slot + 1] as number;
+    const network = records[slot + 2] as number;
+    this.isProxy = records[slot + 3] === 1;
     this.location = location < 0 ? EMPTY_LOCATION : this.locations.get(location);
     this.network = network < 0 ? EMPTY_NETWORK : this.networks.get(network);
     return this;
+  }
+
+  /**
+   * Selects the texts of the single JSON answer for the record at `offset` into `locationJson`,
+   * `networkJson` and `isProxy`, without reading the parts themselves when the texts are cached.
+   * Between requests the runtime's own work evicts this data from the processor's caches, so each
+   * object a lookup reads costs it a memory access: this way a lookup reads the record's slot, two
+   * sets of slots and two texts, where {@link select} and the parts' texts were ten places.
+   *
+   * @throws ProblemError `DATA_UNAVAILABLE` when the record is corrupt.
+   */
+  selectJson(offset: number): this {
+    const records = this.records;
+    const slot = this.recordSlot(offset);
+    const location = records[slot + 1] as number;
+    const network = records[slot + 2] as number;
+    this.isProxy = records[slot + 3] === 1;
+    this.locationJson = location < 0 ? EMPTY_LOCATION_JSON : this.locationJsons.get(location);
+    this.networkJson = network < 0 ? EMPTY_NETWORK.json : this.networkJsons.get(network);
+    return this;
+  }
+
+  /** The index in `records` of the slot holding the record at `offset`, filled first if it was not cached. */
+  private recordSlot(offset: number): number {
+    const first = ((Math.imul(offset, 0x9e3779b1) >>> this.recordShift) << 2) & ~7;
+    if (this.records[first] !== offset) this.recordMiss(offset, first);
+    return first;
   }
 
   /**

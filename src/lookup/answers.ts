@@ -12,7 +12,8 @@
  * or, for plain text, exactly what it writes) and cut out of their output, so the concatenation is
  * byte for byte the whole record's rendering (`test/data/lookup-answers.test.ts` holds it to that).
  * Parts keyed by data offset live in the bounded caches of `answer-cache.ts`; parts keyed by country
- * and zone are few and kept here.
+ * and zone are few and kept here. The single JSON answer joins the run from `point` to `country.b`
+ * into one text per location ({@link LocationPart.runJson}), so that it reads one string there, not five.
  */
 import { toXml, type XmlValue } from '../format/xml.ts';
 import type { GeoLocation, GeoNetwork } from '../geo/database.ts';
@@ -102,8 +103,9 @@ export function countryPart(code: string): CountryPart {
 
 /**
  * A stored location with what it implies: its country and its zones, and its own two runs of fields
- * (`latitude` … `longitude`, `zipCode` … `regionCode`) rendered once asked for. One flat object with
- * flat strings: the caches hold tens of thousands.
+ * (`latitude` … `longitude`, `zipCode` … `regionCode`) rendered once asked for (for bulk and XML
+ * answers; the single JSON answer's text is {@link runJson}). One flat object with flat strings: the
+ * caches hold tens of thousands.
  */
 export class LocationPart implements GeoLocation {
   readonly countryCode: string;
@@ -117,7 +119,6 @@ export class LocationPart implements GeoLocation {
   readonly country: CountryPart;
   readonly zones: ZonesPart;
   private pointJsonText: string | undefined = undefined;
-  private placeJsonText: string | undefined = undefined;
   private placeBulkJsonText: string | undefined = undefined;
   private pointXmlText: string | undefined = undefined;
   private placeXmlText: string | undefined = undefined;
@@ -140,11 +141,6 @@ export class LocationPart implements GeoLocation {
     this.pointJsonText ??= jsonMembers(this.point());
     return this.pointJsonText;
   }
-  /** `"zipCode":…,"regionCode":…,` */
-  get placeJson(): string {
-    this.placeJsonText ??= jsonMembers(this.place());
-    return this.placeJsonText;
-  }
   /** `"zipCode":…,"regionName":…,`: the bulk record's run, which has no `regionCode` (spec 2.1). */
   get placeBulkJson(): string {
     this.placeBulkJsonText ??= jsonMembers(this.place(false));
@@ -159,6 +155,16 @@ export class LocationPart implements GeoLocation {
   get placeXml(): string {
     this.placeXmlText ??= xmlElements(this.place());
     return this.placeXmlText;
+  }
+
+  /**
+   * `"latitude":…,"languages":[…],`: the record's whole run from the location and its country, as one
+   * flat string made afresh on each call (the single JSON answer's cache in `answer-cache.ts` keeps
+   * it, not this part): a lookup then reads one text for them, not five in five places of memory.
+   */
+  runJson(): string {
+    const { country } = this;
+    return [jsonMembers(this.point()), country.head.json, this.zones.json, jsonMembers(this.place()), country.tail.json].join('');
   }
 
   private point(): Record<string, XmlValue> {

@@ -48,15 +48,24 @@ function notFound(canonical: string): ProblemError {
 }
 
 /**
- * Parses `text` into the shared {@link address} and finds its record.
+ * Parses `text` into the shared {@link address} and finds the data offset of its record.
  *
  * @throws ProblemError `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED`, `IP_ADDRESS_NOT_FOUND`, `DATA_UNAVAILABLE`.
  */
-function find(database: GeoDatabase, text: string): Answers {
+function recordOf(database: GeoDatabase, text: string): number {
   parse(text);
   const offset = address.version === 4 ? database.offsetOfIpv4(address.ipv4) : database.offsetOf(address.bytes, false);
   if (offset < 0) throw notFound(address.canonical);
-  return answersOf(database).select(offset);
+  return offset;
+}
+
+/**
+ * Parses `text` into the shared {@link address} and selects the parts of its record.
+ *
+ * @throws ProblemError as {@link recordOf}.
+ */
+function find(database: GeoDatabase, text: string): Answers {
+  return answersOf(database).select(recordOf(database, text));
 }
 
 /**
@@ -95,7 +104,7 @@ export function lookupAddress(database: GeoDatabase, text: string): IpInfo {
 }
 
 /** Which text of a record {@link assemble} writes. */
-type Shape = 'json' | 'bulk-json' | 'xml';
+type Shape = 'bulk-json' | 'xml';
 
 /** A record's text from the cached parts of the answer for `text`, in the frame of `shape`. */
 function assemble(database: GeoDatabase, text: string, shape: Shape): string {
@@ -109,7 +118,7 @@ function render({ location, network, isProxy }: Answers, version: 4 | 6, canonic
   const format = shape === 'xml' ? 'xml' : 'json';
   const frame = FRAME[format];
   const point = format === 'xml' ? location.pointXml : location.pointJson;
-  const place = shape === 'xml' ? location.placeXml : shape === 'bulk-json' ? location.placeBulkJson : location.placeJson;
+  const place = format === 'xml' ? location.placeXml : location.placeBulkJson;
   return (
     frame.start[version] +
     canonical +
@@ -126,12 +135,14 @@ function render({ location, network, isProxy }: Answers, version: 4 | 6, canonic
 
 /**
  * The IP info record of one address as JSON text: `JSON.stringify(lookupAddress(database, text))`,
- * assembled from cached parts.
+ * assembled from the address and the record's two cached texts ({@link Answers.selectJson}).
  *
  * @throws ProblemError as {@link lookupAddress}.
  */
 export function lookupJson(database: GeoDatabase, text: string): string {
-  return assemble(database, text, 'json');
+  const { locationJson, networkJson, isProxy } = answersOf(database).selectJson(recordOf(database, text));
+  const frame = FRAME.json;
+  return frame.start[address.version] + address.canonical + frame.afterAddress + locationJson + networkJson + frame.end[isProxy ? 'true' : 'false'];
 }
 
 /** Scratch space of {@link lookupBulkJsons}, grown as needed: IPv4 addresses, their indexes, nodes, offsets. */

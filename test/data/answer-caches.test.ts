@@ -74,7 +74,7 @@ describe('Answers over a database that counts its decodes', () => {
   } as unknown as GeoDatabase;
 
   it('answers each record with its own parts, and decodes again only what a pair of slots dropped', () => {
-    const answers = new Answers(database, { records: 1, locations: 1, networks: 1 });
+    const answers = new Answers(database, { records: 1, locations: 1, networks: 1, locationJsons: 1 });
     for (const record of [1, 2, 1, 3, 1, 2]) {
       const { location, network, isProxy } = answers.select(record);
       expect([location.cityName, network.asn, isProxy]).toEqual([`city ${record + 1000}`, String(record + 2000), record % 2 === 1]);
@@ -83,5 +83,24 @@ describe('Answers over a database that counts its decodes', () => {
     expect(decoded.records).toEqual([1, 2, 3, 2]);
     expect(decoded.locations).toEqual([1001, 1002, 1003, 1002]);
     expect(decoded.networks).toEqual([2001, 2002, 2003, 2002]);
+  });
+
+  it('answers the single JSON texts of each record, from the parts it already has, and again only what was dropped', () => {
+    for (const list of Object.values(decoded)) list.length = 0;
+    const answers = new Answers(database, { records: 1, locations: 1, networks: 1, locationJsons: 1 });
+    answers.select(1);
+    for (const record of [1, 2, 1, 3, 1]) {
+      const { locationJson, networkJson, isProxy } = answers.selectJson(record);
+      expect(locationJson).toContain(`"zipCode":"","cityName":"city ${record + 1000}","regionName":"","regionCode":"",`);
+      expect(locationJson.startsWith('"latitude":0,"longitude":0,"countryName":"","countryCode":""')).toBe(true);
+      expect(locationJson.endsWith('"languages":[],')).toBe(true);
+      expect(networkJson).toBe(`"asn":"${record + 2000}","asnOrganization":"network ${record + 2000}",`);
+      expect(isProxy).toBe(record % 2 === 1);
+    }
+    // select(1) decoded record 1 and its parts; selectJson(1) made its texts from them. 2 decoded;
+    // 1 cached; 3 drops 2 (its record, parts and texts); 1 cached.
+    expect(decoded.records).toEqual([1, 2, 3]);
+    expect(decoded.locations).toEqual([1001, 1002, 1003]);
+    expect(decoded.networks).toEqual([2001, 2002, 2003]);
   });
 });

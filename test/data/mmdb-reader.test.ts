@@ -75,6 +75,34 @@ describe.each(TEST_DATA)('reading %s', (file) => {
     }
     expect(got).toEqual(want);
   });
+
+  it.each([1, 16])('finds IPv6 addresses through a /32 path cache of 2^%i slots: the records mmdb-lib finds', (bits) => {
+    if (ours.metadata.ipVersion !== 6) return;
+    const cached = new MmdbReader(bytes, bits);
+    // Each network's first address, and addresses in the same /32 with random later bits, so that
+    // /32s come back after others took their slot (two slots: nearly always) and sit beside each other.
+    const addresses: Uint8Array[] = [];
+    let seed = 11;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> 24;
+    };
+    ours.walk((first) => {
+      addresses.push(first.slice());
+      const near = first.slice();
+      for (let i = 4; i < 16; i++) near[i] = random();
+      addresses.push(near);
+    });
+    const plain = (value: unknown) => JSON.parse(JSON.stringify(value ?? null, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+    const want = addresses.map((address) => plain(theirs.get(formatAddress(address, false))));
+    for (let pass = 0; pass < 2; pass++) {
+      const got = addresses.map((address) => {
+        const offset = cached.offsetOf(address, false);
+        return offset < 0 ? null : plain(cached.decode(offset));
+      });
+      expect(got).toEqual(want);
+    }
+  });
 });
 
 describe.each(TEST_DATA)('reading %s field by field', (file) => {
