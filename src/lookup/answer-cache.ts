@@ -2,8 +2,8 @@
  * @module The answers of one loaded database: data offset → the parts of `answers.ts` that render it,
  * and the texts of single JSON answers, through caches of fixed size. Each cache is set associative:
  * an offset's hash picks a set of two (records) or four slots (the others), the one used least
- * recently is replaced, so memory stays bounded whatever is asked (about 21 MB when full with JSON
- * and XML answers, measured by `npm run bench:memory`).
+ * recently is replaced, so memory stays bounded whatever is asked (measured by `npm run bench:memory`:
+ * about 21 MiB when full with JSON answers, 28 MiB with JSON and XML answers).
  */
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
 import { LocationPart, NetworkPart } from './answers.ts';

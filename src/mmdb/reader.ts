@@ -36,7 +36,7 @@ const METADATA_SEARCH = 128 * 1024;
  * log2 of the slots of the IPv6 /32 path cache (8 bytes each: 512 KB). The benchmark's 20,000 IPv6
  * addresses fall in 10,725 /32s.
  */
-export const IPV6_PATH_BITS = 16;
+const IPV6_PATH_BITS = 16;
 
 /**
  * A MaxMind DB reader over bytes already in memory.
@@ -67,9 +67,12 @@ export class MmdbReader {
 
   /**
    * @param buffer the whole MMDB file.
-   * @param ipv6PathBits log2 of the slots of the IPv6 /32 path cache (see {@link offsetOf}); tests make it tiny.
+   * @param ipv6PathBits log2 of the slots of the IPv6 /32 path cache (see {@link offsetOf}), 1 to 24; tests make it tiny.
+   * @throws RangeError for `ipv6PathBits` outside 1 to 24.
    */
   constructor(buffer: ArrayBuffer | Uint8Array, ipv6PathBits = IPV6_PATH_BITS) {
+    if (!Number.isInteger(ipv6PathBits) || ipv6PathBits < 1 || ipv6PathBits > 24)
+      throw new RangeError(`an IPv6 path cache cannot have 2^${ipv6PathBits} slots`);
     this.ipv6PathShift = 32 - ipv6PathBits;
     // A plain view even of a Node Buffer, whose subarrays would be Buffers, slower to make.
     this.bytes = buffer instanceof Uint8Array ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : new Uint8Array(buffer);
@@ -234,7 +237,7 @@ export class MmdbReader {
    * IPv6 address about 16 node reads on 7 cache lines and 2.3 pages (measured over the benchmark's
    * sample), more than all the rest of its lookup. Announced IPv6 space comes in /32s and longer, and
    * the addresses a service sees share few of them, so the end of that walk is cached per /32: a
-   * direct-mapped table of {@link IPV6_PATH_BITS} slots, each the /32's bits and the node, where a /32
+   * direct-mapped table of 2^{@link IPV6_PATH_BITS} slots, each the /32's bits and the node, where a /32
    * takes the slot of another with the same hash.
    */
   private ipv6Slash32(bytes: Uint8Array): number {

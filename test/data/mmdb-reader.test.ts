@@ -189,6 +189,11 @@ describe('corrupt databases', () => {
     }
   });
 
+  it('refuses an IPv6 path cache it cannot make', () => {
+    const bytes = readFileSync(`${FIXTURES}/test-data/${TEST_DATA[0]}`);
+    for (const bits of [0, 25, 1.5]) expect(() => new MmdbReader(bytes, bits)).toThrow(RangeError);
+  });
+
   it('refuses a file without metadata', () => {
     expect(() => new MmdbReader(new Uint8Array(1000))).toThrow(MmdbFormatError);
   });
