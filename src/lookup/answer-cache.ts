@@ -127,6 +127,9 @@ export class Answers {
   private readonly locationJsons: PartCache<string>;
   private readonly networkJsons: PartCache<string>;
   private readonly parts: RecordParts = { location: -1, network: -1, proxy: false };
+  /** The location and network offsets of the record last read (-1: none). */
+  private locationOffset = -1;
+  private networkOffset = -1;
 
   /** @param bits log2 of each cache's slots, at least 1 (a test makes them tiny to see evictions). */
   constructor(
@@ -148,13 +151,9 @@ export class Answers {
    * @throws ProblemError `DATA_UNAVAILABLE` when the record is corrupt.
    */
   select(offset: number): this {
-    const records = this.records;
-    const slot = this.recordSlot(offset);
-    const location = records[slot + 1] as number;
-    const network = records[slot + 2] as number;
-    this.isProxy = records[slot + 3] === 1;
-    this.location = location < 0 ? EMPTY_LOCATION : this.locations.get(location);
-    this.network = network < 0 ? EMPTY_NETWORK : this.networks.get(network);
+    this.readRecord(offset);
+    this.location = this.locationOffset < 0 ? EMPTY_LOCATION : this.locations.get(this.locationOffset);
+    this.network = this.networkOffset < 0 ? EMPTY_NETWORK : this.networks.get(this.networkOffset);
     return this;
   }
 
@@ -168,21 +167,20 @@ export class Answers {
    * @throws ProblemError `DATA_UNAVAILABLE` when the record is corrupt.
    */
   selectJson(offset: number): this {
-    const records = this.records;
-    const slot = this.recordSlot(offset);
-    const location = records[slot + 1] as number;
-    const network = records[slot + 2] as number;
-    this.isProxy = records[slot + 3] === 1;
-    this.locationJson = location < 0 ? EMPTY_LOCATION_JSON : this.locationJsons.get(location);
-    this.networkJson = network < 0 ? EMPTY_NETWORK.json : this.networkJsons.get(network);
+    this.readRecord(offset);
+    this.locationJson = this.locationOffset < 0 ? EMPTY_LOCATION_JSON : this.locationJsons.get(this.locationOffset);
+    this.networkJson = this.networkOffset < 0 ? EMPTY_NETWORK.json : this.networkJsons.get(this.networkOffset);
     return this;
   }
 
-  /** The index in `records` of the slot holding the record at `offset`, filled first if it was not cached. */
-  private recordSlot(offset: number): number {
+  /** Reads the record at `offset` from its slot (filled first if it was not cached) into `locationOffset`, `networkOffset` and `isProxy`. */
+  private readRecord(offset: number): void {
+    const records = this.records;
     const first = ((Math.imul(offset, 0x9e3779b1) >>> this.recordShift) << 2) & ~7;
-    if (this.records[first] !== offset) this.recordMiss(offset, first);
-    return first;
+    if (records[first] !== offset) this.recordMiss(offset, first);
+    this.locationOffset = records[first + 1] as number;
+    this.networkOffset = records[first + 2] as number;
+    this.isProxy = records[first + 3] === 1;
   }
 
   /**

@@ -1,24 +1,10 @@
 /**
- * @module Reads a MaxMind DB held in memory: metadata, search-tree lookups by 16-byte address (or, on
- * the service's hot path, by 32-bit IPv4 number), and a walk over every network. Works in Workers and
- * in Node; it allocates nothing per lookup.
+ * @module Reads a MaxMind DB held in memory: its metadata (`metadata.ts`), search-tree lookups by
+ * 16-byte address (or, on the service's hot path, by 32-bit IPv4 number), and a walk over every
+ * network. Works in Workers and in Node; it allocates nothing per lookup.
  */
 import { type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
-
-/** The metadata map of a database, with the fields every reader needs checked. */
-export interface MmdbMetadata {
-  readonly nodeCount: number;
-  /** 24, 28 or 32 bits per record. */
-  readonly recordSize: 24 | 28 | 32;
-  readonly ipVersion: 4 | 6;
-  readonly databaseType: string;
-  /** Seconds since the Unix epoch. */
-  readonly buildEpoch: number;
-  readonly languages: readonly string[];
-  readonly description: Readonly<Record<string, string>>;
-  readonly binaryFormatMajorVersion: number;
-  readonly binaryFormatMinorVersion: number;
-}
+import { findMarker, type MmdbMetadata, readMetadata } from './metadata.ts';
 
 /** Where an address led: a data offset (or -1 when the address has no data) and the prefix length. */
 export interface MmdbLookup {
@@ -27,10 +13,6 @@ export interface MmdbLookup {
   /** Prefix length of the network found, in the address's own family (0..32 or 0..128). */
   prefixLength: number;
 }
-
-const MARKER = Uint8Array.of(0xab, 0xcd, 0xef, ...new TextEncoder().encode('MaxMind.com'));
-/** The metadata is within the last 128 KiB of a file, per the specification. */
-const METADATA_SEARCH = 128 * 1024;
 
 /**
  * log2 of the slots of the IPv6 /32 path cache (8 bytes each: 512 KB). The benchmark's 20,000 IPv6
@@ -347,55 +329,4 @@ function networkStart(path: Uint8Array, prefixLength: number): Uint8Array {
   const start = path.slice();
   for (let bit = prefixLength; bit < 128; bit++) start[bit >> 3] = (start[bit >> 3] as number) & ~(1 << (7 - (bit & 7)));
   return start;
-}
-
-function findMarker(bytes: Uint8Array): number {
-  const floor = Math.max(0, bytes.length - METADATA_SEARCH);
-  outer: for (let i = bytes.length - MARKER.length; i >= floor; i--) {
-    for (let j = 0; j < MARKER.length; j++) {
-      if (bytes[i + j] !== MARKER[j]) continue outer;
-    }
-    return i;
-  }
-  throw new MmdbFormatError('no MaxMind DB metadata marker in the last 128 KiB: not a MaxMind DB file');
-}
-
-function readMetadata(bytes: Uint8Array): MmdbMetadata {
-  const start = findMarker(bytes) + MARKER.length;
-  const raw = new MmdbDecoder(bytes.subarray(start)).decode(0);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || raw instanceof Uint8Array) {
-    throw new MmdbFormatError('metadata is not a map');
-  }
-  const uint = (key: string, max = 2 ** 32): number => {
-    const value = raw[key];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= max) {
-      throw new MmdbFormatError(`metadata ${key} is missing or not an unsigned integer`);
-    }
-    return value;
-  };
-  const recordSize = uint('record_size');
-  if (recordSize !== 24 && recordSize !== 28 && recordSize !== 32) {
-    throw new MmdbFormatError(`unsupported record size ${recordSize}`);
-  }
-  const ipVersion = uint('ip_version');
-  if (ipVersion !== 4 && ipVersion !== 6) throw new MmdbFormatError(`unsupported ip_version ${ipVersion}`);
-  const major = uint('binary_format_major_version');
-  if (major !== 2) throw new MmdbFormatError(`unsupported binary format major version ${major}`);
-  const epoch = raw.build_epoch;
-  const description = raw.description;
-  const languages = raw.languages;
-  return {
-    nodeCount: uint('node_count'),
-    recordSize,
-    ipVersion,
-    databaseType: typeof raw.database_type === 'string' ? raw.database_type : '',
-    buildEpoch: typeof epoch === 'number' ? epoch : typeof epoch === 'bigint' ? Number(epoch) : 0,
-    languages: Array.isArray(languages) ? languages.filter((l): l is string => typeof l === 'string') : [],
-    description:
-      typeof description === 'object' && description !== null && !Array.isArray(description) && !(description instanceof Uint8Array)
-        ? Object.fromEntries(Object.entries(description).filter((e): e is [string, string] => typeof e[1] === 'string'))
-        : {},
-    binaryFormatMajorVersion: major,
-    binaryFormatMinorVersion: uint('binary_format_minor_version'),
-  };
 }
