@@ -8,6 +8,7 @@ import { planGate } from './access/plan-gate.ts';
 import type { AppEnv, Plan } from './env.ts';
 import { ProblemError } from './errors/problem.ts';
 import { asProblem, problemResponse } from './errors/render.ts';
+import { OneSegmentRouter } from './router.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { registerLookupRoutes } from './routes/lookup.ts';
 import { registerPaidRoutes } from './routes/paid.ts';
@@ -31,6 +32,8 @@ function renderProblem(error: unknown, c: Context<AppEnv>): Response {
  */
 export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
+    // Hono's default router, with a shortcut for the lookup paths (`{prefix}/json/{ip}`), new with every address.
+    router: new OneSegmentRouter(),
     // `/api/v1/json/` (an empty `{ip}`) is the same as `/api/v1/json`: the requester's own address.
     strict: false,
     // Every validation failure becomes a problem; raw validator output never reaches a client.
