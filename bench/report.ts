@@ -52,6 +52,7 @@ function spread(row: HttpRow, baseline: HttpRow): string {
   return ` (rounds ${percent(Math.min(...ratios)).replace('%', '')}–${percent(Math.max(...ratios))})`;
 }
 
+/** Ratios against a target carry one decimal, so that a result just under it never reads as the target itself (84.8%, not 85%). */
 function httpRows(report: HttpReport): Row[] {
   const by = (name: string) => report.rows.find((row) => row.name === name);
   const single = by('single JSON');
@@ -61,7 +62,7 @@ function httpRows(report: HttpReport): Row[] {
     const baseline = by(row.baseline);
     const ofTrivial = row.perSecond / (baseline?.perSecond ?? Number.NaN);
     const comparison: string[] =
-      row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial)} of ${row.baseline}${baseline ? spread(row, baseline) : ''}`];
+      row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial, 1)} of ${row.baseline}${baseline ? spread(row, baseline) : ''}`];
     if (row.name !== row.baseline && baseline) comparison.push(`CPU per request ${times(row.cpuPerRequest / baseline.cpuPerRequest)} ${row.baseline}'s`);
     let target = '';
     if (row.name === 'single JSON') target = `≥ 85% of trivial ${met(ofTrivial >= 0.85)}`;
@@ -73,7 +74,7 @@ function httpRows(report: HttpReport): Row[] {
     }
     if (row.name === 'free-plan lookup' && paid && !paid.pending) {
       const share = row.perSecond / paid.perSecond;
-      comparison.push(`${percent(share)} of paid lookup${spread(row, paid)}`);
+      comparison.push(`${percent(share, 1)} of paid lookup${spread(row, paid)}`);
       target = `≥ 60% of paid ${met(share >= 0.6)}`;
     }
     const statuses =
