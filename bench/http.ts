@@ -14,8 +14,9 @@
  *   account seeded into the local KV by the operator tool's own operations (`src/access/admin.ts`).
  *
  * Every row runs `--rounds` times for `--seconds` each, rows interleaved round by round, each round
- * after {@link ROUND_WARMUP_SECONDS} of the same load unmeasured; requests per second are the median over rounds, latencies the percentiles of every response of every round
- * (timed per request by autocannon, in microseconds). Lookups take their addresses in turn from the
+ * after {@link ROUND_WARMUP_SECONDS} of the same load unmeasured; requests per second are the median
+ * over rounds, latencies the percentiles of every response of every round (timed per request by
+ * autocannon, in microseconds). Lookups take their addresses in turn from the
  * benchmarks' seeded sample (`addresses.ts`, five IPv4 to one IPv6), so caches see varied addresses.
  *
  *     npm run bench:http -- [--rounds 3] [--seconds 4] [--connections 10] [--rows "trivial;single JSON"] [--json FILE]
