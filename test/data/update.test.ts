@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { Reader } from 'mmdb-lib';
+import { type AnonymousIPResponse, type AsnResponse, type CityResponse, Reader } from 'mmdb-lib';
 import { create } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateError } from '../../data/update/download.ts';
@@ -159,8 +159,8 @@ describe('data:update from MaxMind', () => {
     expect(server.downloads.get('GeoLite2-City')).toBe(1);
     // The build answers what MaxMind's test databases hold, read independently with mmdb-lib.
     const built = new GeoDatabase(readFileSync(join(outDir, 'ipgeo.mmdb')));
-    const city = new Reader<{ city?: { names: { en: string } }; country?: { iso_code: string } }>(CITY_TEST);
-    const asn = new Reader<{ autonomous_system_number?: number }>(ASN_TEST);
+    const city = new Reader<CityResponse>(CITY_TEST);
+    const asn = new Reader<AsnResponse>(ASN_TEST);
     for (const address of ['81.2.69.142', '2.125.160.216', '89.160.20.112']) {
       const [a, b, c, d] = address.split('.').map(Number) as [number, number, number, number];
       const facts = built.factsAt(built.offsetOfIpv4(((a << 24) | (b << 16) | (c << 8) | d) >>> 0));
@@ -285,7 +285,7 @@ describe('data:update from MaxMind', () => {
       const built = new GeoDatabase(readFileSync(join(outDir, 'ipgeo.mmdb')));
       const proxy = (address: number) => built.factsAt(built.offsetOfIpv4(address)).isProxy;
       expect(proxy(0xb9dc6501)).toBe(true); // 185.220.101.1, from the Tor list
-      const anonymousReader = new Reader<Record<string, unknown>>(anonymous);
+      const anonymousReader = new Reader<AnonymousIPResponse>(anonymous);
       expect(anonymousReader.get('1.2.0.1')).not.toBeNull(); // the fixture's anonymous network…
       expect(proxy(0x01020001)).toBe(true); // …is a proxy in the build
     } finally {
