@@ -77,10 +77,15 @@ function main(argv: string[]): Promise<number> | number {
     console.error(USAGE);
     return 2;
   }
-  return run(command, values);
+  return runCommand(command, values);
 }
 
-async function run(
+/**
+ * Runs `data:publish` or `data:rollback` with parsed options.
+ *
+ * @returns the exit code: 0, or 1 after printing why nothing (more) was done.
+ */
+export async function runCommand(
   command: 'publish' | 'rollback',
   values: { env?: string[]; all?: boolean; remote?: boolean; file?: string; 'persist-to'?: string },
 ): Promise<number> {
