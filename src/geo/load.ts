@@ -19,6 +19,7 @@
  */
 import { ProblemError } from '../errors/problem.ts';
 import { GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
+import { type DatabaseIdentity, identifyDatabase } from './identity.ts';
 import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedVersion } from './published.ts';
 
 /** An R2 object as the load reads it (the part of `R2ObjectBody` used). */
@@ -53,6 +54,8 @@ const READ_AT_LEAST = 1 << 20;
 interface Loaded {
   readonly database: GeoDatabase;
   readonly buffer: ArrayBuffer;
+  /** Its version, SHA-256, sources and counts (`identity.ts`), computed from its bytes. */
+  readonly identity: DatabaseIdentity;
   readonly version: string;
   readonly sha256: string;
   /** When the current record was last read (or the load began), ms since the epoch. */
@@ -124,6 +127,11 @@ export class DatabaseSlot {
     return this.loaded?.version;
   }
 
+  /** The identity of the database answering now, if any; never starts a load. */
+  get identity(): DatabaseIdentity | undefined {
+    return this.loaded?.identity;
+  }
+
   private async waitForLoad(since: number): Promise<GeoDatabase> {
     while (this.now() - since < WAIT_MS) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -145,13 +153,14 @@ export class DatabaseSlot {
         fail(`version ${version.version} is current but its reads found damage; publish another version or roll back`);
       }
       const buffer = await readObject(env, version);
-      const sha256 = await digestOf(buffer);
-      if (sha256 !== version.sha256) {
-        fail(`object ${version.key} has SHA-256 ${sha256}, not the published ${version.sha256}: damaged`);
+      // The digest is computed in chunks (identity.ts): Web Crypto's one-shot digest would copy the file.
+      const identity = await identifyOrFail(buffer, version);
+      if (identity.sha256 !== version.sha256) {
+        fail(`object ${version.key} has SHA-256 ${identity.sha256}, not the published ${version.sha256}: damaged`);
       }
       const database = new GeoDatabase(buffer);
       if (this.loadingSince === started) {
-        this.loaded = { database, buffer, version: version.version, sha256, checkedAt: started };
+        this.loaded = { database, buffer, identity, version: version.version, sha256: identity.sha256, checkedAt: started };
         this.loadingSince = undefined;
         this.failure = undefined;
         this.damagedSha256 = undefined;
@@ -255,8 +264,12 @@ async function verifyObject(env: DatabaseEnv, version: PublishedVersion): Promis
   if (sha256 !== version.sha256) fail(`object ${version.key} has SHA-256 ${sha256}, not the published ${version.sha256}: damaged`);
 }
 
-async function digestOf(buffer: ArrayBuffer): Promise<string> {
-  return hex(await crypto.subtle.digest('SHA-256', buffer));
+async function identifyOrFail(buffer: ArrayBuffer, version: PublishedVersion): Promise<DatabaseIdentity> {
+  try {
+    return await identifyDatabase(buffer);
+  } catch (error) {
+    return fail(`object ${version.key} is not a MaxMind DB: ${(error as Error).message}`);
+  }
 }
 
 function hex(digest: ArrayBuffer): string {
@@ -289,6 +302,14 @@ const slot = new DatabaseSlot();
  */
 export function loadDatabase(env: DatabaseEnv, ctx: BackgroundContext): GeoDatabase | Promise<GeoDatabase> {
   return slot.get(env, ctx);
+}
+
+/**
+ * The identity of the database this isolate answers from (`identity.ts`), or undefined while it has
+ * none. It never starts a load: await {@link loadDatabase} first where the data must be there.
+ */
+export function databaseIdentity(): DatabaseIdentity | undefined {
+  return slot.identity;
 }
 
 /** Forgets this isolate's database (tests use it to start from a cold isolate). */
