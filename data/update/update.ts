@@ -4,7 +4,8 @@
  * does, and only then replaces the cached downloads. Any failure leaves the cache and the previous build
  * as they were, byte for byte (the build itself writes atomically).
  */
-import { join } from 'node:path';
+import { renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { type BuildOptions, build, type Manifest } from '../build.ts';
 import { SourceError } from '../sources/source.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';
@@ -80,9 +81,26 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
       throw error;
     }
     cache.commit(staged);
-    return { manifest, downloaded: staged.filter((s) => s.changed).map((s) => s.id) };
+    return { manifest: pointIntoCache(manifest, cache, options.outDir), downloaded: staged.filter((s) => s.changed).map((s) => s.id) };
   } catch (error) {
     cache.discard();
     throw error;
   }
+}
+
+/**
+ * The manifest with its source files' paths moved from the staging folder (where the build read them)
+ * to the cache (where they are now), rewritten in place; the database it describes is not touched.
+ */
+function pointIntoCache(manifest: Manifest, cache: DownloadCache, outDir: string): Manifest {
+  // `<cache>/.staging-<pid>/<id>/…` became `<cache>/<id>/…`.
+  const staging = `${basename(cache.staging)}/`;
+  const moved: Manifest = {
+    ...manifest,
+    sources: manifest.sources.map((source) => ({ ...source, files: source.files.map((file) => ({ ...file, path: file.path.replace(staging, '') })) })),
+  };
+  const file = join(outDir, 'ipgeo.manifest.json');
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(moved, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+  return moved;
 }

@@ -169,6 +169,11 @@ describe('data:update from MaxMind', () => {
       expect(facts.asn, address).toBe(asn.get(address)?.autonomous_system_number ?? 0);
     }
     expect(manifest.output.sha256).toBe(sha256(readFileSync(join(outDir, 'ipgeo.mmdb'))));
+    // The manifest names the sources where they are kept, in the cache.
+    const written = JSON.parse(readFileSync(join(outDir, 'ipgeo.manifest.json'), 'utf8')) as typeof manifest;
+    expect(
+      written.sources.flatMap((s) => s.files.map((f) => f.path)).every((path) => path.includes('cache/maxmind/') && existsSync(join(process.cwd(), path))),
+    ).toBe(true);
   });
 
   it('does not download an edition again while its checksum is unchanged', async () => {
