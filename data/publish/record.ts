@@ -57,7 +57,8 @@ export function withCurrent(record: CurrentRecord | null, next: Omit<PublishedVe
   }
   for (const v of versions) if (v.retiredAt === null && v.version !== next.version) v.retiredAt = at;
   if (!entry) {
-    entry = { ...next, key: versionObjectKey(next.version), publishedAt: at, retiredAt: null };
+    // Named one by one: `next` may be a whole Publication, whose body must not end up in the record.
+    entry = { version: next.version, key: versionObjectKey(next.version), bytes: next.bytes, sha256: next.sha256, publishedAt: at, retiredAt: null };
     versions.push(entry);
   }
   entry.retiredAt = null;

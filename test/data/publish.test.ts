@@ -57,6 +57,8 @@ describe('npm run data:publish and data:rollback', () => {
     expect((await cli('publish', { env: ['free'], file: first.file })).output).toMatch(`current version ${first.version}`);
     expect((await cli('publish', { env: ['free'], file: second.file })).output).toContain(`current version ${second.version} (was ${first.version})`);
     const published = await readRecord(bucket);
+    const raw = JSON.parse((await bucket.getText(CURRENT_RECORD_KEY)) ?? '{}') as { current: object };
+    expect(Object.keys(raw.current).sort()).toEqual(['bytes', 'key', 'publishedAt', 'retiredAt', 'sha256', 'version']);
     expect(published?.current).toMatchObject({ version: second.version, key: `ipgeo-${second.version}.mmdb`, sha256: second.sha256 });
     expect(published?.versions.map((v) => [v.version, v.retiredAt === null])).toEqual([
       [first.version, false],
