@@ -74,7 +74,8 @@ export class DatabaseSlot {
   private failure: { at: number; reason: string } | undefined;
   /** The SHA-256 of a version whose reads found damage: refused until another one is current. */
   private damagedSha256: string | undefined;
-  private checking = false;
+  /** When the minute's check under way began; undefined when none is. */
+  private checkingSince: number | undefined;
 
   /** @param now the clock, ms since the epoch (tests pass their own). */
   constructor(private readonly now: () => number = () => Date.now()) {}
@@ -93,7 +94,9 @@ export class DatabaseSlot {
     const now = this.now();
     if (loaded !== undefined) {
       if (loaded.database.damage === undefined) {
-        if (now - loaded.checkedAt >= CHECK_INTERVAL_MS && !this.checking) {
+        // A check whose request was cancelled never finishes: after LOAD_ABANDONED_MS another may start.
+        const checking = this.checkingSince !== undefined && now - this.checkingSince < LOAD_ABANDONED_MS;
+        if (now - loaded.checkedAt >= CHECK_INTERVAL_MS && !checking) {
           loaded.checkedAt = now;
           ctx.waitUntil(this.check(env, loaded));
         }
@@ -119,7 +122,7 @@ export class DatabaseSlot {
     this.loadingSince = undefined;
     this.failure = undefined;
     this.damagedSha256 = undefined;
-    this.checking = false;
+    this.checkingSince = undefined;
   }
 
   /** The version answering now, if any (logs and tests). */
@@ -178,7 +181,8 @@ export class DatabaseSlot {
 
   /** The minute's check, in a request's `waitUntil`: switches when another version is current. */
   private async check(env: DatabaseEnv, seen: Loaded): Promise<void> {
-    this.checking = true;
+    const started = this.now();
+    this.checkingSince = started;
     try {
       const record = await readRecord(env);
       if (record.current.sha256 === seen.sha256 || this.loaded !== seen) return;
@@ -191,7 +195,7 @@ export class DatabaseSlot {
     } catch (error) {
       console.error(`geolocation data: staying on ${this.loaded?.version ?? 'no version'}: ${reasonOf(error)}`);
     } finally {
-      this.checking = false;
+      if (this.checkingSince === started) this.checkingSince = undefined;
     }
   }
 

@@ -13,14 +13,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { build } from '../../data/build.ts';
 import { runCommand } from '../../data/publish/cli.ts';
 import { type R2Like, r2Bucket } from '../../data/publish/r2-bucket.ts';
-import { PublishError, publishTo, readRecord, rollBack } from '../../data/publish/record.ts';
+import { PublishError, publishTo, readRecord, rollBack, versionOf } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** Two small builds of MaxMind's test databases, a second apart, so with other versions. */
+/** A small build of MaxMind's test databases; two a second apart differ in their digest, so in their versions. */
 function smallBuild(dir: string) {
   const manifest = build(
     { maxmindCity: `${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, maxmindAsn: `${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`, proxyLists: [] },
@@ -28,7 +28,7 @@ function smallBuild(dir: string) {
     dir,
   );
   const file = join(dir, 'ipgeo.mmdb');
-  return { file, sha256: manifest.output.sha256, version: `${manifest.builtAt.slice(0, 10)}.${manifest.output.sha256.slice(0, 8)}` };
+  return { file, sha256: manifest.output.sha256, version: versionOf(manifest) };
 }
 
 describe('npm run data:publish and data:rollback', () => {
