@@ -13,12 +13,14 @@
  * (`bench/addresses.ts`): IPv4 and IPv6, every round different. Medians and 90th percentiles are
  * printed in milliseconds. The whole run is bounded by `--timeout` seconds.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getPlatformProxy, unstable_startWorker } from 'wrangler';
 import { DATABASE_FILE } from '../data/build.ts';
+import { publishBuildFile } from '../data/publish/build-file.ts';
+import type { R2Like } from '../data/publish/r2-bucket.ts';
 import { createAccount, createApiKey, type KvStore } from '../src/access/admin.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 
@@ -32,7 +34,7 @@ const ENVIRONMENT = 'de';
 /** The bindings the preparation writes to. */
 interface PrepareEnv {
   ACCOUNTS: KvStore;
-  GEO_DATA: { put(key: string, value: ArrayBuffer | Uint8Array): Promise<unknown> };
+  GEO_DATA: R2Like;
 }
 
 /** Puts the database and an account into the local state under `persistTo`; returns an API key. */
@@ -40,7 +42,7 @@ async function prepare(persistTo: string): Promise<string> {
   // wrangler dev keeps its Miniflare state under <persist-to>/v3 (as scripts/accounts.ts does).
   const proxy = await getPlatformProxy<PrepareEnv>({ environment: ENVIRONMENT, persist: { path: join(persistTo, 'v3') } });
   try {
-    await proxy.env.GEO_DATA.put('ipgeo.mmdb', readFileSync(DATABASE_FILE));
+    await publishBuildFile(proxy.env.GEO_DATA, DATABASE_FILE);
     await createAccount(proxy.env.ACCOUNTS, 'bench-bulk');
     return (await createApiKey(proxy.env.ACCOUNTS, 'bench-bulk')).key;
   } finally {

@@ -43,6 +43,10 @@ export interface BuildOptions {
   maxmindAsn?: string;
   maxmindAnonymousIp?: string;
   proxyLists: string[];
+  /** The default location package's folder, when not the installed one (`data:update` fetches newer ones). */
+  locationPackageDir?: string;
+  /** The default ASN package's folder, when not the installed one. */
+  asnPackageDir?: string;
 }
 
 /**
@@ -56,8 +60,8 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const databaseFile = join(outDir, 'ipgeo.mmdb');
   const manifestFile = join(outDir, 'ipgeo.manifest.json');
   const started = Date.now();
-  const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City()];
-  const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn()];
+  const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City(options.locationPackageDir)];
+  const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn(options.asnPackageDir)];
   const proxies = [
     ...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []),
     ...options.proxyLists.map((path) => proxyList(path)),

@@ -1,25 +1,28 @@
 /**
- * @module `npm run dev` / `npm run dev:paid`: builds the database if it is missing, puts it into the
- * local R2 bucket of the chosen deployment (skipped when that exact file is already there), and runs
- * `wrangler dev` on loopback.
+ * @module `npm run dev` / `npm run dev:paid`: builds the database if it is missing, publishes it into the
+ * local R2 bucket of the chosen deployment as the current version (as `npm run data:publish` does;
+ * skipped when it is current already), and runs `wrangler dev` on loopback.
  *
  *     tsx scripts/dev.ts --env free --port 8787      (npm run dev)
  *     tsx scripts/dev.ts --env de --port 8788        (npm run dev:paid)
+ *     npm run dev -- --port 8731 --inspector-port 8732
  */
-import { spawn, spawnSync } from 'node:child_process';
-
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { readBuildFile } from '../data/publish/build-file.ts';
+import { bucketOf, deployments } from '../data/publish/cli.ts';
+import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
+import { wranglerBucket } from '../data/publish/wrangler-bucket.ts';
 
-const { values } = parseArgs({ options: { env: { type: 'string', default: 'free' }, port: { type: 'string', default: '8787' } } });
+const { values } = parseArgs({
+  options: { env: { type: 'string', default: 'free' }, port: { type: 'string', default: '8787' }, 'inspector-port': { type: 'string' } },
+});
 const environment = values.env as string;
 const port = values.port as string;
-const BUCKETS: Record<string, string> = { free: 'ipgeo-data', de: 'ipgeo-data-de', us: 'ipgeo-data-us', sg: 'ipgeo-data-sg', au: 'ipgeo-data-au' };
-const bucket = BUCKETS[environment];
-if (!bucket) {
-  console.error(`unknown deployment ${environment}; one of ${Object.keys(BUCKETS).join(', ')}`);
+if (!deployments().includes(environment)) {
+  console.error(`unknown deployment ${environment}; one of ${deployments().join(', ')}`);
   process.exit(2);
 }
 
@@ -28,23 +31,24 @@ if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) {
   build({ proxyLists: [] });
 }
 
-const sha256 = (JSON.parse(readFileSync(MANIFEST_FILE, 'utf8')) as { output: { sha256: string } }).output.sha256;
-const marker = join('.wrangler', `uploaded-${environment}.sha256`);
-if (!existsSync(marker) || readFileSync(marker, 'utf8') !== sha256) {
-  console.log(`Putting ${DATABASE_FILE} into the local R2 bucket ${bucket}…`);
-  const put = spawnSync('npx', ['wrangler', 'r2', 'object', 'put', `${bucket}/ipgeo.mmdb`, '--local', '--env', environment, '--file', DATABASE_FILE], {
-    stdio: 'inherit',
-  });
-  if (put.status !== 0) process.exit(put.status ?? 1);
-  mkdirSync('.wrangler', { recursive: true });
-  writeFileSync(marker, sha256);
-} else {
-  console.log(`The local R2 bucket ${bucket} already holds this database (sha256 ${sha256.slice(0, 12)}…).`);
+try {
+  const local = readBuildFile(DATABASE_FILE);
+  const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false });
+  if ((await readRecord(bucket))?.current.sha256 === local.sha256) {
+    console.log(`The local R2 bucket ${bucket.name} already has version ${local.version} as current.`);
+  } else {
+    await publishTo(bucket, { ...local, body: DATABASE_FILE }, new Date(), console.log);
+  }
+} catch (error) {
+  if (!(error instanceof PublishError)) throw error;
+  console.error(`Could not publish the local build: ${error.message}`);
+  process.exit(1);
 }
 
 console.log(
   `Serving the ${environment} deployment at http://localhost:${port} (try: curl http://localhost:${port}/api/${environment === 'free' ? 'v1/' : ''}json/8.8.8.8)`,
 );
-const child = spawn('npx', ['wrangler', 'dev', '--env', environment, '--port', port, '--ip', '127.0.0.1'], { stdio: 'inherit' });
+const inspector = values['inspector-port'] ? ['--inspector-port', values['inspector-port']] : [];
+const child = spawn('npx', ['wrangler', 'dev', '--env', environment, '--port', port, '--ip', '127.0.0.1', ...inspector], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code) => process.exit(code ?? 0));

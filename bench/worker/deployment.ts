@@ -10,10 +10,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare, type MiniflareOptions } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { publishBuildFile } from '../../data/publish/build-file.ts';
+import type { R2Like } from '../../data/publish/r2-bucket.ts';
 
 /** The project root (where `wrangler.toml` is). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -141,17 +143,10 @@ export async function startDeployment(
   return { environment, url, miniflare, pid, spawnedAt, readyAt, dispose: () => miniflare.dispose() };
 }
 
-/** Puts the compiled database into the deployment's R2 bucket, unless that exact file is there. */
-export async function seedDatabase(deployment: Deployment, file: string, key = 'ipgeo.mmdb'): Promise<void> {
-  const bytes = readFileSync(file);
+/** Publishes the compiled database into the deployment's R2 bucket as current (uploaded once per version). */
+export async function seedDatabase(deployment: Deployment, file: string): Promise<void> {
   const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', workerName(deployment.environment));
-  const head = await bucket.head(key);
-  if (head?.size === bytes.length && head.customMetadata?.source === `${bytes.length}:${mtimeOf(file)}`) return;
-  await bucket.put(key, bytes, { customMetadata: { source: `${bytes.length}:${mtimeOf(file)}` } });
-}
-
-function mtimeOf(file: string): number {
-  return Math.floor(statSync(file).mtimeMs);
+  await publishBuildFile(bucket as unknown as R2Like, file);
 }
 
 /**

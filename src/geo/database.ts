@@ -115,6 +115,8 @@ export class GeoDatabase {
   private readonly map = newField();
   /** Where the value read last by `stringAt` or `numberAt` ends. */
   private valueEnd = 0;
+  /** What the first read that found the data corrupt saw; `load.ts` then drops this database. */
+  damage: string | undefined;
 
   constructor(bytes: ArrayBuffer | Uint8Array) {
     try {
@@ -137,7 +139,7 @@ export class GeoDatabase {
     try {
       return this.reader.offsetOf(bytes, ipv4);
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
   }
 
@@ -150,7 +152,7 @@ export class GeoDatabase {
     try {
       return this.reader.offsetOfIpv4(address);
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
   }
 
@@ -165,7 +167,7 @@ export class GeoDatabase {
     try {
       this.reader.offsetsOfIpv4(addresses, count, nodes, out);
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
   }
 
@@ -208,7 +210,7 @@ export class GeoDatabase {
         }
       }
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
     return out;
   }
@@ -268,7 +270,7 @@ export class GeoDatabase {
         at = this.valueEnd;
       }
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
     return { countryCode, regionName, regionCode, cityName, postalCode, latitude, longitude, timeZone };
   }
@@ -296,7 +298,7 @@ export class GeoDatabase {
         at = this.valueEnd;
       }
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
     return { asn, organization };
   }
@@ -311,6 +313,13 @@ export class GeoDatabase {
     const location = parts.location < 0 ? NO_LOCATION : this.locationAt(parts.location);
     const network = parts.network < 0 ? NO_NETWORK : this.networkAt(parts.network);
     return { ...location, asn: network.asn, asnOrganization: network.organization, isProxy: parts.proxy };
+  }
+
+  /** A read's failure as `DATA_UNAVAILABLE` when it is the data's fault, remembered in {@link damage}. */
+  private corrupt(error: unknown): unknown {
+    if (!(error instanceof MmdbFormatError)) return error;
+    this.damage ??= error.message;
+    return unavailable(`the database is corrupt: ${error.message}`);
   }
 
   /**
@@ -363,10 +372,6 @@ export class GeoDatabase {
     if (field.start < KEY_TABLE_SIZE) this.keys[field.start] = id;
     return id;
   }
-}
-
-function corrupt(error: unknown): unknown {
-  return error instanceof MmdbFormatError ? unavailable(`the database is corrupt: ${error.message}`) : error;
 }
 
 /** The problem answered while the data cannot be read; logs `reason`, which clients never see. */

@@ -111,7 +111,7 @@ function invalidBulk(issues: readonly Issue[]): ProblemError {
 /** The loaded database, and the addresses of the request. */
 async function bulkRequest(c: Context<AppEnv>): Promise<[GeoDatabase, readonly string[]]> {
   const { ips } = await readJsonBody(c, BulkRequestSchema, invalidBulk);
-  return [await loadDatabase(c.env), ips];
+  return [await loadDatabase(c.env, c.executionCtx), ips];
 }
 
 /**

@@ -73,7 +73,7 @@ export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(distanceRoute);
   app.post('/api/distance', async (c) => {
     const { from, to } = await readJsonBody(c, DistanceRequestSchema);
-    const database = await loadDatabase(c.env);
+    const database = await loadDatabase(c.env, c.executionCtx);
     const a = locate(database, 'from', from);
     const b = locate(database, 'to', to);
     return c.json({ from: end(a), to: end(b), distance: distanceBetween(a, b) }, 200);

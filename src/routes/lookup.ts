@@ -41,7 +41,7 @@ function route<const WithIp extends boolean>(format: 'json' | 'xml', path: strin
 }
 
 function answer(c: Context<AppEnv>, format: 'json' | 'xml', text: string): Response | Promise<Response> {
-  const loaded = loadDatabase(c.env);
+  const loaded = loadDatabase(c.env, c.executionCtx);
   // Once loaded, the database is there without a turn of the event loop, and the answer without a promise.
   return loaded instanceof GeoDatabase ? respond(c, format, loaded, text) : loaded.then((database) => respond(c, format, database, text));
 }

@@ -6,8 +6,9 @@ import { env, exports } from 'cloudflare:workers';
 import { countries } from 'countries-list';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { type ExpectedRecord, SourceOracle } from '../worker/oracle.ts';
-import { repoFile } from '../worker/repo.ts';
+import { publish, publishCompiled } from '../worker/publish.ts';
 import { childNames, childTexts, parseXml } from '../worker/xml.ts';
 
 let oracle: SourceOracle;
@@ -210,20 +211,19 @@ describe('lookup errors', () => {
 
 describe('the database in R2', () => {
   it('answers 503 DATA_UNAVAILABLE while the object is missing or corrupt, and recovers', async () => {
-    const original = await repoFile('data/out/ipgeo.mmdb');
     try {
-      await env.GEO_DATA.delete(env.DATA_OBJECT_KEY);
+      await env.GEO_DATA.delete(CURRENT_RECORD_KEY);
       resetDatabaseForTests();
       const missing = await get('/api/v1/json/8.8.8.8');
       expect(missing.status).toBe(503);
       expect(missing.headers.get('retry-after')).toBe('5');
       expect(((await missing.json()) as { code: string }).code).toBe('DATA_UNAVAILABLE');
 
-      await env.GEO_DATA.put(env.DATA_OBJECT_KEY, 'not a database');
+      await publish(new TextEncoder().encode('not a database'), '2000-01-01.00000000');
       resetDatabaseForTests();
       expect((await get('/api/v1/xml/8.8.8.8')).status).toBe(503);
     } finally {
-      await env.GEO_DATA.put(env.DATA_OBJECT_KEY, original);
+      await publishCompiled();
       resetDatabaseForTests();
     }
     expect((await get('/api/v1/json/8.8.8.8')).status).toBe(200);

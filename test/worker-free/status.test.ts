@@ -7,7 +7,9 @@
 import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { expectedDatabase, type ManifestForTests, readManifest } from '../worker/manifest.ts';
+import { publishCompiled } from '../worker/publish.ts';
 import { repoFile } from '../worker/repo.ts';
 
 const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
@@ -63,9 +65,8 @@ describe('GET /api/v1/status', () => {
   });
 
   it('answers 503 DATA_UNAVAILABLE while the database cannot be loaded, and lookups then carry no version', async () => {
-    const original = await repoFile('data/out/ipgeo.mmdb');
     try {
-      await env.GEO_DATA.delete(env.DATA_OBJECT_KEY);
+      await env.GEO_DATA.delete(CURRENT_RECORD_KEY);
       resetDatabaseForTests();
       const status = await get('/api/v1/status');
       expect(status.status).toBe(503);
@@ -75,7 +76,7 @@ describe('GET /api/v1/status', () => {
       expect(lookup.status).toBe(503);
       expect(lookup.headers.has('X-Database-Version')).toBe(false);
     } finally {
-      await env.GEO_DATA.put(env.DATA_OBJECT_KEY, original);
+      await publishCompiled();
       resetDatabaseForTests();
     }
     expect((await get('/api/v1/status')).status).toBe(200);

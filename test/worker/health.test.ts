@@ -5,7 +5,8 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
-import { repoFile } from './repo.ts';
+import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
+import { publishCompiled } from './publish.ts';
 
 describe('the liveness probe', () => {
   it('answers a fixed, uncached ok', async () => {
@@ -27,13 +28,12 @@ describe('the liveness probe', () => {
   });
 
   it('answers while the database cannot be read', async () => {
-    const original = await repoFile('data/out/ipgeo.mmdb');
     try {
-      await env.GEO_DATA.delete(env.DATA_OBJECT_KEY);
+      await env.GEO_DATA.delete(CURRENT_RECORD_KEY);
       resetDatabaseForTests();
       expect((await exports.default.fetch('http://free.test/health')).status).toBe(200);
     } finally {
-      await env.GEO_DATA.put(env.DATA_OBJECT_KEY, original);
+      await publishCompiled();
       resetDatabaseForTests();
     }
   });

@@ -1,14 +1,12 @@
 /**
- * @module Runs before each Worker test file, in workerd: puts the compiled database into the R2
- * binding (as `npm run dev` does for the local bucket), unless a test file opts out to exercise a
- * missing database.
+ * @module Runs before each Worker test file, in workerd: publishes the compiled database into the R2
+ * binding as current (as `npm run dev` does for the local bucket), unless it is current already.
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll } from 'vitest';
-import { repoFile } from './repo.ts';
+import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
+import { publishCompiled } from './publish.ts';
 
 beforeAll(async () => {
-  if ((await env.GEO_DATA.head(env.DATA_OBJECT_KEY)) === null) {
-    await env.GEO_DATA.put(env.DATA_OBJECT_KEY, await repoFile('data/out/ipgeo.mmdb'));
-  }
+  if ((await env.GEO_DATA.head(CURRENT_RECORD_KEY)) === null) await publishCompiled();
 });

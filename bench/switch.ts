@@ -1,0 +1,171 @@
+/**
+ * @module `npm run bench:switch`: a steady, bounded load on a running `npm run dev` while a different
+ * build is published, until `GET /api/v1/status` and `X-Database-Version` name it; then a rollback, until
+ * they name the first again. Prints requests, failures, the slowest answer around each switch, how long
+ * each switch took to be seen, the isolate's peak memory (V8 heap plus ArrayBuffer backing stores, as
+ * `bench:memory` counts it, sampled every 50 ms through the inspector of `wrangler dev`), and the workerd
+ * process's peak resident memory (VmHWM, reset before each switch; it includes the local R2 and the
+ * other Workers of `wrangler dev`, so only an upper bound).
+ *
+ *     npm run dev -- --port 8731 --inspector-port 8732          (terminal 1)
+ *     npm run bench:switch -- --url http://127.0.0.1:8731 --inspector 8732 --file other/ipgeo.mmdb --pid <workerd pid>
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parseArgs, promisify } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string', default: 'http://127.0.0.1:8787' },
+    file: { type: 'string' },
+    pid: { type: 'string' },
+    inspector: { type: 'string' },
+    connections: { type: 'string', default: '8' },
+    /** Bound of each phase, seconds. */
+    limit: { type: 'string', default: '90' },
+  },
+});
+if (!values.file) throw new Error('--file: the build to publish');
+const base = values.url as string;
+const connections = Number(values.connections);
+const limitMs = Number(values.limit) * 1000;
+
+/** The `ws` client (wrangler dev's inspector proxy refuses Node's built-in WebSocket's handshake). */
+type Socket = { on(event: string, listener: (data: unknown) => void): void; send(text: string): void; close(): void };
+const WebSocketClient = createRequire(import.meta.url)('ws') as new (url: string) => Socket;
+
+/**
+ * The isolate's memory read every 50 ms, as `bench:memory` counts it (heap used plus ArrayBuffer backing
+ * stores; no garbage collection is forced here, so garbage counts too), and the committed heap plus
+ * backing stores; peaks since the last reset.
+ */
+const isolate = { now: Number.NaN, peak: 0, committed: 0, committedPeak: 0 };
+async function sampleIsolate(port: string): Promise<() => void> {
+  const socket = new WebSocketClient(`ws://127.0.0.1:${port}/ws`);
+  await new Promise((resolve) => socket.on('open', resolve));
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as { id?: number; result?: { usedSize: number; totalSize: number; backingStorageSize: number } };
+    if (message.id === undefined || !message.result?.totalSize) return;
+    const { usedSize, totalSize, backingStorageSize } = message.result;
+    isolate.now = (usedSize + backingStorageSize) / 1048576;
+    isolate.peak = Math.max(isolate.peak, isolate.now);
+    isolate.committed = (totalSize + backingStorageSize) / 1048576;
+    isolate.committedPeak = Math.max(isolate.committedPeak, isolate.committed);
+  });
+  let id = 1_000_000;
+  const timer = setInterval(() => socket.send(JSON.stringify({ id: id++, method: 'Runtime.getHeapUsage' })), 50);
+  return () => {
+    clearInterval(timer);
+    socket.close();
+  };
+}
+
+interface Sample {
+  at: number;
+  ms: number;
+  status: number;
+  version: string | null;
+}
+
+const samples: Sample[] = [];
+let running = true;
+let client = 0;
+/**
+ * Requests come from 2,048 client addresses in turn (198.18.0.0/15), so that none comes near the free
+ * plan's 10 in 10 s at these rates, and the rate limiter's objects are warm (a new object per request
+ * would make local workerd create SQLite files for each: slow, and nothing to do with the switch).
+ */
+async function worker(): Promise<void> {
+  while (running) {
+    const n = ++client % 2048;
+    const started = performance.now();
+    try {
+      const response = await fetch(`${base}/api/v1/json/81.2.69.142`, { headers: { 'CF-Connecting-IP': `198.18.${(n >> 8) & 0xff}.${n & 0xff}` } });
+      await response.arrayBuffer();
+      samples.push({ at: Date.now(), ms: performance.now() - started, status: response.status, version: response.headers.get('x-database-version') });
+    } catch {
+      samples.push({ at: Date.now(), ms: performance.now() - started, status: 0, version: null });
+    }
+  }
+}
+
+async function statusVersion(): Promise<string | undefined> {
+  const response = await fetch(`${base}/api/v1/status`, { headers: { 'CF-Connecting-IP': '198.19.0.1' } });
+  const body = (await response.json()) as { database?: { version?: string } };
+  return body.database?.version;
+}
+
+function memory(field: 'VmHWM' | 'VmRSS'): number {
+  if (!values.pid) return Number.NaN;
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${values.pid}/status`, 'utf8'));
+  return Number(match?.[1]) / 1024;
+}
+
+function resetPeak(): void {
+  // Writing 5 to clear_refs resets the process's peak resident size (VmHWM) to its current size.
+  if (values.pid) writeFileSync(`/proc/${values.pid}/clear_refs`, '5');
+}
+
+/** Runs `command`, then waits until status and answers name a version other than `from`. */
+async function phase(name: string, command: string[], from: string): Promise<string> {
+  resetPeak();
+  const before = memory('VmRSS');
+  const isolateBefore = isolate.now;
+  isolate.peak = isolate.now;
+  isolate.committedPeak = isolate.committed;
+  const startedAt = Date.now();
+  const firstSample = samples.length;
+  // Asynchronously: the load keeps going (and its timings stay true) while the command runs.
+  await promisify(execFile)('npm', command, { encoding: 'utf8' });
+  const publishedAt = Date.now();
+  let seen: string | undefined;
+  while (Date.now() - publishedAt < limitMs) {
+    const version = await statusVersion();
+    const answered = samples.slice(firstSample).find((s) => s.version && s.version !== from && s.at >= publishedAt);
+    if (version && version !== from && answered) {
+      seen = version;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const during = samples.slice(firstSample);
+  const failed = during.filter((s) => s.status !== 200);
+  const switchAt = during.find((s) => s.version && s.version !== from)?.at ?? Number.NaN;
+  const around = during.filter((s) => Math.abs(s.at - switchAt) < 3000);
+  console.log(
+    `${name}: ${command.slice(3).join(' ')} took ${((publishedAt - startedAt) / 1000).toFixed(1)} s; ` +
+      `new version ${seen ?? 'NOT SEEN'} answered ${((switchAt - publishedAt) / 1000).toFixed(1)} s after it returned; ` +
+      `${during.length} requests, ${failed.length} not 200 (${[...new Set(failed.map((s) => s.status))].join(', ') || 'none'}); ` +
+      `slowest answer ${Math.max(...during.map((s) => s.ms)).toFixed(0)} ms overall, ${Math.max(0, ...around.map((s) => s.ms)).toFixed(0)} ms within 3 s of the switch ` +
+      `(median ${median(during.map((s) => s.ms)).toFixed(1)} ms); isolate ${isolateBefore.toFixed(1)} MiB before, peak ${isolate.peak.toFixed(1)} MiB, ` +
+      `after ${isolate.now.toFixed(1)} MiB (committed: peak ${isolate.committedPeak.toFixed(1)} MiB); workerd process RSS ${before.toFixed(0)} MiB before, peak ${memory('VmHWM').toFixed(0)} MiB`,
+  );
+  if (!seen) throw new Error(`${name}: not switched within ${limitMs / 1000} s`);
+  return seen;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] ?? Number.NaN;
+}
+
+const first = await statusVersion();
+if (!first) throw new Error(`${base}/api/v1/status names no version`);
+console.log(`Serving ${first}; ${connections} connections of steady load on /api/v1/json/81.2.69.142`);
+const stopSampling = values.inspector ? await sampleIsolate(values.inspector) : () => {};
+await new Promise((resolve) => setTimeout(resolve, 200));
+const workers = Array.from({ length: connections }, () => worker());
+const started = Date.now();
+try {
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const second = await phase('publish', ['run', 'data:publish', '--', '--env', 'free', '--file', values.file], first);
+  await phase('rollback', ['run', 'data:rollback', '--', '--env', 'free'], second);
+} finally {
+  running = false;
+  await Promise.all(workers);
+  stopSampling();
+}
+const failed = samples.filter((s) => s.status !== 200).length;
+console.log(`Whole run: ${samples.length} requests in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed} not 200.`);

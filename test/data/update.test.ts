@@ -1,0 +1,301 @@
+/**
+ * @module `data:update` against a local server that imitates MaxMind's download API (Basic
+ * authentication, a redirect to the archive as MaxMind's goes to its storage, `.sha256` files) with
+ * archives made here from MaxMind's test databases; and the proxy lists from the same server. Each
+ * failure must leave the previous build and the cache as they were, byte for byte.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { type AnonymousIPResponse, type AsnResponse, type CityResponse, Reader } from 'mmdb-lib';
+import { create } from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpdateError } from '../../data/update/download.ts';
+import { update } from '../../data/update/update.ts';
+import { GeoDatabase } from '../../src/geo/database.ts';
+import { FIXTURES } from '../support/fixtures.ts';
+
+const ACCOUNT = { accountId: '123456', licenseKey: 'test-licence-key' };
+const CITY_TEST = readFileSync(`${FIXTURES}/test-data/GeoLite2-City-Test.mmdb`);
+const ASN_TEST = readFileSync(`${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`);
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** A `.tar.gz` as MaxMind publishes it: `{edition}_{date}/` holding the database and its licence. */
+async function archiveOf(edition: string, mmdb: Uint8Array): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'ipgeo-archive-'));
+  const folder = `${edition}_20261117`;
+  mkdirSync(join(dir, folder));
+  writeFileSync(join(dir, folder, `${edition}.mmdb`), mmdb);
+  writeFileSync(join(dir, folder, 'LICENSE.txt'), 'test licence\n');
+  await create({ gzip: true, cwd: dir, file: join(dir, 'out.tar.gz') }, [folder]);
+  return readFileSync(join(dir, 'out.tar.gz'));
+}
+
+/** A copy of a MaxMind DB whose metadata says it was built `days` days earlier. */
+function builtEarlier(mmdb: Buffer, days: number): Buffer {
+  const bytes = Buffer.from(mmdb);
+  const at = bytes.lastIndexOf('build_epoch') + 'build_epoch'.length;
+  const control = bytes[at] as number;
+  const size = control & 0x1f;
+  const start = at + (control >> 5 === 0 ? 2 : 1);
+  const epoch = bytes.readUIntBE(start, size) - days * 86_400;
+  bytes.writeUIntBE(epoch, start, size);
+  return bytes;
+}
+
+/** How the imitation answers an edition: its archive and checksum, or a failure. */
+type Behaviour =
+  | { kind: 'serve'; archive: Buffer; checksum?: string }
+  | { kind: 'status'; status: number; headers?: Record<string, string> }
+  | { kind: 'stall' };
+
+class MaxMindImitation {
+  readonly behaviours = new Map<string, Behaviour>();
+  readonly lists = new Map<string, string>();
+  /** Archive downloads (not checksum requests) per edition. */
+  readonly downloads = new Map<string, number>();
+  private servers: Server[] = [];
+  url = '';
+  /** Another origin, as MaxMind's storage is: fetch must not send the credentials there. */
+  storageUrl = '';
+
+  async start(): Promise<void> {
+    const handler = (request: IncomingMessage, response: ServerResponse) => {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const list = this.lists.get(url.pathname);
+      if (list !== undefined) return void response.end(list);
+      const stored = /^\/storage\/(.+)\.tar\.gz$/.exec(url.pathname);
+      const behaviourOf = (edition: string) => this.behaviours.get(edition);
+      if (stored) {
+        // The redirect target, like MaxMind's presigned storage URL: no credentials asked or accepted.
+        const behaviour = behaviourOf(decodeURIComponent(stored[1] as string));
+        if (request.headers.authorization) return void response.writeHead(400).end('credentials sent to storage');
+        if (behaviour?.kind !== 'serve') return void response.writeHead(404).end();
+        return void response.end(behaviour.archive);
+      }
+      const api = /^\/geoip\/databases\/([^/]+)\/download$/.exec(url.pathname);
+      if (!api) return void response.writeHead(404).end();
+      const expected = `Basic ${Buffer.from(`${ACCOUNT.accountId}:${ACCOUNT.licenseKey}`).toString('base64')}`;
+      if (request.headers.authorization !== expected) return void response.writeHead(401).end('Invalid license key\n');
+      const edition = decodeURIComponent(api[1] as string);
+      const behaviour = behaviourOf(edition);
+      if (!behaviour) return void response.writeHead(404).end('Database edition not found\n');
+      if (behaviour.kind === 'stall') return; // never answers
+      if (behaviour.kind === 'status') return void response.writeHead(behaviour.status, behaviour.headers).end();
+      const suffix = url.searchParams.get('suffix');
+      if (suffix === 'tar.gz.sha256') {
+        return void response.end(`${behaviour.checksum ?? sha256(behaviour.archive)}  ${edition}_20261117.tar.gz\n`);
+      }
+      if (suffix !== 'tar.gz') return void response.writeHead(400).end();
+      this.downloads.set(edition, (this.downloads.get(edition) ?? 0) + 1);
+      response.writeHead(302, { Location: `${this.storageUrl}/storage/${encodeURIComponent(edition)}.tar.gz` }).end();
+    };
+    const listen = async () => {
+      const server = createServer(handler);
+      this.servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    this.url = await listen();
+    this.storageUrl = await listen();
+  }
+
+  async stop(): Promise<void> {
+    for (const server of this.servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+}
+
+/** Every file under `dir` with its bytes' digest: what "left as it was, byte for byte" compares. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(dir, path)] = sha256(readFileSync(path));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return files;
+}
+
+const server = new MaxMindImitation();
+const work = mkdtempSync(join(tmpdir(), 'ipgeo-update-'));
+const cacheDir = join(work, 'cache');
+const outDir = join(work, 'out');
+const lines: string[] = [];
+const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean } = {}) =>
+  update({
+    cacheDir,
+    outDir,
+    maxmind: { ...(options.account ?? ACCOUNT), baseUrl: server.url },
+    ...(options.editions ? { editions: options.editions } : {}),
+    proxyLists: options.proxyLists ?? false,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    log: (line) => lines.push(line),
+  });
+
+let cityArchive: Buffer;
+let asnArchive: Buffer;
+beforeAll(async () => {
+  await server.start();
+  cityArchive = await archiveOf('GeoLite2-City', CITY_TEST);
+  asnArchive = await archiveOf('GeoLite2-ASN', ASN_TEST);
+  server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: cityArchive });
+  server.behaviours.set('GeoLite2-ASN', { kind: 'serve', archive: asnArchive });
+});
+afterAll(() => server.stop());
+
+describe('data:update from MaxMind', () => {
+  it('downloads the default editions with Basic authentication, checks them and builds from them', async () => {
+    const { manifest, downloaded } = await run();
+    expect(downloaded).toEqual(['maxmind/GeoLite2-City', 'maxmind/GeoLite2-ASN']);
+    expect(server.downloads.get('GeoLite2-City')).toBe(1);
+    // The build answers what MaxMind's test databases hold, read independently with mmdb-lib.
+    const built = new GeoDatabase(readFileSync(join(outDir, 'ipgeo.mmdb')));
+    const city = new Reader<CityResponse>(CITY_TEST);
+    const asn = new Reader<AsnResponse>(ASN_TEST);
+    for (const address of ['81.2.69.142', '2.125.160.216', '89.160.20.112']) {
+      const [a, b, c, d] = address.split('.').map(Number) as [number, number, number, number];
+      const facts = built.factsAt(built.offsetOfIpv4(((a << 24) | (b << 16) | (c << 8) | d) >>> 0));
+      expect(facts.cityName, address).toBe(city.get(address)?.city?.names.en ?? '');
+      expect(facts.countryCode, address).toBe(city.get(address)?.country?.iso_code ?? '');
+      expect(facts.asn, address).toBe(asn.get(address)?.autonomous_system_number ?? 0);
+    }
+    expect(manifest.output.sha256).toBe(sha256(readFileSync(join(outDir, 'ipgeo.mmdb'))));
+    // The manifest names the sources where they are kept, in the cache.
+    const written = JSON.parse(readFileSync(join(outDir, 'ipgeo.manifest.json'), 'utf8')) as typeof manifest;
+    expect(
+      written.sources.flatMap((s) => s.files.map((f) => f.path)).every((path) => path.includes('cache/maxmind/') && existsSync(join(process.cwd(), path))),
+    ).toBe(true);
+  });
+
+  it('does not download an edition again while its checksum is unchanged', async () => {
+    const { downloaded } = await run();
+    expect(downloaded).toEqual([]);
+    expect(server.downloads.get('GeoLite2-City')).toBe(1);
+    expect(lines.some((line) => /GeoLite2-City: unchanged/.test(line))).toBe(true);
+  });
+
+  describe('fails clearly and replaces nothing', () => {
+    const failures: Array<[string, () => Promise<unknown>, RegExp]> = [
+      ['a wrong account or key (401)', () => run({ account: { ...ACCOUNT, licenseKey: 'wrong' } }), /401.*MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY/],
+      [
+        'a download limit (403)',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'status', status: 403 });
+          return run();
+        },
+        /GeoLite2-City checksum: refused \(403 Forbidden\).*download limit/,
+      ],
+      [
+        'too many downloads (429)',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'status', status: 429, headers: { 'Retry-After': '3600' } });
+          return run();
+        },
+        /429.*try again after 3600 s/,
+      ],
+      [
+        'a checksum mismatch',
+        async () => {
+          server.behaviours.set('GeoLite2-City', {
+            kind: 'serve',
+            archive: await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, -1)),
+            checksum: 'ab'.repeat(32),
+          });
+          return run();
+        },
+        /GeoLite2-City archive: SHA-256 [0-9a-f]{64} does not match the published abab/,
+      ],
+      [
+        'a truncated archive',
+        async () => {
+          const archive = await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, -1));
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: archive.subarray(0, archive.length >> 1) });
+          return run();
+        },
+        /GeoLite2-City archive is not a complete \.tar\.gz archive/,
+      ],
+      [
+        'an archive without a MaxMind DB',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', Buffer.from('<html>not a database</html>')) });
+          return run();
+        },
+        /GeoLite2-City\.mmdb of the GeoLite2-City archive is not a MaxMind DB/,
+      ],
+      [
+        'no answer within the timeout',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'stall' });
+          return run({ timeoutMs: 300 });
+        },
+        /GeoLite2-City checksum: no complete answer from http:\/\/127\.0\.0\.1:\d+ within 0\.3 s/,
+      ],
+      [
+        'a database older than the cached one',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, 3)) });
+          return run();
+        },
+        /GeoLite2-City: the download was built on .*, before the cached one/,
+      ],
+      [
+        'a damaged second edition after a good first one',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, -2)) });
+          server.behaviours.set('GeoLite2-ASN', { kind: 'serve', archive: Buffer.from('not gzip') });
+          return run();
+        },
+        /GeoLite2-ASN archive is not a complete \.tar\.gz archive/,
+      ],
+    ];
+    it.each(failures)('on %s', async (_case, fail, message) => {
+      const before = { out: snapshot(outDir), cache: snapshot(cacheDir) };
+      expect(Object.keys(before.out).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.mmdb']);
+      try {
+        const error = await fail().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(UpdateError);
+        expect((error as Error).message).toMatch(message);
+        expect(snapshot(outDir)).toEqual(before.out);
+        expect(snapshot(cacheDir)).toEqual(before.cache);
+      } finally {
+        server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: cityArchive });
+        server.behaviours.set('GeoLite2-ASN', { kind: 'serve', archive: asnArchive });
+      }
+    });
+  });
+
+  it('takes other editions with --editions, and the proxy lists from overridable URLs', async () => {
+    const anonymous = readFileSync(`${FIXTURES}/test-data/GeoIP2-Anonymous-IP-Test.mmdb`);
+    server.behaviours.set('GeoIP2-Anonymous-IP', { kind: 'serve', archive: await archiveOf('GeoIP2-Anonymous-IP', anonymous) });
+    server.lists.set('/tor', '# exits\n185.220.101.1\n185.220.101.2\n');
+    server.lists.set('/vpn', '203.0.113.0/24\n');
+    process.env.TOR_EXIT_LIST_URL = `${server.url}/tor`;
+    process.env.VPN_LIST_URL = `${server.url}/vpn`;
+    try {
+      const { manifest, downloaded } = await run({ editions: ['GeoLite2-City', 'GeoLite2-ASN', 'GeoIP2-Anonymous-IP'], proxyLists: true });
+      expect(downloaded).toEqual(['maxmind/GeoIP2-Anonymous-IP', 'lists/tor-exits', 'lists/x4bnet-vpn']);
+      expect(manifest.isProxyConfigured).toBe(true);
+      const built = new GeoDatabase(readFileSync(join(outDir, 'ipgeo.mmdb')));
+      const proxy = (address: number) => built.factsAt(built.offsetOfIpv4(address)).isProxy;
+      expect(proxy(0xb9dc6501)).toBe(true); // 185.220.101.1, from the Tor list
+      const anonymousReader = new Reader<AnonymousIPResponse>(anonymous);
+      expect(anonymousReader.get('1.2.0.1')).not.toBeNull(); // the fixture's anonymous network…
+      expect(proxy(0x01020001)).toBe(true); // …is a proxy in the build
+    } finally {
+      delete process.env.TOR_EXIT_LIST_URL;
+      delete process.env.VPN_LIST_URL;
+    }
+  });
+});

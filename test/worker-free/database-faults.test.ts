@@ -1,0 +1,251 @@
+/**
+ * @module Faults of the database in R2 and how the Worker answers and recovers (issue 19, item 1;
+ * issue 17, switching): the current record or object missing, empty, truncated, damaged with intact
+ * metadata, a bad upload while a good version answers, damage found by a read, and a new version
+ * switched to without a restart. Each case runs a {@link DatabaseSlot} of its own with a clock the
+ * test moves, so no case sleeps; the routes' answer is checked through the Worker. The database is the
+ * small build of MaxMind's test databases (the slot does not care which build it loads), so that each
+ * case can spoil and replace whole objects cheaply.
+ */
+import { env, exports } from 'cloudflare:workers';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ProblemError } from '../../src/errors/problem.ts';
+import type { GeoDatabase } from '../../src/geo/database.ts';
+import { CHECK_INTERVAL_MS, DatabaseSlot, resetDatabaseForTests } from '../../src/geo/load.ts';
+import { CURRENT_RECORD_KEY, versionObjectKey } from '../../src/geo/published.ts';
+import { readMetadata } from '../../src/mmdb/metadata.ts';
+import { compiledBuild, publish } from '../worker/publish.ts';
+
+let good: Uint8Array;
+let goodVersion: string;
+beforeAll(async () => {
+  const build = await compiledBuild('data/out/small');
+  good = new Uint8Array(build.bytes);
+  goodVersion = build.version;
+}, 120_000);
+
+/** A second valid build: the same data with another build_epoch in its metadata, so another SHA-256. */
+function otherBuild(): Uint8Array {
+  const bytes = good.slice();
+  const key = new TextEncoder().encode('build_epoch');
+  const from = Math.max(0, bytes.length - 20_000);
+  for (let at = from; at < bytes.length - key.length; at++) {
+    if (key.every((byte, i) => bytes[at + i] === byte)) {
+      // The value follows the key: a control byte (and, for an extended type such as uint64, a type byte).
+      const control = bytes[at + key.length] as number;
+      const size = control & 0x1f;
+      const last = at + key.length + (control >> 5 === 0 ? 2 : 1) + size - 1;
+      bytes[last] = ((bytes[last] as number) + 1) & 0xff;
+      return bytes;
+    }
+  }
+  throw new Error('build_epoch not found in the metadata');
+}
+
+/** A clock the test moves, a slot reading it, and the waitUntil promises of the requests made. */
+function harness() {
+  const clock = { now: Date.parse('2026-11-23T12:00:00Z') };
+  const slot = new DatabaseSlot(() => clock.now);
+  const background: Promise<unknown>[] = [];
+  const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
+  const get = async (): Promise<GeoDatabase | ProblemError> => {
+    try {
+      return await slot.get(env, ctx);
+    } catch (error) {
+      if (error instanceof ProblemError) return error;
+      throw error;
+    }
+  };
+  const settle = async () => {
+    await Promise.all(background.splice(0));
+  };
+  return { clock, slot, get, settle };
+}
+
+/** What an answer was, in a few words (a failed assertion never prints a whole database). */
+function kind(answer: GeoDatabase | ProblemError): string {
+  return answer instanceof ProblemError ? `${answer.code}, Retry-After ${answer.options.headers?.['Retry-After']}` : 'a database';
+}
+
+function expectUnavailable(answer: GeoDatabase | ProblemError): void {
+  expect(kind(answer)).toBe('DATA_UNAVAILABLE, Retry-After 5');
+}
+
+function expectDatabase(answer: GeoDatabase | ProblemError): GeoDatabase {
+  expect(kind(answer)).toBe('a database');
+  return answer as GeoDatabase;
+}
+
+const slots: DatabaseSlot[] = [];
+afterEach(async () => {
+  for (const slot of slots.splice(0)) slot.reset();
+  // Cases spoil the object in place; publishing a version that is there already uploads nothing.
+  await env.GEO_DATA.put(versionObjectKey(goodVersion), good);
+  await publish(good, goodVersion);
+});
+
+function tracked() {
+  const h = harness();
+  slots.push(h.slot);
+  return h;
+}
+
+describe('a database that cannot be trusted', () => {
+  it('answers 503 while no version is published, and loads one once it is', async () => {
+    const { clock, slot, get } = tracked();
+    expect(typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer).toBe('function'); // release() frees at once
+    await env.GEO_DATA.delete(CURRENT_RECORD_KEY);
+    expectUnavailable(await get());
+    await publish(good, goodVersion);
+    clock.now += 4_000;
+    expectUnavailable(await get()); // within the 5 s after a failure, no new attempt
+    clock.now += 1_000;
+    expectDatabase(await get());
+    expect(slot.version).toBe(goodVersion);
+  });
+
+  it.each([
+    ['missing', async (key: string) => env.GEO_DATA.delete(key)],
+    ['empty', async (key: string) => void (await env.GEO_DATA.put(key, new Uint8Array(0)))],
+    ['truncated', async (key: string) => void (await env.GEO_DATA.put(key, good.slice(0, good.length - 1000)))],
+    [
+      'damaged in its search tree with intact metadata',
+      async (key: string) => {
+        const damaged = good.slice();
+        const { nodeCount, recordSize } = readMetadata(damaged);
+        damaged.fill(0x5a, 0, (nodeCount * recordSize) / 8);
+        await env.GEO_DATA.put(key, damaged);
+      },
+    ],
+    [
+      'damaged in its data section with intact metadata',
+      async (key: string) => {
+        const damaged = good.slice();
+        const { nodeCount, recordSize } = readMetadata(damaged);
+        const dataStart = (nodeCount * recordSize) / 4 + 16;
+        damaged.fill(0x00, dataStart + 1000, dataStart + 2000);
+        await env.GEO_DATA.put(key, damaged);
+      },
+    ],
+  ])('answers 503 while the object is %s, and 200 within 5 s of a good one replacing it', async (_case, spoil) => {
+    const { clock, slot, get } = tracked();
+    await spoil(versionObjectKey(goodVersion));
+    expectUnavailable(await get());
+    clock.now += 5_000;
+    expectUnavailable(await get()); // still bad: tried again, refused again
+    await env.GEO_DATA.put(versionObjectKey(goodVersion), good);
+    clock.now += 5_000;
+    const database = expectDatabase(await get());
+    expect(database.offsetOfIpv4(0x5102458e)).toBeGreaterThanOrEqual(0);
+    expect(slot.version).toBe(goodVersion);
+  });
+
+  it('answers the documented problem through the routes', async () => {
+    await env.GEO_DATA.put(versionObjectKey(goodVersion), good.slice(0, 1000));
+    resetDatabaseForTests();
+    const response = await exports.default.fetch('http://free.test/api/v1/json/81.2.69.142', { headers: { 'CF-Connecting-IP': '198.19.7.1' } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const body = (await response.json()) as { code: string; detail: string };
+    expect(body.code).toBe('DATA_UNAVAILABLE');
+    expect(body.detail).not.toMatch(/ipgeo-|sha|bytes/i); // the reason is logged, never answered
+    resetDatabaseForTests();
+  });
+
+  it('drops a database whose reads find damage, refuses that version, and loads the next one published', async () => {
+    const { clock, slot, get } = tracked();
+    const probe = expectDatabase(await get());
+    const offset = probe.offsetOfIpv4(0x5102458e);
+    slot.reset();
+    // A build that passes the digest (published as it is) but whose record for 81.2.69.142 is no map.
+    const broken = good.slice();
+    const { nodeCount, recordSize } = readMetadata(broken);
+    broken[(nodeCount * recordSize) / 4 + 16 + offset] = 0x41; // a one-byte string
+    await publish(broken, '2026-11-20.0badda7a');
+    const database = expectDatabase(await get());
+    let thrown: unknown;
+    try {
+      database.factsAt(database.offsetOfIpv4(0x5102458e));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown instanceof ProblemError && thrown.code).toBe('DATA_UNAVAILABLE');
+    expect(database.damage).toMatch(/not a map/);
+    expectUnavailable(await get()); // dropped at once; that version is refused
+    clock.now += 5_000;
+    expectUnavailable(await get());
+    await publish(otherBuild(), '2026-11-21.00c0ffee');
+    clock.now += 5_000;
+    expectDatabase(await get());
+    expect(slot.version).toBe('2026-11-21.00c0ffee');
+  });
+});
+
+describe('a new version', () => {
+  it('is switched to after the minute check, without a restart, answering throughout', async () => {
+    const { clock, slot, get, settle } = tracked();
+    const first = expectDatabase(await get());
+    expect(slot.version).toBe(goodVersion);
+    await publish(otherBuild(), '2026-11-22.0000beef');
+
+    clock.now += CHECK_INTERVAL_MS - 1;
+    expect((await get()) === first).toBe(true); // not due yet
+    await settle();
+    expect(slot.version).toBe(goodVersion);
+
+    clock.now += 1;
+    expect((await get()) === first).toBe(true); // due: answered from the old one, the check runs in waitUntil
+    // Once the old database is released, requests wait for the new one (polling, with their own timers).
+    while (slot.version === goodVersion) await new Promise((resolve) => setTimeout(resolve, 1));
+    const during = await Promise.all(Array.from({ length: 20 }, () => get()));
+    await settle();
+    expect(during.map(kind)).toEqual(during.map(() => 'a database'));
+    expect(slot.version).toBe('2026-11-22.0000beef');
+    const second = expectDatabase(await get());
+    expect(second === first).toBe(false);
+    expect(second.buildEpoch).not.toBe(first.buildEpoch);
+  });
+
+  it('that was uploaded damaged is not switched to; the good version keeps answering until a good upload', async () => {
+    const { clock, slot, get, settle } = tracked();
+    await get();
+    const next = otherBuild();
+    await publish(next, '2026-11-22.0000beef');
+    const damaged = next.slice();
+    damaged.fill(0x5a, 1024, 1024 + (1 << 20));
+    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000beef'), damaged);
+
+    clock.now += CHECK_INTERVAL_MS;
+    expectDatabase(await get());
+    await settle();
+    expect(slot.version).toBe(goodVersion);
+    expectDatabase(await get());
+
+    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000beef'), next);
+    clock.now += CHECK_INTERVAL_MS;
+    await get();
+    await settle();
+    expect(slot.version).toBe('2026-11-22.0000beef');
+  });
+
+  it('is checked for at most once a minute, and rolled back to like any other', async () => {
+    const { clock, slot, get, settle } = tracked();
+    await get();
+    await publish(otherBuild(), '2026-11-22.0000beef');
+    clock.now += CHECK_INTERVAL_MS;
+    await get();
+    await settle();
+    expect(slot.version).toBe('2026-11-22.0000beef');
+    // data:rollback writes the record naming the previous version: the next check goes back to it.
+    await publish(good, goodVersion);
+    clock.now += CHECK_INTERVAL_MS / 2;
+    await get();
+    await settle();
+    expect(slot.version).toBe('2026-11-22.0000beef');
+    clock.now += CHECK_INTERVAL_MS / 2;
+    await get();
+    await settle();
+    expect(slot.version).toBe(goodVersion);
+  });
+});

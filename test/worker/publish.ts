@@ -1,0 +1,41 @@
+/**
+ * @module Publishes databases into the test's R2 binding exactly as `npm run data:publish` does (the
+ * same steps of `data/publish/record.ts`, over the binding instead of wrangler).
+ */
+import { env } from 'cloudflare:workers';
+import { r2Bucket } from '../../data/publish/r2-bucket.ts';
+import { publishTo, versionOf } from '../../data/publish/record.ts';
+import type { CurrentRecord } from '../../src/geo/published.ts';
+import { repoFile } from './repo.ts';
+
+/** SHA-256 of bytes, lower-case hex. */
+export async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Publishes `bytes` as `version` into `env.GEO_DATA` and makes it current.
+ *
+ * @param at the publishing instant (versions expire 30 days after they stop being current).
+ */
+export async function publish(bytes: ArrayBuffer | Uint8Array, version: string, at = new Date()): Promise<CurrentRecord> {
+  const build = { version, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes };
+  return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), build, at, () => {});
+}
+
+/**
+ * A compiled database and its version as data:publish names it: `data/out/` by default, or the small
+ * build of MaxMind's test databases in `data/out/small/` (`test/support/global-setup.ts`).
+ */
+export async function compiledBuild(dir = 'data/out'): Promise<{ bytes: ArrayBuffer; version: string }> {
+  const bytes = await repoFile(`${dir}/ipgeo.mmdb`);
+  const manifest = JSON.parse(new TextDecoder().decode(await repoFile(`${dir}/ipgeo.manifest.json`)));
+  return { bytes, version: versionOf(manifest) };
+}
+
+/** Publishes the compiled database of `data/out/` as current (the state every Worker test starts from). */
+export async function publishCompiled(): Promise<CurrentRecord> {
+  const { bytes, version } = await compiledBuild();
+  return publish(bytes, version);
+}
