@@ -2,8 +2,9 @@
  * @module Property-based tests (fast-check) of the routes of both plans: arbitrary methods, paths,
  * query strings, headers and bodies never answer a 5xx, and every error is a problem document of a
  * known code, in JSON or XML. The paid app runs here too, against this project's KV (it has the
- * binding), with made-up keys, addresses and origins. Client addresses are random: rate limiting
- * answers 429 problems, which are fine. Bounded in runs, never in time.
+ * binding), with made-up keys, addresses and origins. Client address 2001:db8:1901::1 unless a run
+ * sets its own (this file only); rate limiting answers 429 problems, which are fine. Bounded in runs,
+ * never in time.
  */
 import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -74,7 +75,7 @@ describe.each(['free', 'paid'] as const)('the %s app', (plan) => {
     await fc.assert(
       fc.asyncProperty(method, path, query, headers, body, async (verb, where, search, fields, content) => {
         const url = `https://fuzz.test${where}${search ? `?${search}` : ''}`;
-        const init: RequestInit = { method: verb, headers: { 'CF-Connecting-IP': '203.0.113.200', ...fields } };
+        const init: RequestInit = { method: verb, headers: { 'CF-Connecting-IP': '2001:db8:1901::1', ...fields } };
         if (content !== undefined && verb !== 'GET' && verb !== 'HEAD') init.body = content;
         let request: Request;
         try {
