@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { repoFile } from '../worker/repo.ts';
-import { failingNamespace } from './unreachable.ts';
+import { failingNamespace, refundFailingNamespace } from './unreachable.ts';
 
 function get(path: string, clientIp: string): Promise<Response> {
   return exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp } });
@@ -53,6 +53,29 @@ describe('what counts against the free limits', () => {
     expect((await get('/api/v1/json/8.8.8.8', client)).status).toBe(429);
   });
 
+  it('still answers when a 503 cannot be taken back, and leaves it counted', async () => {
+    const app = createApp('free');
+    const refundFails = { ...env, RATE_LIMITER: refundFailingNamespace(env.RATE_LIMITER) };
+    const client = '2001:db8:1900:4::1';
+    const send = () =>
+      Promise.resolve(
+        app.fetch(new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), refundFails, createExecutionContext()),
+      );
+    await withoutDatabase(async () => {
+      const answers = [];
+      for (let i = 0; i < 3; i++) {
+        const response = await send();
+        answers.push([response.status, response.headers.get('RateLimit')?.replace(/;t=\d+$/, '')]);
+      }
+      expect(answers).toEqual([
+        [503, '"burst";r=9'],
+        [503, '"burst";r=8'],
+        [503, '"burst";r=7'],
+      ]);
+    });
+  });
+
+  // Last: an unreachable Durable Object puts this isolate's limiter into its outage mode for 5 s.
   it('takes back a 503 in the isolate too while the Durable Object cannot be reached', async () => {
     const app = createApp('free');
     const unreachable = { ...env, RATE_LIMITER: failingNamespace().namespace };
