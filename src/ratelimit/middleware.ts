@@ -3,13 +3,13 @@
  * with 429 `RATE_LIMITED` over them, and puts the RateLimit fields on every answer, problems included.
  * Other paths (`/`, `/openapi.json`, `/docs`) are not counted but still report the client's state.
  *
- * Which answers count (README, "Rate limits"; the OpenAPI document's `RateLimit` field): every answer
- * to an `/api/*` request that the service gave, 4xx included (an invalid or reserved address, an
- * unknown route, a paid-only endpoint: they are the client's doing and cost the service the same),
- * except answers of status 500 and above, which are the service's failure (`503 DATA_UNAVAILABLE`
- * while the database cannot be read, `500 INTERNAL_ERROR`): a request is counted when admitted, so that
- * concurrent requests are decided exactly, and taken back once its answer turns out to be a 5xx. A
- * 429 never counts (only admitted requests are logged: `window.ts`).
+ * Which answers count (README, "What counts against the limit"; the `RateLimit` fields in the OpenAPI
+ * document): every answer to an `/api/*` request that the service gave, 4xx included (an invalid or
+ * reserved address, an unknown route, a paid-only endpoint: they are the client's doing and cost the
+ * service the same), except answers of status 500 and above, which are the service's failure
+ * (`503 DATA_UNAVAILABLE` while the database cannot be read, `500 INTERNAL_ERROR`): a request is
+ * counted when admitted, so that concurrent requests are decided exactly, and taken back once its
+ * answer turns out to be a 5xx. A 429 never counts (only admitted requests are logged: `window.ts`).
  *
  * The client is `CF-Connecting-IP` only (IPv6 by /64); an `Authorization` header is ignored, so a paid
  * key lifts nothing here (spec section 5.1). A request without a usable address (never the case behind
