@@ -8,7 +8,8 @@ export type Plan = 'free' | 'paid';
 
 /**
  * Deployment variables that may be absent, and so are not in `wrangler.toml` (nor in the generated
- * `Env`): set them with `wrangler dev --var NAME:value`, `.dev.vars`, or the dashboard.
+ * `Env`): set them with `wrangler dev --var NAME:value` or `wrangler deploy --var NAME:value`, or in
+ * the dashboard (not in `.dev.vars`, which `wrangler types` would add to `Env`, failing `typecheck`).
  */
 export interface OptionalVars {
   /** `true`: a whitelisted hostname also matches `http://` origins and explicit ports (local development only; `docs/accounts.md`). */
