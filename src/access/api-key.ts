@@ -5,7 +5,7 @@
  * platform's CSPRNG), then 6 base62 characters of the CRC-32 of everything before them, as GitHub's
  * and Stripe's tokens do:
  *
- *     ipgeo_ 4ZCq0TrVKbvG9rB5xJ2nUfP0wXcA7dLmE1sHy8oQiRt 2mGx0K
+ *     ipgeo_ uk9nqsp6lovvRLusm6aY8DKKoDkMHAnhHdyjwezaWR3 3XkaWs   (well-formed, never issued; spaced out)
  *     prefix random part (43)                            CRC-32 (6)
  *
  * The checksum lets the Worker refuse a mistyped, truncated or made-up key without reading KV: a
