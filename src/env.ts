@@ -6,9 +6,21 @@
 /** The two plans of DESIGN.md section 1. */
 export type Plan = 'free' | 'paid';
 
+/**
+ * Deployment variables that may be absent, and so are not in `wrangler.toml` (nor in the generated
+ * `Env`): set them with `wrangler dev --var NAME:value` or `wrangler deploy --var NAME:value`, or in
+ * the dashboard (not in `.dev.vars`, which `wrangler types` would add to `Env`, failing `typecheck`).
+ */
+export interface OptionalVars {
+  /** `true`: a whitelisted hostname also matches `http://` origins and explicit ports (local development only; `docs/accounts.md`). */
+  readonly ALLOW_HTTP_ORIGINS?: string;
+  /** `accept`: API keys made before keys had a checksum still work (`docs/accounts.md`, "Keys without a checksum"). */
+  readonly LEGACY_API_KEYS?: string;
+}
+
 /** Hono's environment type for this app. */
 export interface AppEnv {
-  Bindings: Env;
+  Bindings: Env & OptionalVars;
 }
 
 /**

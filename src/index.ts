@@ -1,10 +1,16 @@
 /**
  * @module The Worker's entry: the app of the deployment's plan (`PLAN`), and the Durable Object
  * class that counts the free plan's requests.
+ *
+ * The app renders every error it sees as a problem (`app.ts`); this entry catches whatever escapes it
+ * (an exception while the app is made, or in its error handler), so that no request ever gets the
+ * runtime's own error page, whose text may name code and paths: it gets a problem details 500
+ * `INTERNAL_ERROR` instead, the error going to the log only.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createApp } from './app.ts';
+import { createApp, formatOf } from './app.ts';
 import type { AppEnv, Plan } from './env.ts';
+import { asProblem, problemResponse } from './errors/render.ts';
 
 /**
  * The app of each plan, made on the isolate's first request: a deployment serves one plan, so the
@@ -14,10 +20,21 @@ const apps: { [plan in Plan]?: OpenAPIHono<AppEnv> } = {};
 
 export default {
   fetch(request, env, ctx) {
-    const plan: Plan = env.PLAN === 'paid' ? 'paid' : 'free';
-    apps[plan] ??= createApp(plan);
-    return apps[plan].fetch(request, env, ctx);
+    try {
+      const plan: Plan = env.PLAN === 'paid' ? 'paid' : 'free';
+      apps[plan] ??= createApp(plan);
+      const answer = apps[plan].fetch(request, env, ctx);
+      return answer instanceof Promise ? answer.catch((error: unknown) => internalError(error, request)) : answer;
+    } catch (error) {
+      return internalError(error, request);
+    }
   },
 } satisfies ExportedHandler<Env>;
+
+/** The problem answer for an error that escaped the app (logged by `asProblem`). */
+function internalError(error: unknown, request: Request): Response {
+  const path = new URL(request.url).pathname;
+  return problemResponse(asProblem(error), formatOf(path), path);
+}
 
 export { RateLimiter } from './ratelimit/rate-limiter.ts';

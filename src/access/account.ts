@@ -67,17 +67,27 @@ export function canonicalHostname(text: string): string {
 
 /**
  * The hostname of an `Origin` header value, canonical as {@link canonicalHostname} gives it, or null
- * when the value is not a serialised http(s) origin (`null`, other schemes, paths, garbage).
+ * when the value is not a serialised origin that a whitelisted hostname stands for (`null`, paths,
+ * garbage, other schemes).
+ *
+ * A whitelisted hostname stands for its website as browsers serialise it: `https://` and the default
+ * port, so `https://app.example.com` and nothing else for `app.example.com`. With `allowHttp` (a
+ * deployment's `ALLOW_HTTP_ORIGINS`, for local development: `docs/accounts.md`) it also stands for
+ * `http://` and any explicit port, e.g. a page served at `http://app.example.test:8080`.
+ *
+ * @example originHostname('https://App.Example.com', false) // 'app.example.com'
+ * @example originHostname('http://app.example.com:8080', false) // null
  */
-export function originHostname(origin: string): string | null {
+export function originHostname(origin: string, allowHttp: boolean): string | null {
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
     return null;
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin.toLowerCase()) return null;
-  return url.hostname;
+  if (url.origin !== origin.toLowerCase()) return null;
+  if (url.protocol === 'https:' && url.port === '') return url.hostname;
+  return allowHttp && (url.protocol === 'https:' || url.protocol === 'http:') ? url.hostname : null;
 }
 
 /**

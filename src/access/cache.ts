@@ -1,48 +1,61 @@
 /**
  * @module A small per-isolate cache with a time to live, so that a warm paid request costs no KV
- * round trip. Concurrent misses of one key share one load. Failed loads are not cached.
+ * round trip.
+ *
+ * It holds settled values only, never promises. Workers forbid a request to wait on I/O that another
+ * request started ("Cannot perform I/O on behalf of a different request"), so a request that misses
+ * reads KV itself and stores what it read; concurrent misses of one key each read once (a cold burst
+ * costs as many reads as it has requests, and the next request is warm).
  */
 
 /** Options of a {@link TtlCache}. */
 export interface TtlCacheOptions {
-  /** How long an entry is served after it was loaded, in ms. */
+  /** How long an entry is served after it was stored, in ms. */
   readonly ttlMs: number;
-  /** How many entries to keep; the oldest loaded is dropped beyond that. */
+  /** How many entries to keep; the oldest stored is dropped beyond that. */
   readonly maxEntries: number;
-  /** The clock, ms since the epoch (tests move it instead of waiting). */
+  /** The clock, ms since the epoch (tests move it instead of waiting); `Date.now()` by default. */
   readonly now?: () => number;
 }
 
+/** A cached value; absent from the cache means "not known", so that `null` can be a value. */
+export interface CacheHit<V> {
+  readonly value: V;
+}
+
 /**
- * Caches the results of loads by key.
+ * Values by key, each served for `ttlMs` after it was stored.
  *
  * @example
- * const cache = new TtlCache<string | null>({ ttlMs: 30_000, maxEntries: 1000 });
- * await cache.get('account:acme', () => kv.get('account:acme'));
+ * const cache = new TtlCache<string>({ ttlMs: 30_000, maxEntries: 1000 });
+ * const hit = cache.get('account:acme');
+ * const value = hit ? hit.value : await kv.get('account:acme'); // this request's own read
+ * if (!hit && value !== null) cache.set('account:acme', value);
  */
 export class TtlCache<V> {
-  readonly #entries = new Map<string, { value: Promise<V>; expiresAt: number }>();
+  readonly #entries = new Map<string, { readonly value: V; readonly expiresAt: number }>();
   readonly #now: () => number;
 
   constructor(readonly options: TtlCacheOptions) {
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
-  /** The cached value of `key`, or the result of `load()` (then cached for `ttlMs`). */
-  get(key: string, load: () => Promise<V>): Promise<V> {
-    const now = this.#now();
+  /** The entry of `key` while it is fresh, else undefined (an expired entry is dropped). */
+  get(key: string): CacheHit<V> | undefined {
     const hit = this.#entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
-    const value = load();
+    if (hit === undefined) return undefined;
+    if (hit.expiresAt > this.#now()) return hit;
     this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: now + this.options.ttlMs });
-    value.catch(() => {
-      if (this.#entries.get(key)?.value === value) this.#entries.delete(key);
-    });
+    return undefined;
+  }
+
+  /** Stores `value` under `key` for `ttlMs`, dropping the oldest entries beyond `maxEntries`. */
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, expiresAt: this.#now() + this.options.ttlMs });
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.options.maxEntries) break;
       this.#entries.delete(oldest);
     }
-    return value;
   }
 }

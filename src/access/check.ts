@@ -8,18 +8,22 @@
  *    revoked, or belongs to an inactive account, the request is refused even if its address or origin
  *    is whitelisted, so that a client never runs unnoticed on a credential other than the one it sent.
  * 2. The `CF-Connecting-IP` address, whitelisted by an active account.
- * 3. The exact hostname of `Origin`, whitelisted by an active account.
+ * 3. The exact hostname of `Origin`, whitelisted by an active account, sent as `https://<hostname>`
+ *    (other schemes and explicit ports only under {@link AccessPolicy.httpOrigins}).
  *
  * Refusals, most specific first: a whitelisted address or origin of an inactive account is
  * `inactive`; a request that carries an `Origin` (a browser's) and matches nothing is
  * `origin-forbidden`; anything else is `no-credential`.
+ *
+ * A key is refused without any KV read when it fails its checksum, or has the shape of a key made
+ * before the checksum and the deployment does not accept those ({@link AccessPolicy.legacyKeys}).
  *
  * CORS: the request's `Origin` is answered with CORS headers when an account whitelists its hostname,
  * whatever granted the request, and also when that account is inactive (so that the website can read
  * why it is refused). Other origins get none.
  */
 import { canonicalAddress, originHostname, type Standing, standingOf } from './account.ts';
-import { bearerToken, hashApiKey, isApiKeyShaped } from './api-key.ts';
+import { apiKeyForm, bearerToken, hashApiKey } from './api-key.ts';
 import type { AccountDirectory, KvReader } from './directory.ts';
 import type { AccountDocument } from './kv-schema.ts';
 
@@ -35,6 +39,17 @@ export interface AccessRequest {
   /** The `Origin` header, if any. */
   readonly origin: string | undefined;
 }
+
+/** What a deployment accepts beyond the defaults: set by its variables (`middleware.ts` reads them). */
+export interface AccessPolicy {
+  /** Keys without a checksum (`ipgeo_` and 43 base64url characters, made before it) are looked up; else refused unread. */
+  readonly legacyKeys: boolean;
+  /** A whitelisted hostname also matches `http://` origins and explicit ports (local development only). */
+  readonly httpOrigins: boolean;
+}
+
+/** The defaults: checksummed keys only, and `https://<hostname>` origins only. */
+export const STRICT_ACCESS: AccessPolicy = Object.freeze({ legacyKeys: false, httpOrigins: false });
 
 /** Why access is refused: mapped to public problem codes by one switch in `middleware.ts`. */
 export type AccessFailure =
@@ -58,13 +73,20 @@ export type AccessResult = (
  * Checks a request's credentials.
  *
  * @param now ms since the epoch, for account expiry.
+ * @param policy what the deployment accepts beyond the defaults.
  * @returns a grant or a failure, and the CORS origin; never throws for bad credentials (only for KV failures).
  */
-export async function checkAccess(request: AccessRequest, kv: KvReader, directory: AccountDirectory, now: number): Promise<AccessResult> {
-  // Started at once: a cold request reads its key and its origin from KV in parallel.
-  const originAccount = originAccountOf(request.origin, kv, directory);
+export async function checkAccess(
+  request: AccessRequest,
+  kv: KvReader,
+  directory: AccountDirectory,
+  now: number,
+  policy: AccessPolicy = STRICT_ACCESS,
+): Promise<AccessResult> {
+  // Started at once: a cold request reads its key and its origin from KV in parallel (both its own reads).
+  const originAccount = originAccountOf(request.origin, kv, directory, policy);
   originAccount.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
-  const result = await decide(request, kv, directory, now, originAccount);
+  const result = await decide(request, kv, directory, now, policy, originAccount);
   const corsOrigin = (await originAccount) !== null ? (request.origin ?? null) : null;
   return { ...result, corsOrigin };
 }
@@ -73,8 +95,13 @@ export async function checkAccess(request: AccessRequest, kv: KvReader, director
  * The `Origin` value to answer CORS for (preflights and public paths), or null when no account
  * whitelists its hostname.
  */
-export async function corsOriginOf(origin: string | undefined, kv: KvReader, directory: AccountDirectory): Promise<string | null> {
-  return (await originAccountOf(origin, kv, directory)) !== null ? (origin ?? null) : null;
+export async function corsOriginOf(
+  origin: string | undefined,
+  kv: KvReader,
+  directory: AccountDirectory,
+  policy: AccessPolicy = STRICT_ACCESS,
+): Promise<string | null> {
+  return (await originAccountOf(origin, kv, directory, policy)) !== null ? (origin ?? null) : null;
 }
 
 type Decision = { granted: true; accountId: string; via: Credential } | { granted: false; failure: AccessFailure };
@@ -84,10 +111,11 @@ async function decide(
   kv: KvReader,
   directory: AccountDirectory,
   now: number,
+  policy: AccessPolicy,
   originAccount: Promise<AccountDocument | null>,
 ): Promise<Decision> {
   const token = bearerToken(request.authorization);
-  if (token !== null) return decideByKey(token, kv, directory, now);
+  if (token !== null) return decideByKey(token, kv, directory, now, policy);
 
   let inactive: AccessFailure | null = null;
   const address = addressOf(request.clientIp);
@@ -110,8 +138,9 @@ async function decide(
   return { granted: false, failure: inactive ?? { kind: 'no-credential' } };
 }
 
-async function decideByKey(token: string, kv: KvReader, directory: AccountDirectory, now: number): Promise<Decision> {
-  if (!isApiKeyShaped(token)) return { granted: false, failure: { kind: 'key-malformed' } };
+async function decideByKey(token: string, kv: KvReader, directory: AccountDirectory, now: number, policy: AccessPolicy): Promise<Decision> {
+  const form = apiKeyForm(token);
+  if (form === 'malformed' || (form === 'legacy' && !policy.legacyKeys)) return { granted: false, failure: { kind: 'key-malformed' } };
   const sha256 = await hashApiKey(token);
   const match = await directory.byKeyHash(kv, sha256);
   // The index found the entry by this very hash; comparing the stored hash again, in constant time,
@@ -127,8 +156,8 @@ function inactiveFailure(via: Credential, account: AccountDocument, standing: Ex
   return { kind: 'inactive', via, accountId: account.id, reason: standing.reason, since: standing.since };
 }
 
-async function originAccountOf(origin: string | undefined, kv: KvReader, directory: AccountDirectory): Promise<AccountDocument | null> {
-  const hostname = origin === undefined ? null : originHostname(origin);
+async function originAccountOf(origin: string | undefined, kv: KvReader, directory: AccountDirectory, policy: AccessPolicy): Promise<AccountDocument | null> {
+  const hostname = origin === undefined ? null : originHostname(origin, policy.httpOrigins);
   return hostname === null ? null : directory.byHostname(kv, hostname);
 }
 

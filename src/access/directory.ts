@@ -7,7 +7,12 @@
  * every location. So a revoked key, a cancelled account or a removed whitelist entry stops working
  * everywhere within about 90 s, and at once for requests that reach a cold isolate in the location
  * where the change was written. New keys and whitelist entries take effect within the same bound
- * (unknown keys are cached too, so that random keys cannot make every request a KV read).
+ * (unknown keys, addresses and hostnames are remembered as absent for as long, in caches of their
+ * own, so that a made-up one costs at most one read per time to live, and made-up ones cannot push
+ * out the entries of real accounts). Keys that fail their checksum cost no read at all (`api-key.ts`).
+ *
+ * Each request that misses reads KV itself: the caches hold what was read, never a read in progress
+ * (`cache.ts`).
  */
 import type { z } from 'zod';
 import { TtlCache } from './cache.ts';
@@ -23,10 +28,16 @@ import {
   WhitelistIndexSchema,
 } from './kv-schema.ts';
 
-/** How long an isolate serves what it read from KV, in ms. */
+/** How long an isolate serves what it read from KV, found or absent, in ms. */
 export const ACCESS_CACHE_TTL_MS = 30_000;
-/** How many entries of each kind an isolate keeps (a few MB at most). */
+/** How many found entries of each kind an isolate keeps (a few MB at most). */
 export const ACCESS_CACHE_ENTRIES = 5_000;
+/**
+ * How many absent entries of each kind (unknown key hashes, addresses and hostnames that no account
+ * whitelists) an isolate remembers, apart from the found ones, so that they cannot push them out.
+ * About 150 bytes each: under 1 MB per kind when full.
+ */
+export const ACCESS_CACHE_ABSENT_ENTRIES = 5_000;
 
 /** The part of a KV namespace the directory reads. */
 export interface KvReader {
@@ -39,27 +50,33 @@ export interface KeyMatch {
   readonly key: StoredKey;
 }
 
+/** Options of an {@link AccountDirectory}. */
+export interface DirectoryOptions {
+  /** Time to live of every entry; {@link ACCESS_CACHE_TTL_MS} by default. */
+  readonly ttlMs?: number;
+  /** Found entries per kind; {@link ACCESS_CACHE_ENTRIES} by default. */
+  readonly maxEntries?: number;
+  /** Absent entries per kind; {@link ACCESS_CACHE_ABSENT_ENTRIES} by default. */
+  readonly maxAbsentEntries?: number;
+  /** The clock in ms since the epoch; `Date.now()` by default. */
+  readonly now?: () => number;
+}
+
 /** Cached account lookups; one instance per isolate (the middleware's), or per test with its own clock. */
 export class AccountDirectory {
-  readonly #accounts: TtlCache<AccountDocument | null>;
-  readonly #apiKeys: TtlCache<z.infer<typeof ApiKeyIndexSchema> | null>;
-  readonly #whitelist: TtlCache<z.infer<typeof WhitelistIndexSchema> | null>;
+  readonly #accounts: KvEntries<AccountDocument>;
+  readonly #apiKeys: KvEntries<z.infer<typeof ApiKeyIndexSchema>>;
+  readonly #whitelist: KvEntries<z.infer<typeof WhitelistIndexSchema>>;
 
-  /** @param options.now the clock in ms since the epoch; `ttlMs` and `maxEntries` default to the constants above. */
-  constructor(options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {}) {
-    const cache = {
-      ttlMs: options.ttlMs ?? ACCESS_CACHE_TTL_MS,
-      maxEntries: options.maxEntries ?? ACCESS_CACHE_ENTRIES,
-      ...(options.now ? { now: options.now } : {}),
-    };
-    this.#accounts = new TtlCache(cache);
-    this.#apiKeys = new TtlCache(cache);
-    this.#whitelist = new TtlCache(cache);
+  constructor(options: DirectoryOptions = {}) {
+    this.#accounts = new KvEntries(AccountDocumentSchema, options);
+    this.#apiKeys = new KvEntries(ApiKeyIndexSchema, options);
+    this.#whitelist = new KvEntries(WhitelistIndexSchema, options);
   }
 
   /** The account and key whose stored hash is `sha256Hex` by the index; the caller compares the hashes. */
   async byKeyHash(kv: KvReader, sha256Hex: string): Promise<KeyMatch | null> {
-    const entry = await this.#apiKeys.get(apiKeyIndexKey(sha256Hex), () => read(kv, apiKeyIndexKey(sha256Hex), ApiKeyIndexSchema));
+    const entry = await this.#apiKeys.read(kv, apiKeyIndexKey(sha256Hex));
     if (entry === null) return null;
     const account = await this.account(kv, entry.account);
     const key = account?.keys.find((stored) => stored.id === entry.key);
@@ -80,18 +97,64 @@ export class AccountDirectory {
 
   /** The account document of `accountId`, or null. */
   account(kv: KvReader, accountId: string): Promise<AccountDocument | null> {
-    return this.#accounts.get(accountKey(accountId), () => read(kv, accountKey(accountId), AccountDocumentSchema));
+    return this.#accounts.read(kv, accountKey(accountId));
   }
 
   async #indexed(kv: KvReader, indexKey: string): Promise<AccountDocument | null> {
-    const entry = await this.#whitelist.get(indexKey, () => read(kv, indexKey, WhitelistIndexSchema));
+    const entry = await this.#whitelist.read(kv, indexKey);
     return entry === null ? null : this.account(kv, entry.account);
   }
 }
 
-/** A KV value parsed by `schema`; null when absent, or when it is not valid (logged: it is an operator's mistake). */
+/**
+ * One kind of KV entry, parsed by `schema`, behind two caches: values found, and keys found absent.
+ * Absent keys are cheap to make up (a random key hash, address or hostname), so they get a cache of
+ * their own: however many there are, they neither cost a read each within the time to live nor push
+ * out the entries of real accounts.
+ */
+class KvEntries<T> {
+  readonly #found: TtlCache<T>;
+  readonly #absent: TtlCache<true>;
+
+  constructor(
+    readonly schema: z.ZodType<T>,
+    options: DirectoryOptions,
+  ) {
+    const clock = options.now ? { now: options.now } : {};
+    const ttlMs = options.ttlMs ?? ACCESS_CACHE_TTL_MS;
+    this.#found = new TtlCache({ ttlMs, maxEntries: options.maxEntries ?? ACCESS_CACHE_ENTRIES, ...clock });
+    this.#absent = new TtlCache({ ttlMs, maxEntries: options.maxAbsentEntries ?? ACCESS_CACHE_ABSENT_ENTRIES, ...clock });
+  }
+
+  /** The value under `key`: cached, or read by this request itself and then cached either way. */
+  async read(kv: KvReader, key: string): Promise<T | null> {
+    const hit = this.#found.get(key);
+    if (hit) return hit.value;
+    if (this.#absent.get(key)) return null;
+    const value = await read(kv, key, this.schema);
+    if (value === null) this.#absent.set(key, true);
+    else this.#found.set(key, value);
+    return value;
+  }
+}
+
+/** KV could not be read (the read failed or was refused): the request cannot be decided now. */
+export class AccountsUnavailableError extends Error {
+  override readonly name = 'AccountsUnavailableError';
+}
+
+/**
+ * A KV value parsed by `schema`; null when absent, or when it is not valid (logged: it is an operator's mistake).
+ *
+ * @throws {AccountsUnavailableError} when KV does not answer the read.
+ */
 async function read<T>(kv: KvReader, key: string, schema: z.ZodType<T>): Promise<T | null> {
-  const text = await kv.get(key);
+  let text: string | null;
+  try {
+    text = await kv.get(key);
+  } catch (error) {
+    throw new AccountsUnavailableError(`ACCOUNTS read of ${key} failed`, { cause: error });
+  }
   if (text === null) return null;
   try {
     const parsed = schema.safeParse(JSON.parse(text));

@@ -8,13 +8,16 @@
  * and whose origin no account whitelists, is 403 `ORIGIN_FORBIDDEN`; the same request without
  * `Origin` is 401 `AUTHORIZATION_REQUIRED`. A preflight from such an origin is 403 `ORIGIN_FORBIDDEN`
  * too, without CORS headers, so the browser stops there.
+ *
+ * When KV cannot be read, a request whose credential is not cached answers 503 `ACCOUNTS_UNAVAILABLE`
+ * with `Retry-After`; requests whose credentials are cached are served as usual.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { type AppEnv, clientIpOf } from '../env.ts';
+import { type AppEnv, clientIpOf, type OptionalVars } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
-import { type AccessFailure, checkAccess, corsOriginOf } from './check.ts';
+import { type AccessFailure, type AccessPolicy, checkAccess, corsOriginOf } from './check.ts';
 import { corsHeaders, isPreflight, preflightHeaders, varyOnOrigin } from './cors.ts';
-import { AccountDirectory } from './directory.ts';
+import { AccountDirectory, AccountsUnavailableError } from './directory.ts';
 
 /** Paid-server paths that need no credential. */
 export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes', '/api/status']);
@@ -25,22 +28,23 @@ const directory = new AccountDirectory();
  * Hono middleware of the paid plan.
  *
  * @throws {ProblemError} `AUTHORIZATION_REQUIRED`, `AUTHORIZATION_INVALID` (401), `SUBSCRIPTION_INACTIVE`
- *   or `ORIGIN_FORBIDDEN` (403).
+ *   or `ORIGIN_FORBIDDEN` (403), `ACCOUNTS_UNAVAILABLE` (503) when KV cannot be read.
  */
 export function accessGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!c.req.path.startsWith('/api/')) return next();
     const origin = c.req.header('Origin');
+    const policy = accessPolicyOf(c.env);
 
     if (isPreflight(c.req.method, (name) => c.req.header(name))) {
-      const allowed = await corsOriginOf(origin, c.env.ACCOUNTS, directory);
+      const allowed = await readingKv(corsOriginOf(origin, c.env.ACCOUNTS, directory, policy));
       setHeaders(c, varyOnOrigin());
       if (allowed === null) throw forbiddenOrigin(origin ?? '');
       return c.body(null, 204, preflightHeaders(allowed));
     }
 
     if (OPEN_PAID_PATHS.has(c.req.path)) {
-      const allowed = await corsOriginOf(origin, c.env.ACCOUNTS, directory);
+      const allowed = await readingKv(corsOriginOf(origin, c.env.ACCOUNTS, directory, policy));
       const headers = allowed === null ? varyOnOrigin() : corsHeaders(allowed);
       setHeaders(c, headers);
       await next();
@@ -48,11 +52,8 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
       return;
     }
 
-    const result = await checkAccess(
-      { authorization: c.req.header('Authorization'), clientIp: clientIpOf(c.req), origin },
-      c.env.ACCOUNTS,
-      directory,
-      Date.now(),
+    const result = await readingKv(
+      checkAccess({ authorization: c.req.header('Authorization'), clientIp: clientIpOf(c.req), origin }, c.env.ACCOUNTS, directory, Date.now(), policy),
     );
     const headers = result.corsOrigin === null ? varyOnOrigin() : corsHeaders(result.corsOrigin);
     setHeaders(c, headers);
@@ -61,6 +62,27 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
     // Again on the final answer: a handler may have returned a Response built without the context.
     setHeaders(c, headers);
   };
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) when KV cannot be read. */
+export const ACCOUNTS_RETRY_AFTER_SECONDS = 5;
+
+/** The outcome of an access check, with a failed KV read turned into 503 `ACCOUNTS_UNAVAILABLE` (the cause logged). */
+async function readingKv<T>(check: Promise<T>): Promise<T> {
+  try {
+    return await check;
+  } catch (error) {
+    if (!(error instanceof AccountsUnavailableError)) throw error;
+    console.error(error.message, error.cause);
+    throw new ProblemError('ACCOUNTS_UNAVAILABLE', 'The account data cannot be read at the moment. Try again shortly.', {
+      headers: { 'Retry-After': String(ACCOUNTS_RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+/** What the deployment's optional variables accept beyond the defaults (exact values only: anything else is the default). */
+export function accessPolicyOf(vars: OptionalVars): AccessPolicy {
+  return { legacyKeys: vars.LEGACY_API_KEYS === 'accept', httpOrigins: vars.ALLOW_HTTP_ORIGINS === 'true' };
 }
 
 /** The public problem of an access failure; internal detail (account and key ids) stays in the logs. */
@@ -73,9 +95,13 @@ export function problemOf(failure: AccessFailure): ProblemError {
         { headers: { 'WWW-Authenticate': 'Bearer realm="ipgeo"' } },
       );
     case 'key-malformed':
-      return new ProblemError('AUTHORIZATION_INVALID', 'The Authorization header is not "Bearer " followed by an API key (ipgeo_…).', {
-        headers: { 'WWW-Authenticate': 'Bearer realm="ipgeo", error="invalid_token"' },
-      });
+      return new ProblemError(
+        'AUTHORIZATION_INVALID',
+        'The Authorization header is not "Bearer " followed by a valid API key (ipgeo_…); a mistyped or cut key fails its checksum.',
+        {
+          headers: { 'WWW-Authenticate': 'Bearer realm="ipgeo", error="invalid_token"' },
+        },
+      );
     case 'key-revoked':
       console.warn(`revoked key ${failure.keyId} of account ${failure.accountId} was presented`);
       return invalidKey();

@@ -5,7 +5,13 @@
  */
 
 /** The problems every paid route may answer because of its credentials (`access/middleware.ts`). */
-export const ACCESS_PROBLEMS = ['AUTHORIZATION_REQUIRED', 'AUTHORIZATION_INVALID', 'SUBSCRIPTION_INACTIVE', 'ORIGIN_FORBIDDEN'] as const;
+export const ACCESS_PROBLEMS = [
+  'AUTHORIZATION_REQUIRED',
+  'AUTHORIZATION_INVALID',
+  'SUBSCRIPTION_INACTIVE',
+  'ORIGIN_FORBIDDEN',
+  'ACCOUNTS_UNAVAILABLE',
+] as const;
 
 /** The name under which {@link BEARER_SECURITY_SCHEME} is registered (`components.securitySchemes`). */
 export const BEARER_SECURITY_NAME = 'apiKey';

@@ -24,6 +24,7 @@ export const PROBLEMS = {
   RATE_LIMITED: { status: 429, title: 'Rate limit exceeded' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   DATA_UNAVAILABLE: { status: 503, title: 'Geolocation data unavailable' },
+  ACCOUNTS_UNAVAILABLE: { status: 503, title: 'Account data unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 /** A machine-readable problem code, e.g. `IP_ADDRESS_INVALID`. */

@@ -79,6 +79,23 @@ export class RateLimitClient {
     }
     return { decision: this.#fallback.decide(key, now, mode === 'hit'), source: 'isolate' };
   }
+
+  /**
+   * Takes back the admission of one request of `key` that {@link check} counted, where it was counted
+   * (`counted.source`), for an answer that is not to count.
+   *
+   * @returns the state after it; null when the Durable Object cannot be reached (logged: the request
+   *   then stays counted, and the isolate's outage mode is not entered for a refund alone).
+   */
+  async refund(namespace: DurableObjectNamespace<RateLimiter>, key: string, counted: LimitSource): Promise<LimitDecision | null> {
+    if (counted === 'isolate') return this.#fallback.refund(key, this.#now());
+    try {
+      return unpackDecision(await withTimeout(namespace.getByName(key).refundPacked(), this.#timeoutMs));
+    } catch (error) {
+      console.error('rate limiter unreachable; a request that failed stays counted', error);
+      return null;
+    }
+  }
 }
 
 /** `promise`'s outcome, or a rejection after `ms` milliseconds; the timer is cleared as soon as it settles. */

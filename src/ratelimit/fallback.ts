@@ -4,7 +4,7 @@
  * isolate only, so a client whose requests are spread over n isolates may get up to n times the
  * limit during an outage. That is the price of keeping the free service up; see `client.ts`.
  */
-import { admit, type LimitDecision } from './window.ts';
+import { admit, type LimitDecision, withdraw } from './window.ts';
 
 /** A bounded per-isolate store of logs, one per client key. */
 export class IsolateLimiter {
@@ -26,5 +26,13 @@ export class IsolateLimiter {
       this.#logs.delete(oldest);
     }
     return decision;
+  }
+
+  /** Takes back the latest admission of `key` ({@link withdraw}) and reports the state at `now`. */
+  refund(key: string, now: number): LimitDecision {
+    const log = withdraw(this.#logs.get(key) ?? []);
+    if (log.length > 0) this.#logs.set(key, log);
+    else this.#logs.delete(key);
+    return this.decide(key, now, false);
   }
 }

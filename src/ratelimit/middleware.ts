@@ -4,6 +4,14 @@
  * Other paths (`/`, `/openapi.json`, `/docs`) and {@link UNCOUNTED_PATHS} are not counted but still
  * report the client's state.
  *
+ * Which answers count (README, "What counts against the limit"; the `RateLimit` fields in the OpenAPI
+ * document): every answer to an `/api/*` request that the service gave, 4xx included (an invalid or
+ * reserved address, an unknown route, a paid-only endpoint: they are the client's doing and cost the
+ * service the same), except answers of status 500 and above, which are the service's failure
+ * (`503 DATA_UNAVAILABLE` while the database cannot be read, `500 INTERNAL_ERROR`): a request is
+ * counted when admitted, so that concurrent requests are decided exactly, and taken back once its
+ * answer turns out to be a 5xx. A 429 never counts (only admitted requests are logged: `window.ts`).
+ *
  * The client is `CF-Connecting-IP` only (IPv6 by /64); an `Authorization` header is ignored, so a paid
  * key lifts nothing here (spec section 5.1). A request without a usable address (never the case behind
  * Cloudflare) is counted under one shared key, so that leaving the header out buys nothing.
@@ -42,13 +50,18 @@ export function clientKeyOf(address: string): string {
 export function rateLimitGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const limited = c.req.path.startsWith('/api/') && !UNCOUNTED_PATHS.has(c.req.path);
-    const { decision } = await limiter.check(c.env.RATE_LIMITER, clientKeyOf(clientIpOf(c.req)), limited ? 'hit' : 'peek');
-    const headers = rateLimitHeaders(decision);
+    const client = clientKeyOf(clientIpOf(c.req));
+    const { decision, source } = await limiter.check(c.env.RATE_LIMITER, client, limited ? 'hit' : 'peek');
+    let headers = rateLimitHeaders(decision);
     setHeaders(c, headers);
     if (!decision.allowed) {
       throw new ProblemError('RATE_LIMITED', `This client is over the free plan's limits (${LIMITS}); retry in ${decision.retryAfterSeconds} s.`, { headers });
     }
     await next();
+    if (limited && c.res.status >= 500) {
+      const refunded = await limiter.refund(c.env.RATE_LIMITER, client, source);
+      if (refunded !== null) headers = rateLimitHeaders(refunded);
+    }
     // Again on the final answer: a handler may have returned a Response built without the context.
     putOnAnswer(c, headers);
   };

@@ -37,7 +37,7 @@
  * which kept the log in SQLite, left behind.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { admit } from './window.ts';
+import { admit, withdraw } from './window.ts';
 import { packDecision } from './wire.ts';
 
 /** Counts one client's requests. Called over RPC by `ratelimit/client.ts`. */
@@ -74,6 +74,18 @@ export class RateLimiter extends DurableObject<Env> {
    */
   peekPacked(now: number = Date.now()): number {
     return packDecision(admit(this.#log, now, { consume: false }).decision);
+  }
+
+  /**
+   * Takes back the latest admission ({@link withdraw}), for a request whose answer is not to count (a
+   * 5xx of the service), and reports the state after it.
+   *
+   * @param now ms since the epoch; the object's own clock when omitted.
+   * @returns the state of the policies, packed by `packDecision` (`wire.ts`).
+   */
+  refundPacked(now: number = Date.now()): number {
+    this.#log = withdraw(this.#log);
+    return this.peekPacked(now);
   }
 
   /**

@@ -89,6 +89,17 @@ export function admit(log: readonly number[], now: number, options: { consume?: 
   };
 }
 
+/**
+ * The log without its most recent admission: for a request that was admitted and counted, but whose
+ * answer is not to count (the service failed it: `middleware.ts`). When other requests of the client
+ * were admitted after it, the latest of them is taken out instead; the difference is their time apart.
+ *
+ * @example withdraw([1_000, 2_000]) // [1_000]
+ */
+export function withdraw(log: readonly number[]): number[] {
+  return log.slice(0, -1);
+}
+
 function stateOf(policy: Policy, log: readonly number[], now: number): PolicyState {
   const inWindow = log.filter((at) => at > now - policy.windowSeconds * 1000);
   const oldest = inWindow[0];

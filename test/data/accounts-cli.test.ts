@@ -26,7 +26,7 @@ describe('npm run accounts', () => {
     const made = await accounts('key', 'cli-flow');
     expect(made.status).toBe(0);
     const key = made.out.at(-1) ?? '';
-    expect(key).toMatch(/^ipgeo_[A-Za-z0-9_-]{43}$/);
+    expect(key).toMatch(/^ipgeo_[0-9A-Za-z]{49}$/);
     const keyId = /key_[0-9a-f]{12}/.exec(made.out.join('\n'))?.[0] ?? '';
     expect((await accounts('allow-ip', 'cli-flow', '203.0.113.77')).status).toBe(0);
     expect((await accounts('allow-domain', 'cli-flow', 'App.Example.com')).status).toBe(0);
@@ -51,7 +51,7 @@ describe('npm run accounts', () => {
     const result = spawnSync('npm', ['run', '-s', 'accounts', '--', 'key', 'cli-process', '--persist-to', state], { encoding: 'utf8' });
     expect(result.status).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(/^ipgeo_[A-Za-z0-9_-]{43}$/);
+    expect(lines.at(-1)).toMatch(/^ipgeo_[0-9A-Za-z]{49}$/);
     expect(lines.slice(0, -1).join('\n')).not.toContain('ipgeo_');
   }, 60_000);
 

@@ -11,14 +11,28 @@ export function failingNamespace(): { namespace: Env['RATE_LIMITER']; calls: () 
     calls++;
     return Promise.reject(new Error('Network connection lost.'));
   };
-  const stub = { hitPacked: fail, peekPacked: fail };
+  const stub = { hitPacked: fail, peekPacked: fail, refundPacked: fail };
   return { namespace: namespaceOf(stub), calls: () => calls };
+}
+
+/** The real namespace, except that taking a request back (`refundPacked`) fails as an unreachable object does. */
+export function refundFailingNamespace(real: Env['RATE_LIMITER']): Env['RATE_LIMITER'] {
+  return {
+    getByName: (name: string) => {
+      const stub = real.getByName(name);
+      return {
+        hitPacked: () => stub.hitPacked(),
+        peekPacked: () => stub.peekPacked(),
+        refundPacked: () => Promise.reject(new Error('Network connection lost.')),
+      };
+    },
+  } as unknown as Env['RATE_LIMITER'];
 }
 
 /** A namespace whose objects never answer. */
 export function hangingNamespace(): Env['RATE_LIMITER'] {
   const never = () => new Promise<never>(() => undefined);
-  return namespaceOf({ hitPacked: never, peekPacked: never });
+  return namespaceOf({ hitPacked: never, peekPacked: never, refundPacked: never });
 }
 
 function namespaceOf(stub: object): Env['RATE_LIMITER'] {

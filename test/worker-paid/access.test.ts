@@ -4,10 +4,12 @@
  * credentials are tried. Accounts are made with the operator tool's own functions.
  * Accounts `matrix-*`, client addresses 9.9.9.9 and 8.8.4.4, hostname example.com: this file only.
  */
+import { createExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allowDomain, allowIp, cancelAccount, createAccount, createApiKey, revokeApiKey } from '../../src/access/admin.ts';
 import { generateApiKey } from '../../src/access/api-key.ts';
+import { createApp } from '../../src/app.ts';
 
 /** An address no account whitelists; the client of every request that names no other. */
 const OTHER_IP = '9.9.9.9';
@@ -170,12 +172,55 @@ describe('the order of credentials', () => {
     expect(response.headers.get('WWW-Authenticate')).toBe('Bearer realm="ipgeo"');
   });
 
-  it('matches the exact hostname of the origin, whatever its scheme or port', async () => {
-    expect((await send('GET', '/api/countries', { origin: 'http://example.com:8080' })).status).toBe(200);
-    for (const origin of ['null', 'https://example.com/', 'https://example.com.', 'file://example.com', 'https://user@example.com']) {
+  it('matches the exact hostname of the origin over https on the default port only', async () => {
+    expect((await send('GET', '/api/countries', { origin: 'https://example.com' })).status).toBe(200);
+    const nearMisses = ['http://example.com', 'http://example.com:8080', 'https://example.com:8443', 'https://example.com:443'];
+    for (const origin of [...nearMisses, 'null', 'https://example.com/', 'https://example.com.', 'file://example.com', 'https://user@example.com']) {
       const response = await send('GET', '/api/countries', { origin });
       expect([response.status, await codeOf(response)], origin).toEqual([403, 'ORIGIN_FORBIDDEN']);
     }
+  });
+});
+
+describe('a deployment with ALLOW_HTTP_ORIGINS=true (local development)', () => {
+  const devApp = createApp('paid');
+  const devSend = (origin: string, method = 'GET') =>
+    Promise.resolve(
+      devApp.fetch(
+        new Request('http://127.0.0.1:8788/api/countries', {
+          method,
+          headers: { Origin: origin, 'CF-Connecting-IP': OTHER_IP, ...(method === 'OPTIONS' ? { 'Access-Control-Request-Method': 'GET' } : {}) },
+        }),
+        { ...env, ALLOW_HTTP_ORIGINS: 'true' },
+        createExecutionContext(),
+      ),
+    );
+
+  it('matches a whitelisted hostname over http and on any port, and echoes the origin as sent', async () => {
+    for (const origin of ['http://example.com:8741', 'http://example.com', 'https://example.com:8443', 'https://example.com']) {
+      for (const method of ['GET', 'OPTIONS']) {
+        const response = await devSend(origin, method);
+        expect([response.status, response.headers.get('Access-Control-Allow-Origin')], `${method} ${origin}`).toEqual([method === 'GET' ? 200 : 204, origin]);
+      }
+    }
+  });
+
+  it('still refuses other hostnames and what is not an origin', async () => {
+    for (const origin of ['http://www.example.com:8741', 'http://evil-example.com', 'ftp://example.com', 'http://example.com/path', 'null']) {
+      const response = await devSend(origin);
+      expect([response.status, response.headers.get('Access-Control-Allow-Origin')], origin).toEqual([403, null]);
+    }
+  });
+
+  it('is off for any other value', async () => {
+    const response = await Promise.resolve(
+      devApp.fetch(
+        new Request('http://127.0.0.1:8788/api/countries', { headers: { Origin: 'http://example.com:8741', 'CF-Connecting-IP': OTHER_IP } }),
+        { ...env, ALLOW_HTTP_ORIGINS: 'yes' },
+        createExecutionContext(),
+      ),
+    );
+    expect(response.status).toBe(403);
   });
 });
 

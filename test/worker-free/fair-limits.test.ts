@@ -1,0 +1,94 @@
+/**
+ * @module Which answers count against the free plan's limits (`src/ratelimit/middleware.ts`, README
+ * "Rate limits"): the service's own failures (5xx) do not, the client's errors (4xx) do. The database
+ * is made unavailable by deleting its R2 object, as an operator's mistake would.
+ * Client addresses: 2001:db8:1900::/48 (one /64 per test), used by this file only.
+ */
+import { createExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { repoFile } from '../worker/repo.ts';
+import { failingNamespace, refundFailingNamespace } from './unreachable.ts';
+
+function get(path: string, clientIp: string): Promise<Response> {
+  return exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp } });
+}
+
+/** Runs `during` while the database cannot be loaded, then puts it back. */
+async function withoutDatabase(during: () => Promise<void>): Promise<void> {
+  const original = await repoFile('data/out/ipgeo.mmdb');
+  try {
+    await env.GEO_DATA.delete(env.DATA_OBJECT_KEY);
+    resetDatabaseForTests();
+    await during();
+  } finally {
+    await env.GEO_DATA.put(env.DATA_OBJECT_KEY, original);
+    resetDatabaseForTests();
+  }
+}
+
+describe('what counts against the free limits', () => {
+  it('does not count 503 answers of an unavailable database', async () => {
+    const client = '2001:db8:1900:1::1';
+    await withoutDatabase(async () => {
+      for (let i = 0; i < 15; i++) {
+        const response = await get('/api/v1/json/8.8.8.8', client);
+        expect([response.status, response.headers.get('RateLimit')], `request ${i}`).toEqual([503, '"burst";r=10;t=0']);
+        expect(response.headers.get('Retry-After')).toBe('5');
+      }
+    });
+    const statuses = [];
+    for (let i = 0; i < 11; i++) statuses.push((await get('/api/v1/json/8.8.8.8', client)).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+
+  it('counts 4xx answers: invalid and reserved addresses, unknown routes, paid-only endpoints', async () => {
+    const client = '2001:db8:1900:2::1';
+    const paths = ['/api/v1/json/999.1.1.1', '/api/v1/json/10.0.0.1', '/api/v1/nothing', '/api/v1/countries', '/api/v1/json/not-an-address'];
+    const statuses = [];
+    for (let i = 0; i < 10; i++) statuses.push((await get(paths[i % paths.length] as string, client)).status);
+    expect(statuses.every((status) => status >= 400 && status < 500 && status !== 429)).toBe(true);
+    expect((await get('/api/v1/json/8.8.8.8', client)).status).toBe(429);
+  });
+
+  it('still answers when a 503 cannot be taken back, and leaves it counted', async () => {
+    const app = createApp('free');
+    const refundFails = { ...env, RATE_LIMITER: refundFailingNamespace(env.RATE_LIMITER) };
+    const client = '2001:db8:1900:4::1';
+    const send = () =>
+      Promise.resolve(
+        app.fetch(new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), refundFails, createExecutionContext()),
+      );
+    await withoutDatabase(async () => {
+      const answers = [];
+      for (let i = 0; i < 3; i++) {
+        const response = await send();
+        answers.push([response.status, response.headers.get('RateLimit')?.replace(/;t=\d+$/, '')]);
+      }
+      expect(answers).toEqual([
+        [503, '"burst";r=9'],
+        [503, '"burst";r=8'],
+        [503, '"burst";r=7'],
+      ]);
+    });
+  });
+
+  // Last: an unreachable Durable Object puts this isolate's limiter into its outage mode for 5 s.
+  it('takes back a 503 in the isolate too while the Durable Object cannot be reached', async () => {
+    const app = createApp('free');
+    const unreachable = { ...env, RATE_LIMITER: failingNamespace().namespace };
+    const client = '2001:db8:1900:3::1';
+    const send = () =>
+      Promise.resolve(
+        app.fetch(new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), unreachable, createExecutionContext()),
+      );
+    await withoutDatabase(async () => {
+      for (let i = 0; i < 12; i++) expect((await send()).headers.get('RateLimit')).toBe('"burst";r=10;t=0');
+    });
+    const statuses = [];
+    for (let i = 0; i < 11; i++) statuses.push((await send()).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+});
