@@ -1,7 +1,7 @@
 /**
  * @module Which answers count against the free plan's limits (`src/ratelimit/middleware.ts`, README
  * "Rate limits"): the service's own failures (5xx) do not, the client's errors (4xx) do. The database
- * is made unavailable by deleting its R2 object, as an operator's mistake would.
+ * is made unavailable by deleting its R2 current record, as an operator's mistake would.
  * Client addresses: 2001:db8:1900::/48 (one /64 per test), used by this file only.
  */
 import { createExecutionContext } from 'cloudflare:test';
@@ -9,7 +9,8 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
-import { repoFile } from '../worker/repo.ts';
+import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
+import { publishCompiled } from '../worker/publish.ts';
 import { failingNamespace, refundFailingNamespace } from './unreachable.ts';
 
 function get(path: string, clientIp: string): Promise<Response> {
@@ -18,13 +19,12 @@ function get(path: string, clientIp: string): Promise<Response> {
 
 /** Runs `during` while the database cannot be loaded, then puts it back. */
 async function withoutDatabase(during: () => Promise<void>): Promise<void> {
-  const original = await repoFile('data/out/ipgeo.mmdb');
   try {
-    await env.GEO_DATA.delete(env.DATA_OBJECT_KEY);
+    await env.GEO_DATA.delete(CURRENT_RECORD_KEY);
     resetDatabaseForTests();
     await during();
   } finally {
-    await env.GEO_DATA.put(env.DATA_OBJECT_KEY, original);
+    await publishCompiled();
     resetDatabaseForTests();
   }
 }
