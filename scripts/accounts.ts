@@ -127,12 +127,15 @@ async function localKv(environment: string, persistTo: string | undefined): Prom
   const namespace = unstable_readConfig({ config: 'wrangler.toml', env: environment }, { hideWarnings: true }).kv_namespaces.find(
     (binding: { binding: string; id?: string | undefined }) => binding.binding === 'ACCOUNTS',
   );
-  if (!namespace?.id) throw new Error(`wrangler.toml has no ACCOUNTS namespace for the environment ${environment}.`);
+  if (!namespace) throw new Error(`wrangler.toml has no ACCOUNTS namespace for the environment ${environment}.`);
+  // Without an id (wrangler.toml holds none: `npm run deploy` puts it in), wrangler dev keeps local
+  // data under the binding's name.
+  const namespaceId = namespace.id ?? namespace.binding;
   const directory = await mkdtemp(join(tmpdir(), 'ipgeo-accounts-'));
   const configPath = join(directory, 'wrangler.json');
   await writeFile(
     configPath,
-    JSON.stringify({ name: 'ipgeo-accounts', compatibility_date: '2026-11-01', kv_namespaces: [{ binding: 'ACCOUNTS', id: namespace.id }] }),
+    JSON.stringify({ name: 'ipgeo-accounts', compatibility_date: '2026-11-01', kv_namespaces: [{ binding: 'ACCOUNTS', id: namespaceId }] }),
   );
   // wrangler dev keeps its Miniflare state under <persist-to>/v3.
   const path = join(resolve(persistTo ?? '.wrangler/state'), 'v3');

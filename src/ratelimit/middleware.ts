@@ -1,7 +1,7 @@
 /**
  * @module The free server's gate: counts every `/api/*` request against the client's limits, refuses
  * with 429 `RATE_LIMITED` over them, and puts the RateLimit fields on every answer, problems included.
- * Other paths (`/`, `/openapi.json`, `/docs`) are not counted but still report the client's state.
+ * Other paths (`/`, `/openapi.json`, `/docs`) are not counted, and never refused, but still report the client's state.
  *
  * The client is `CF-Connecting-IP` only (IPv6 by /64); an `Authorization` header is ignored, so a paid
  * key lifts nothing here (spec section 5.1). A request without a usable address (never the case behind
@@ -41,7 +41,8 @@ export function rateLimitGate(): MiddlewareHandler<AppEnv> {
     const { decision } = await limiter.check(c.env.RATE_LIMITER, clientKeyOf(clientIpOf(c.req)), limited ? 'hit' : 'peek');
     const headers = rateLimitHeaders(decision);
     setHeaders(c, headers);
-    if (!decision.allowed) {
+    // Uncounted paths (`/openapi.json`, `/docs`) only report the client's state: never refused.
+    if (!decision.allowed && limited) {
       throw new ProblemError('RATE_LIMITED', `This client is over the free plan's limits (${LIMITS}); retry in ${decision.retryAfterSeconds} s.`, { headers });
     }
     await next();
