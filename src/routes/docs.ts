@@ -259,6 +259,7 @@ function docsPage(plan: Plan): string {
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>IP geolocation API (${plan} plan)</title>
+    <link rel="icon" href="data:,">
   </head>
   <body>
     <div id="app"></div>
