@@ -16,7 +16,7 @@ const PAID_API = `http://paid.example.test:${ports.de}`;
 const FREE_API = `http://free.example.test:${ports.free}`;
 const page = (host: string) => `http://${host}:${ports.pages}/`;
 /** Where the screenshots go (not committed). */
-export const ARTIFACTS = join(import.meta.dirname, 'artifacts');
+const ARTIFACTS = join(import.meta.dirname, 'artifacts');
 
 let browser: Browser;
 
