@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { AccountInputError } from '../src/access/account.ts';
+import { AccountInputError, standingOf } from '../src/access/account.ts';
 import {
   AccountStateError,
   type AccountView,
@@ -25,8 +25,17 @@ import {
   cancelAccount,
   createAccount,
   createApiKey,
+  disallowDomain,
+  disallowIp,
+  isRevoked,
+  type KvListing,
+  type KvPagedList,
   type KvStore,
+  kvListing,
+  listAccounts,
+  renewAccount,
   revokeApiKey,
+  rotateApiKey,
   showAccount,
 } from '../src/access/admin.ts';
 
@@ -40,8 +49,18 @@ Commands:
   allow-domain <account> <hostname>         whitelist a website's exact hostname (as in its Origin header)
   cancel <account>                          cancel the account: its keys and whitelists stop working
   show <account>                            print the account (key ids, never keys)
+  list                                      every account: status, last day, keys in use, whitelist entries
+  disallow-ip <account> <ip>                take a server address off the whitelist
+  disallow-domain <account> <hostname>      take a website hostname off the whitelist
+  renew <account> --expires YYYY-MM-DD      set the last day of access (today or later); reactivates a cancelled account
+  rotate-key <account> [--key <key-id>] [--grace <n>m|h|d]
+                                            make a new key (printed once, on the last line) and revoke the old
+                                            one at once, or after the grace period (at most 90d)
 
 Options:
+  --expires YYYY-MM-DD  the last day of access, UTC (create, renew)
+  --key <key-id>        the key to replace (rotate-key; needed when the account has several)
+  --grace <duration>    how long the replaced key keeps working: 0, or a number with m, h or d (rotate-key)
   --env <name>          wrangler environment whose ACCOUNTS namespace to use (default: de)
   --remote              work on the deployed namespace instead of the local one of wrangler dev
   --persist-to <dir>    local state directory, as wrangler dev's --persist-to (default: .wrangler/state)
@@ -56,6 +75,11 @@ const COMMANDS = {
   'allow-domain': ['account', 'hostname'],
   cancel: ['account'],
   show: ['account'],
+  list: [],
+  'disallow-ip': ['account', 'ip'],
+  'disallow-domain': ['account', 'hostname'],
+  renew: ['account'],
+  'rotate-key': ['account'],
 } as const satisfies Record<string, readonly string[]>;
 type Command = keyof typeof COMMANDS;
 
@@ -68,8 +92,8 @@ export interface Output {
   err(line: string): void;
 }
 
-/** A KV store that can be closed (the local one runs workerd). */
-interface OpenStore extends KvStore {
+/** A KV store that can list, and be closed (the local one runs workerd). */
+interface OpenStore extends KvStore, KvListing {
   close(): Promise<void>;
 }
 
@@ -100,6 +124,10 @@ export class WranglerKv implements OpenStore {
     this.#run(['delete', key]);
   }
 
+  async listKeys(prefix: string): Promise<string[]> {
+    return (JSON.parse(this.#run(['list', '--prefix', prefix])) as { name: string }[]).map((entry) => entry.name);
+  }
+
   async close(): Promise<void> {}
 
   #run(args: string[]): string {
@@ -110,14 +138,14 @@ export class WranglerKv implements OpenStore {
       env: { ...process.env, WRANGLER_LOG: 'log', WRANGLER_HIDE_BANNER: 'true' },
     });
     if (result.status !== 0)
-      throw new Error(`wrangler kv key ${args[0]} ${args[1]} failed: ${result.stderr.trim() || result.error?.message || `status ${result.status}`}`);
+      throw new Error(`wrangler kv key ${args.slice(0, 2).join(' ')} failed: ${result.stderr.trim() || result.error?.message || `status ${result.status}`}`);
     return result.stdout;
   }
 }
 
 /**
  * The local namespace of `wrangler dev`, through wrangler's platform proxy (one workerd for the whole
- * run). Local KV data is kept by namespace id, so a configuration with the `ACCOUNTS` binding of
+ * run). Local KV data is kept by namespace id (the binding's name when wrangler.toml gives none), so a configuration with the `ACCOUNTS` binding of
  * `environment` alone reaches the same data as `wrangler dev --env <environment>`, without starting
  * the Worker's other bindings.
  */
@@ -139,12 +167,13 @@ async function localKv(environment: string, persistTo: string | undefined): Prom
   );
   // wrangler dev keeps its Miniflare state under <persist-to>/v3.
   const path = join(resolve(persistTo ?? '.wrangler/state'), 'v3');
-  const proxy = await getPlatformProxy<{ ACCOUNTS: KvStore }>({ configPath, persist: { path } });
+  const proxy = await getPlatformProxy<{ ACCOUNTS: KvStore & KvPagedList }>({ configPath, persist: { path } });
   const kv = proxy.env.ACCOUNTS;
   return {
     get: (key) => kv.get(key),
     put: (key, value) => kv.put(key, value),
     delete: (key) => kv.delete(key),
+    listKeys: kvListing(kv).listKeys,
     close: async () => {
       await proxy.dispose();
       await rm(directory, { recursive: true, force: true });
@@ -157,6 +186,8 @@ interface Invocation {
   command: Command;
   args: string[];
   expires: string | undefined;
+  key: string | undefined;
+  graceSeconds: number;
   environment: string;
   remote: boolean;
   persistTo: string | undefined;
@@ -179,9 +210,30 @@ function parse(argv: string[]): Invocation | 'help' {
   if (args.length !== expected.length) {
     throw new UsageError(`${command} takes ${expected.map((arg) => `<${arg}>`).join(' ')}; got ${args.length} argument${args.length === 1 ? '' : 's'}.`);
   }
-  if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires belongs to create only.');
+  if (values.expires !== undefined && command !== 'create' && command !== 'renew') throw new UsageError('--expires belongs to create and renew only.');
+  if (values.expires === undefined && command === 'renew') throw new UsageError('renew needs --expires YYYY-MM-DD.');
+  for (const option of ['key', 'grace'] as const) {
+    if (values[option] !== undefined && command !== 'rotate-key') throw new UsageError(`--${option} belongs to rotate-key only.`);
+  }
   if (values.remote && values['persist-to'] !== undefined) throw new UsageError('--persist-to is for local state; it cannot go with --remote.');
-  return { command, args, expires: values.expires, environment: values.env, remote: values.remote, persistTo: values['persist-to'] };
+  return {
+    command,
+    args,
+    expires: values.expires,
+    key: values.key,
+    graceSeconds: values.grace === undefined ? 0 : graceSeconds(values.grace),
+    environment: values.env,
+    remote: values.remote,
+    persistTo: values['persist-to'],
+  };
+}
+
+/** `0`, `90m`, `24h`, `7d` → seconds. */
+function graceSeconds(text: string): number {
+  const match = /^(\d{1,6})([mhd])?$/.exec(text);
+  if (!match || (match[2] === undefined && match[1] !== '0'))
+    throw new UsageError(`--grace takes 0 or a number with m, h or d (90m, 24h, 7d); got ${JSON.stringify(text)}.`);
+  return Number(match[1]) * { m: 60, h: 3600, d: 86_400 }[(match[2] ?? 'm') as 'm' | 'h' | 'd'];
 }
 
 function parseArgsStrict(argv: string[]) {
@@ -191,6 +243,8 @@ function parseArgsStrict(argv: string[]) {
     strict: true,
     options: {
       expires: { type: 'string' },
+      key: { type: 'string' },
+      grace: { type: 'string' },
       env: { type: 'string', default: 'de' },
       remote: { type: 'boolean', default: false },
       'persist-to': { type: 'string' },
@@ -199,7 +253,7 @@ function parseArgsStrict(argv: string[]) {
   });
 }
 
-async function execute(kv: KvStore, { command, args, expires }: Invocation, output: Output): Promise<void> {
+async function execute(kv: OpenStore, { command, args, expires, key, graceSeconds }: Invocation, output: Output): Promise<void> {
   const [account = '', second = ''] = args;
   const summary = (view: AccountView) => output.out(describe(view));
   switch (command) {
@@ -227,11 +281,63 @@ async function execute(kv: KvStore, { command, args, expires }: Invocation, outp
     case 'show':
       output.out(JSON.stringify(await showAccount(kv, account), null, 2));
       return;
+    case 'list':
+      output.out(accountTable(await listAccounts(kv), new Date()));
+      return;
+    case 'disallow-ip':
+      summary(await disallowIp(kv, account, second));
+      return;
+    case 'disallow-domain':
+      summary(await disallowDomain(kv, account, second));
+      return;
+    case 'renew':
+      summary(await renewAccount(kv, account, expires ?? ''));
+      return;
+    case 'rotate-key': {
+      const rotated = await rotateApiKey(kv, account, { keyId: key, graceSeconds });
+      const until = graceSeconds === 0 ? 'is revoked now' : `keeps working until ${rotated.oldKeyRevokedAt}`;
+      output.out(
+        `Created key ${rotated.keyId} for account ${account}; the old key ${rotated.replaced} ${until}. Store the new key now: it is shown this once.`,
+      );
+      output.out(rotated.key);
+      return;
+    }
+    default:
+      command satisfies never;
   }
 }
 
+/** `list`: one row per account, columns aligned. */
+function accountTable(views: readonly AccountView[], now: Date): string {
+  if (views.length === 0) return 'No accounts.';
+  const rows = views.map((view) => {
+    const standing = standingOf({ ...view, v: 1, keys: [] }, now.getTime());
+    return [
+      view.id,
+      standing.active ? 'active' : standing.reason,
+      view.expires ?? '-',
+      String(view.keys.filter((key) => !isRevoked(key, now)).length),
+      String(view.ips.length),
+      String(view.domains.length),
+    ];
+  });
+  const table = [['ACCOUNT', 'STATUS', 'LAST DAY', 'KEYS', 'IPS', 'DOMAINS'], ...rows];
+  const widths = table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length))) ?? [];
+  return table
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
 function describe(view: AccountView): string {
-  const keys = view.keys.map((key) => (key.revokedAt === null ? key.id : `${key.id} (revoked)`));
+  const now = new Date();
+  const keys = view.keys.map((key) =>
+    key.revokedAt === null ? key.id : isRevoked(key, now) ? `${key.id} (revoked)` : `${key.id} (revoked from ${key.revokedAt})`,
+  );
   return [
     `Account ${view.id}: ${view.status}${view.expires === null ? '' : `, access through ${view.expires} (UTC)`}.`,
     `  keys: ${keys.join(', ') || 'none'}`,
