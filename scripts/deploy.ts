@@ -70,6 +70,8 @@ export interface DeployTools {
   readonly log: (line: string) => void;
   /** Milliseconds between the checks' tries (tests pass 0). */
   readonly retryDelayMs: number;
+  /** Where the generated wrangler configuration is written ({@link DEPLOY_CONFIG} in the repository). */
+  readonly configPath: string;
 }
 
 /** A step that cannot go on; the message says what to do. */
@@ -89,7 +91,7 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
   if (!dryRun) cloudflare.assertLoggedIn();
 
   const accountsKvId = dryRun ? settings.accountsKvId : accountsNamespace(cloudflare, settings.accountsKvId, log);
-  const configPath = join(ROOT, DEPLOY_CONFIG);
+  const { configPath } = tools;
   writeDeployConfig(configPath, deployConfig(wranglerToml, settings, accountsKvId, ROOT));
 
   const existingBuckets = dryRun ? [] : cloudflare.buckets();
@@ -245,6 +247,7 @@ async function main(argv: string[]): Promise<number> {
       fetch: (url) => fetch(url, { redirect: 'manual' }),
       log,
       retryDelayMs: 3000,
+      configPath: join(ROOT, DEPLOY_CONFIG),
     });
     log('\nSummary:');
     for (const outcome of outcomes) log(`  ${outcome.environment.padEnd(4)} ${outcome.urls.join(' ')}${outcome.check ? `  (${outcome.check})` : ''}`);
