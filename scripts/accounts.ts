@@ -38,6 +38,7 @@ import {
   rotateApiKey,
   showAccount,
 } from '../src/access/admin.ts';
+import { ACCOUNTS_NAMESPACE_TITLE, accountsKvIdSetting, SETTINGS_FILE } from './deploy/settings.ts';
 
 export const USAGE = `Usage: npm run accounts -- <command> [arguments] [options]
 
@@ -102,10 +103,14 @@ interface OpenStore extends KvStore, KvListing {
  * Used for `--remote`; `location: 'local'` exists so that the same code can be tried without an account.
  */
 export class WranglerKv implements OpenStore {
+  /**
+   * @param namespaceId the deployed namespace's id (remote): `wrangler.toml` holds none (see `remoteNamespaceId`).
+   */
   constructor(
     readonly environment: string,
     readonly location: 'local' | 'remote',
     readonly persistTo?: string,
+    readonly namespaceId?: string,
   ) {}
 
   async get(key: string): Promise<string | null> {
@@ -132,7 +137,8 @@ export class WranglerKv implements OpenStore {
 
   #run(args: string[]): string {
     const where = this.location === 'remote' ? ['--remote'] : ['--local', ...(this.persistTo ? ['--persist-to', this.persistTo] : [])];
-    const result = spawnSync('npx', ['wrangler', 'kv', 'key', ...args, '--binding', 'ACCOUNTS', '--env', this.environment, ...where], {
+    const namespace = this.namespaceId === undefined ? ['--binding', 'ACCOUNTS', '--env', this.environment] : ['--namespace-id', this.namespaceId];
+    const result = spawnSync('npx', ['wrangler', 'kv', 'key', ...args, ...namespace, ...where], {
       encoding: 'utf8',
       // At wrangler's default level: below it, `kv key get` prints no value at all.
       env: { ...process.env, WRANGLER_LOG: 'log', WRANGLER_HIDE_BANNER: 'true' },
@@ -179,6 +185,22 @@ async function localKv(environment: string, persistTo: string | undefined): Prom
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The deployed `ACCOUNTS` namespace's id: the deploy settings' `accountsKvId` (`IPGEO_ACCOUNTS_KV_ID`
+ * or `deploy.settings.json`), else the namespace that `npm run deploy` created, by its title.
+ *
+ * @throws {Error} when neither names a namespace.
+ */
+function remoteNamespaceId(): string {
+  const configured = accountsKvIdSetting(SETTINGS_FILE, process.env);
+  if (configured !== null) return configured;
+  const listed = spawnSync('npx', ['wrangler', 'kv', 'namespace', 'list'], { encoding: 'utf8', env: { ...process.env, WRANGLER_HIDE_BANNER: 'true' } });
+  if (listed.status !== 0) throw new Error(`wrangler kv namespace list failed: ${listed.stderr.trim() || `status ${listed.status}`}`);
+  const found = (JSON.parse(listed.stdout) as { id: string; title: string }[]).find((namespace) => namespace.title === ACCOUNTS_NAMESPACE_TITLE);
+  if (!found) throw new Error(`No KV namespace titled ${ACCOUNTS_NAMESPACE_TITLE}: deploy first (npm run deploy), or set IPGEO_ACCOUNTS_KV_ID.`);
+  return found.id;
 }
 
 /** The parsed command line. */
@@ -366,7 +388,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   let kv: OpenStore | undefined;
   try {
-    kv = invocation.remote ? new WranglerKv(invocation.environment, 'remote') : await localKv(invocation.environment, invocation.persistTo);
+    kv = invocation.remote
+      ? new WranglerKv(invocation.environment, 'remote', undefined, remoteNamespaceId())
+      : await localKv(invocation.environment, invocation.persistTo);
     await execute(kv, invocation, output);
     return 0;
   } catch (error) {

@@ -21,13 +21,18 @@ import { parseArgs } from 'node:util';
 import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
 import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
 import { DEPLOY_CONFIG, deployConfig, environmentFacts, readWranglerToml, writeDeployConfig } from './deploy/config.ts';
-import { type DeploySettings, ENVIRONMENTS, type Environment, loadSettings, SETTINGS_FILE, SettingsError } from './deploy/settings.ts';
+import {
+  ACCOUNTS_NAMESPACE_TITLE,
+  type DeploySettings,
+  ENVIRONMENTS,
+  type Environment,
+  loadSettings,
+  SETTINGS_FILE,
+  SettingsError,
+} from './deploy/settings.ts';
 import { copyDocsAssets } from './docs-assets.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** The title of the `ACCOUNTS` namespace that the deploy finds or creates when the settings name no id. */
-export const ACCOUNTS_NAMESPACE_TITLE = 'ipgeo-accounts';
 
 /**
  * R2 location hints (the values `wrangler r2 bucket create --location` takes): each paid deployment's

@@ -19,6 +19,9 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 /** The paid deployments, in the order the free server lists them in `PAID_SERVERS`. */
 export const PAID_ENVIRONMENTS = ['de', 'us', 'sg', 'au'] as const satisfies readonly Environment[];
 
+/** The title of the `ACCOUNTS` namespace that the deploy finds or creates when the settings name no id. */
+export const ACCOUNTS_NAMESPACE_TITLE = 'ipgeo-accounts';
+
 /** The settings file, relative to the repository root. */
 export const SETTINGS_FILE = 'deploy.settings.json';
 
@@ -118,4 +121,23 @@ function check(schema: z.ZodType<string>, value: string, variableName: string, k
       `The setting ${key} (${variableName}) is not valid: ${JSON.stringify(value)} is not ${result.error.issues[0]?.message ?? 'valid'}.`,
     );
   return result.data;
+}
+
+/**
+ * Only the `ACCOUNTS` namespace id of the settings (for `npm run accounts -- --remote`), or null when
+ * none is set; other settings are not checked.
+ *
+ * @throws {SettingsError} when the id is set but malformed, or the file is not JSON.
+ */
+export function accountsKvIdSetting(file: string, variables: Readonly<Record<string, string | undefined>>): string | null {
+  let fromFile: unknown;
+  if (existsSync(file)) {
+    try {
+      fromFile = (JSON.parse(readFileSync(file, 'utf8')) as { accountsKvId?: unknown }).accountsKvId;
+    } catch (error) {
+      throw new SettingsError(`${file} is not JSON: ${(error as Error).message}`);
+    }
+  }
+  const value = variables[variable.accountsKvId] ?? (typeof fromFile === 'string' ? fromFile : '');
+  return check(z.string().regex(/^[0-9a-f]{32}$/, 'a KV namespace id: 32 hex digits'), value, variable.accountsKvId, 'accountsKvId', true);
 }

@@ -19,9 +19,7 @@ async function accounts(...argv: string[]): Promise<{ status: number; out: strin
   return { status, out, err };
 }
 
-async function show(
-  account: string,
-): Promise<{
+async function show(account: string): Promise<{
   status: string;
   expires: string | null;
   cancelledAt: string | null;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
 import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
-import { type DeploySettings, loadSettings, SettingsError } from '../../scripts/deploy/settings.ts';
+import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError } from '../../scripts/deploy/settings.ts';
 import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS, MANIFEST_OBJECT_KEY } from '../../scripts/deploy.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -64,6 +64,17 @@ describe('loadSettings', () => {
     const file = join(temp, 'typo.json');
     writeFileSync(file, JSON.stringify({ orgins: {} }));
     expect(() => loadSettings(file, ORIGINS, ['de'])).toThrow(/typo\.json/);
+  });
+});
+
+describe('accountsKvIdSetting (npm run accounts -- --remote)', () => {
+  it('reads the id from the variable or the file, null when unset, and refuses a malformed one', () => {
+    const file = join(temp, 'kv.json');
+    writeFileSync(file, JSON.stringify({ accountsKvId: 'abcdef0123456789abcdef0123456789', origins: {} }));
+    expect(accountsKvIdSetting(file, {})).toBe('abcdef0123456789abcdef0123456789');
+    expect(accountsKvIdSetting(file, { IPGEO_ACCOUNTS_KV_ID: '0123456789abcdef0123456789abcdef' })).toBe('0123456789abcdef0123456789abcdef');
+    expect(accountsKvIdSetting(NO_FILE, {})).toBeNull();
+    expect(() => accountsKvIdSetting(NO_FILE, { IPGEO_ACCOUNTS_KV_ID: 'ACCOUNTS' })).toThrow(/IPGEO_ACCOUNTS_KV_ID/);
   });
 });
 
