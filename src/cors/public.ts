@@ -12,7 +12,7 @@ import type { AppEnv } from '../env.ts';
  * Response fields a page may read beyond the CORS-safelisted ones: the rate-limit state, how long to
  * wait after a 429 or 503, the database version of a lookup, and `Allow` of a 405.
  */
-export const EXPOSED_HEADERS = 'RateLimit, RateLimit-Policy, Retry-After, X-Database-Version, Allow';
+const EXPOSED_HEADERS = 'RateLimit, RateLimit-Policy, Retry-After, X-Database-Version, Allow';
 
 /** Headers of every answer that is not a preflight. */
 const ANSWER_HEADERS: Readonly<Record<string, string>> = {
@@ -25,7 +25,7 @@ const ANSWER_HEADERS: Readonly<Record<string, string>> = {
  * endpoint and read its 403 `PAID_PLAN_REQUIRED`; `Authorization` is allowed so that a page sending a
  * key gets the answer anyway (the free server ignores keys). No credentials (cookies) are ever allowed.
  */
-export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, HEAD, POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Authorization, Content-Type',

@@ -232,14 +232,14 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, plan: Plan): void {
  * The static assets of the reference page (`assets/docs/`, served by Workers static assets before the
  * Worker runs): the Scalar bundle copied from the npm package, and the script that starts it.
  */
-export const DOCS_SCRIPTS = ['/docs/vendor/scalar-api-reference.js', '/docs/start.js'] as const;
+const DOCS_SCRIPTS = ['/docs/vendor/scalar-api-reference.js', '/docs/start.js'] as const;
 
 /**
  * The Content-Security-Policy of `/docs`: scripts, requests, images and fonts from this origin only, no
  * inline or evaluated script, no plugins, frames or form posts. Inline styles are admitted, because
  * the renderer sets its theme with style attributes and `<style>` elements it writes at run time.
  */
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
