@@ -97,9 +97,26 @@ describe('a paid server, from web pages', () => {
   });
 
   it("is blocked by the browser's CORS enforcement for a page of another hostname", async () => {
-    const seen = await fetchFrom('evil.example.test', `${PAID_API}/api/json/8.8.8.8`);
-    expect(seen.status).toBeUndefined();
-    expect(seen.error).toMatch(/TypeError: Failed to fetch/);
+    const tab = await browser.newPage();
+    const consoleErrors: string[] = [];
+    tab.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    try {
+      await tab.goto(page('evil.example.test'));
+      const seen = await fetchIn(tab, `${PAID_API}/api/json/8.8.8.8`);
+      expect(seen.status).toBeUndefined();
+      expect(seen.error).toMatch(/TypeError: Failed to fetch/);
+      // The browser says why: the answer came, without CORS headers for this origin.
+      expect(consoleErrors.join('\n')).toMatch(/has been blocked by CORS policy/);
+    } finally {
+      await tab.close();
+    }
+    // The server did answer: 403 ORIGIN_FORBIDDEN, which the page was not allowed to read.
+    const direct = await fetch(`http://127.0.0.1:${ports.de}/api/json/8.8.8.8`, { headers: { Origin: `http://evil.example.test:${ports.pages}` } });
+    expect(direct.status).toBe(403);
+    expect(direct.headers.get('Access-Control-Allow-Origin')).toBeNull();
+    expect(((await direct.json()) as { code: string }).code).toBe('ORIGIN_FORBIDDEN');
   });
 
   it("lets the page of a cancelled account's hostname read its 403 SUBSCRIPTION_INACTIVE", async () => {
