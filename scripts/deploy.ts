@@ -40,6 +40,9 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  */
 export const LOCATION_HINTS: Readonly<Record<Environment, string | null>> = { free: null, de: 'weur', us: 'enam', sg: 'apac', au: 'oc' };
 
+/** How often the check asks `/health` before it gives up (3 s apart: a new workers.dev name can take a minute to answer). */
+const HEALTH_TRIES = 20;
+
 /** The object beside the database whose presence says that a deploy's upload completed. */
 export const MANIFEST_OBJECT_KEY = 'ipgeo.manifest.json';
 
@@ -174,7 +177,7 @@ function versionOf(manifestText: string): string {
 export async function checkDeployment(origin: string, plan: 'free' | 'paid', tools: Pick<DeployTools, 'fetch' | 'log' | 'retryDelayMs'>): Promise<string> {
   let last = '';
   let healthy = false;
-  for (let attempt = 1; attempt <= 10 && !healthy; attempt++) {
+  for (let attempt = 1; attempt <= HEALTH_TRIES && !healthy; attempt++) {
     try {
       const response = await tools.fetch(`${origin}/health`);
       const text = await response.text();
@@ -185,7 +188,7 @@ export async function checkDeployment(origin: string, plan: 'free' | 'paid', too
     }
     if (!healthy) await new Promise((done) => setTimeout(done, tools.retryDelayMs));
   }
-  if (!healthy) throw new DeployError(`${origin}/health did not answer ok after 10 tries (last: ${last}).`);
+  if (!healthy) throw new DeployError(`${origin}/health did not answer ok after ${HEALTH_TRIES} tries (last: ${last}).`);
   const statusPath = plan === 'free' ? '/api/v1/status' : '/api/status';
   const status = await tools.fetch(`${origin}${statusPath}`);
   if (status.status === 404) {
