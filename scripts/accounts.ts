@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { AccountInputError } from '../src/access/account.ts';
+import { AccountInputError, standingOf } from '../src/access/account.ts';
 import {
   AccountStateError,
   type AccountView,
@@ -25,10 +25,20 @@ import {
   cancelAccount,
   createAccount,
   createApiKey,
+  disallowDomain,
+  disallowIp,
+  isRevoked,
+  type KvListing,
+  type KvPagedList,
   type KvStore,
+  kvListing,
+  listAccounts,
+  renewAccount,
   revokeApiKey,
+  rotateApiKey,
   showAccount,
 } from '../src/access/admin.ts';
+import { ACCOUNTS_NAMESPACE_TITLE, accountsKvIdSetting, SETTINGS_FILE } from './deploy/settings.ts';
 
 export const USAGE = `Usage: npm run accounts -- <command> [arguments] [options]
 
@@ -40,8 +50,18 @@ Commands:
   allow-domain <account> <hostname>         whitelist a website's exact hostname (as in its Origin header)
   cancel <account>                          cancel the account: its keys and whitelists stop working
   show <account>                            print the account (key ids, never keys)
+  list                                      every account: status, last day, keys in use, whitelist entries
+  disallow-ip <account> <ip>                take a server address off the whitelist
+  disallow-domain <account> <hostname>      take a website hostname off the whitelist
+  renew <account> --expires YYYY-MM-DD      set the last day of access (today or later); reactivates a cancelled account
+  rotate-key <account> [--key <key-id>] [--grace <n>m|h|d]
+                                            make a new key (printed once, on the last line) and revoke the old
+                                            one at once, or after the grace period (at most 90d)
 
 Options:
+  --expires YYYY-MM-DD  the last day of access, UTC (create, renew)
+  --key <key-id>        the key to replace (rotate-key; needed when the account has several)
+  --grace <duration>    how long the replaced key keeps working: 0, or a number with m, h or d (rotate-key)
   --env <name>          wrangler environment whose ACCOUNTS namespace to use (default: de)
   --remote              work on the deployed namespace instead of the local one of wrangler dev
   --persist-to <dir>    local state directory, as wrangler dev's --persist-to (default: .wrangler/state)
@@ -56,6 +76,11 @@ const COMMANDS = {
   'allow-domain': ['account', 'hostname'],
   cancel: ['account'],
   show: ['account'],
+  list: [],
+  'disallow-ip': ['account', 'ip'],
+  'disallow-domain': ['account', 'hostname'],
+  renew: ['account'],
+  'rotate-key': ['account'],
 } as const satisfies Record<string, readonly string[]>;
 type Command = keyof typeof COMMANDS;
 
@@ -68,8 +93,8 @@ export interface Output {
   err(line: string): void;
 }
 
-/** A KV store that can be closed (the local one runs workerd). */
-interface OpenStore extends KvStore {
+/** A KV store that can list, and be closed (the local one runs workerd). */
+interface OpenStore extends KvStore, KvListing {
   close(): Promise<void>;
 }
 
@@ -78,10 +103,14 @@ interface OpenStore extends KvStore {
  * Used for `--remote`; `location: 'local'` exists so that the same code can be tried without an account.
  */
 export class WranglerKv implements OpenStore {
+  /**
+   * @param namespaceId the deployed namespace's id (remote): `wrangler.toml` holds none (see `remoteNamespaceId`).
+   */
   constructor(
     readonly environment: string,
     readonly location: 'local' | 'remote',
     readonly persistTo?: string,
+    readonly namespaceId?: string,
   ) {}
 
   async get(key: string): Promise<string | null> {
@@ -100,24 +129,29 @@ export class WranglerKv implements OpenStore {
     this.#run(['delete', key]);
   }
 
+  async listKeys(prefix: string): Promise<string[]> {
+    return (JSON.parse(this.#run(['list', '--prefix', prefix])) as { name: string }[]).map((entry) => entry.name);
+  }
+
   async close(): Promise<void> {}
 
   #run(args: string[]): string {
     const where = this.location === 'remote' ? ['--remote'] : ['--local', ...(this.persistTo ? ['--persist-to', this.persistTo] : [])];
-    const result = spawnSync('npx', ['wrangler', 'kv', 'key', ...args, '--binding', 'ACCOUNTS', '--env', this.environment, ...where], {
+    const namespace = this.namespaceId === undefined ? ['--binding', 'ACCOUNTS', '--env', this.environment] : ['--namespace-id', this.namespaceId];
+    const result = spawnSync('npx', ['wrangler', 'kv', 'key', ...args, ...namespace, ...where], {
       encoding: 'utf8',
       // At wrangler's default level: below it, `kv key get` prints no value at all.
       env: { ...process.env, WRANGLER_LOG: 'log', WRANGLER_HIDE_BANNER: 'true' },
     });
     if (result.status !== 0)
-      throw new Error(`wrangler kv key ${args[0]} ${args[1]} failed: ${result.stderr.trim() || result.error?.message || `status ${result.status}`}`);
+      throw new Error(`wrangler kv key ${args.slice(0, 2).join(' ')} failed: ${result.stderr.trim() || result.error?.message || `status ${result.status}`}`);
     return result.stdout;
   }
 }
 
 /**
  * The local namespace of `wrangler dev`, through wrangler's platform proxy (one workerd for the whole
- * run). Local KV data is kept by namespace id, so a configuration with the `ACCOUNTS` binding of
+ * run). Local KV data is kept by namespace id (the binding's name when wrangler.toml gives none), so a configuration with the `ACCOUNTS` binding of
  * `environment` alone reaches the same data as `wrangler dev --env <environment>`, without starting
  * the Worker's other bindings.
  */
@@ -127,21 +161,25 @@ async function localKv(environment: string, persistTo: string | undefined): Prom
   const namespace = unstable_readConfig({ config: 'wrangler.toml', env: environment }, { hideWarnings: true }).kv_namespaces.find(
     (binding: { binding: string; id?: string | undefined }) => binding.binding === 'ACCOUNTS',
   );
-  if (!namespace?.id) throw new Error(`wrangler.toml has no ACCOUNTS namespace for the environment ${environment}.`);
+  if (!namespace) throw new Error(`wrangler.toml has no ACCOUNTS namespace for the environment ${environment}.`);
+  // Without an id (wrangler.toml holds none: `npm run deploy` puts it in), wrangler dev keeps local
+  // data under the binding's name.
+  const namespaceId = namespace.id ?? namespace.binding;
   const directory = await mkdtemp(join(tmpdir(), 'ipgeo-accounts-'));
   const configPath = join(directory, 'wrangler.json');
   await writeFile(
     configPath,
-    JSON.stringify({ name: 'ipgeo-accounts', compatibility_date: '2026-11-01', kv_namespaces: [{ binding: 'ACCOUNTS', id: namespace.id }] }),
+    JSON.stringify({ name: 'ipgeo-accounts', compatibility_date: '2026-11-01', kv_namespaces: [{ binding: 'ACCOUNTS', id: namespaceId }] }),
   );
   // wrangler dev keeps its Miniflare state under <persist-to>/v3.
   const path = join(resolve(persistTo ?? '.wrangler/state'), 'v3');
-  const proxy = await getPlatformProxy<{ ACCOUNTS: KvStore }>({ configPath, persist: { path } });
+  const proxy = await getPlatformProxy<{ ACCOUNTS: KvStore & KvPagedList }>({ configPath, persist: { path } });
   const kv = proxy.env.ACCOUNTS;
   return {
     get: (key) => kv.get(key),
     put: (key, value) => kv.put(key, value),
     delete: (key) => kv.delete(key),
+    listKeys: kvListing(kv).listKeys,
     close: async () => {
       await proxy.dispose();
       await rm(directory, { recursive: true, force: true });
@@ -149,11 +187,29 @@ async function localKv(environment: string, persistTo: string | undefined): Prom
   };
 }
 
+/**
+ * The deployed `ACCOUNTS` namespace's id: the deploy settings' `accountsKvId` (`IPGEO_ACCOUNTS_KV_ID`
+ * or `deploy.settings.json`), else the namespace that `npm run deploy` created, by its title.
+ *
+ * @throws {Error} when neither names a namespace.
+ */
+function remoteNamespaceId(): string {
+  const configured = accountsKvIdSetting(SETTINGS_FILE, process.env);
+  if (configured !== null) return configured;
+  const listed = spawnSync('npx', ['wrangler', 'kv', 'namespace', 'list'], { encoding: 'utf8', env: { ...process.env, WRANGLER_HIDE_BANNER: 'true' } });
+  if (listed.status !== 0) throw new Error(`wrangler kv namespace list failed: ${listed.stderr.trim() || `status ${listed.status}`}`);
+  const found = (JSON.parse(listed.stdout) as { id: string; title: string }[]).find((namespace) => namespace.title === ACCOUNTS_NAMESPACE_TITLE);
+  if (!found) throw new Error(`No KV namespace titled ${ACCOUNTS_NAMESPACE_TITLE}: deploy first (npm run deploy), or set IPGEO_ACCOUNTS_KV_ID.`);
+  return found.id;
+}
+
 /** The parsed command line. */
 interface Invocation {
   command: Command;
   args: string[];
   expires: string | undefined;
+  key: string | undefined;
+  graceSeconds: number;
   environment: string;
   remote: boolean;
   persistTo: string | undefined;
@@ -176,9 +232,30 @@ function parse(argv: string[]): Invocation | 'help' {
   if (args.length !== expected.length) {
     throw new UsageError(`${command} takes ${expected.map((arg) => `<${arg}>`).join(' ')}; got ${args.length} argument${args.length === 1 ? '' : 's'}.`);
   }
-  if (values.expires !== undefined && command !== 'create') throw new UsageError('--expires belongs to create only.');
+  if (values.expires !== undefined && command !== 'create' && command !== 'renew') throw new UsageError('--expires belongs to create and renew only.');
+  if (values.expires === undefined && command === 'renew') throw new UsageError('renew needs --expires YYYY-MM-DD.');
+  for (const option of ['key', 'grace'] as const) {
+    if (values[option] !== undefined && command !== 'rotate-key') throw new UsageError(`--${option} belongs to rotate-key only.`);
+  }
   if (values.remote && values['persist-to'] !== undefined) throw new UsageError('--persist-to is for local state; it cannot go with --remote.');
-  return { command, args, expires: values.expires, environment: values.env, remote: values.remote, persistTo: values['persist-to'] };
+  return {
+    command,
+    args,
+    expires: values.expires,
+    key: values.key,
+    graceSeconds: values.grace === undefined ? 0 : graceSeconds(values.grace),
+    environment: values.env,
+    remote: values.remote,
+    persistTo: values['persist-to'],
+  };
+}
+
+/** `0`, `90m`, `24h`, `7d` → seconds. */
+function graceSeconds(text: string): number {
+  const match = /^(\d{1,6})([mhd])?$/.exec(text);
+  if (!match || (match[2] === undefined && match[1] !== '0'))
+    throw new UsageError(`--grace takes 0 or a number with m, h or d (90m, 24h, 7d); got ${JSON.stringify(text)}.`);
+  return Number(match[1]) * { m: 60, h: 3600, d: 86_400 }[(match[2] ?? 'm') as 'm' | 'h' | 'd'];
 }
 
 function parseArgsStrict(argv: string[]) {
@@ -188,6 +265,8 @@ function parseArgsStrict(argv: string[]) {
     strict: true,
     options: {
       expires: { type: 'string' },
+      key: { type: 'string' },
+      grace: { type: 'string' },
       env: { type: 'string', default: 'de' },
       remote: { type: 'boolean', default: false },
       'persist-to': { type: 'string' },
@@ -196,7 +275,7 @@ function parseArgsStrict(argv: string[]) {
   });
 }
 
-async function execute(kv: KvStore, { command, args, expires }: Invocation, output: Output): Promise<void> {
+async function execute(kv: OpenStore, { command, args, expires, key, graceSeconds }: Invocation, output: Output): Promise<void> {
   const [account = '', second = ''] = args;
   const summary = (view: AccountView) => output.out(describe(view));
   switch (command) {
@@ -224,11 +303,63 @@ async function execute(kv: KvStore, { command, args, expires }: Invocation, outp
     case 'show':
       output.out(JSON.stringify(await showAccount(kv, account), null, 2));
       return;
+    case 'list':
+      output.out(accountTable(await listAccounts(kv), new Date()));
+      return;
+    case 'disallow-ip':
+      summary(await disallowIp(kv, account, second));
+      return;
+    case 'disallow-domain':
+      summary(await disallowDomain(kv, account, second));
+      return;
+    case 'renew':
+      summary(await renewAccount(kv, account, expires ?? ''));
+      return;
+    case 'rotate-key': {
+      const rotated = await rotateApiKey(kv, account, { keyId: key, graceSeconds });
+      const until = graceSeconds === 0 ? 'is revoked now' : `keeps working until ${rotated.oldKeyRevokedAt}`;
+      output.out(
+        `Created key ${rotated.keyId} for account ${account}; the old key ${rotated.replaced} ${until}. Store the new key now: it is shown this once.`,
+      );
+      output.out(rotated.key);
+      return;
+    }
+    default:
+      command satisfies never;
   }
 }
 
+/** `list`: one row per account, columns aligned. */
+function accountTable(views: readonly AccountView[], now: Date): string {
+  if (views.length === 0) return 'No accounts.';
+  const rows = views.map((view) => {
+    const standing = standingOf({ ...view, v: 1, keys: [] }, now.getTime());
+    return [
+      view.id,
+      standing.active ? 'active' : standing.reason,
+      view.expires ?? '-',
+      String(view.keys.filter((key) => !isRevoked(key, now)).length),
+      String(view.ips.length),
+      String(view.domains.length),
+    ];
+  });
+  const table = [['ACCOUNT', 'STATUS', 'LAST DAY', 'KEYS', 'IPS', 'DOMAINS'], ...rows];
+  const widths = table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length))) ?? [];
+  return table
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
 function describe(view: AccountView): string {
-  const keys = view.keys.map((key) => (key.revokedAt === null ? key.id : `${key.id} (revoked)`));
+  const now = new Date();
+  const keys = view.keys.map((key) =>
+    key.revokedAt === null ? key.id : isRevoked(key, now) ? `${key.id} (revoked)` : `${key.id} (revoked from ${key.revokedAt})`,
+  );
   return [
     `Account ${view.id}: ${view.status}${view.expires === null ? '' : `, access through ${view.expires} (UTC)`}.`,
     `  keys: ${keys.join(', ') || 'none'}`,
@@ -257,7 +388,9 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   let kv: OpenStore | undefined;
   try {
-    kv = invocation.remote ? new WranglerKv(invocation.environment, 'remote') : await localKv(invocation.environment, invocation.persistTo);
+    kv = invocation.remote
+      ? new WranglerKv(invocation.environment, 'remote', undefined, remoteNamespaceId())
+      : await localKv(invocation.environment, invocation.persistTo);
     await execute(kv, invocation, output);
     return 0;
   } catch (error) {

@@ -5,6 +5,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { planGate } from './access/plan-gate.ts';
+import { publicCors } from './cors/public.ts';
 import type { AppEnv, Plan } from './env.ts';
 import { ProblemError } from './errors/problem.ts';
 import { asProblem, problemResponse } from './errors/render.ts';
@@ -51,6 +52,8 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
 
   // Free plan: rate limits and RateLimit headers. Paid plans: API key, server IP or website domain,
   // with CORS for whitelisted origins. Runs before every route below.
+  // The free plan's answers are readable from any page; its preflights are answered before the gate, uncounted.
+  if (plan === 'free') app.use('*', publicCors());
   app.use('*', planGate(plan));
   // X-Database-Version on every lookup answer, set after the route has answered.
   app.use('*', databaseVersionHeader(plan));

@@ -18,6 +18,7 @@ import {
   apiKeyIndexKey,
   domainIndexKey,
   ipIndexKey,
+  type StoredKey,
   WhitelistIndexSchema,
 } from './kv-schema.ts';
 
@@ -110,7 +111,8 @@ export async function revokeApiKey(kv: KvStore, accountId: string, keyId: string
   const account = await existingAccount(kv, accountId);
   const stored = account.keys.find((candidate) => candidate.id === keyId);
   if (!stored) throw new AccountStateError(`Account ${accountId} has no key ${keyId}.`);
-  if (stored.revokedAt !== null) throw new AccountStateError(`Key ${keyId} was revoked already, at ${stored.revokedAt}.`);
+  // A key in its grace period after a rotation (revocation ahead) may be revoked at once.
+  if (isRevoked(stored, now)) throw new AccountStateError(`Key ${keyId} was revoked already, at ${stored.revokedAt}.`);
   stored.revokedAt = now.toISOString();
   await writeAccount(kv, account);
   return accountView(account);
@@ -221,4 +223,154 @@ async function writeWithIndex(kv: KvStore, indexKey: string, indexValue: string,
     await kv.delete(indexKey).catch(() => undefined);
     throw error;
   }
+}
+
+/** A store that can also list its keys by prefix (the operator tool's `list`); see {@link kvListing} for a KVNamespace. */
+export interface KvListing {
+  /** Every key that starts with `prefix`, in KV's order (lexicographic). */
+  listKeys(prefix: string): Promise<string[]>;
+}
+
+/** The part of a KVNamespace's `list` that {@link kvListing} uses. */
+export interface KvPagedList {
+  list(options: { prefix: string; cursor?: string }): Promise<{ keys: { name: string }[]; list_complete: boolean; cursor?: string }>;
+}
+
+/** {@link KvListing} over a KVNamespace (or anything with its `list`), following cursors to the end. */
+export function kvListing(namespace: KvPagedList): KvListing {
+  return {
+    async listKeys(prefix) {
+      const names: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await namespace.list(cursor === undefined ? { prefix } : { prefix, cursor });
+        names.push(...page.keys.map((key) => key.name));
+        cursor = page.list_complete ? undefined : page.cursor;
+      } while (cursor !== undefined);
+      return names;
+    },
+  };
+}
+
+/**
+ * Every account, in id order.
+ *
+ * @throws {Error} when a listed key does not hold a valid account document.
+ */
+export async function listAccounts(kv: KvStore & KvListing): Promise<AccountView[]> {
+  const views: AccountView[] = [];
+  for (const key of await kv.listKeys(accountKey(''))) {
+    const account = await readAccount(kv, key.slice(accountKey('').length));
+    if (account !== null) views.push(accountView(account));
+  }
+  return views;
+}
+
+/**
+ * Takes a server address off an account's whitelist. The document is written first and the index
+ * entry removed after it, so that a failure in between leaves an entry that nothing honours.
+ *
+ * @throws {AccountInputError} when `address` is not one IPv4 or IPv6 address.
+ * @throws {AccountStateError} when the account does not exist or does not whitelist the address.
+ */
+export async function disallowIp(kv: KvStore, accountId: string, address: string): Promise<AccountView> {
+  const canonical = canonicalAddress(address);
+  return disallowIndexed(kv, accountId, canonical, 'ips', ipIndexKey(canonical), 'address');
+}
+
+/**
+ * Takes a website hostname off an account's whitelist (as {@link disallowIp} does for addresses).
+ *
+ * @throws {AccountInputError} when `hostname` is not a bare hostname.
+ * @throws {AccountStateError} when the account does not exist or does not whitelist the hostname.
+ */
+export async function disallowDomain(kv: KvStore, accountId: string, hostname: string): Promise<AccountView> {
+  const canonical = canonicalHostname(hostname);
+  return disallowIndexed(kv, accountId, canonical, 'domains', domainIndexKey(canonical), 'hostname');
+}
+
+/**
+ * Sets an account's last day of access, and makes a cancelled account active again.
+ *
+ * @param expires `YYYY-MM-DD` (UTC, inclusive); today or later.
+ * @throws {AccountInputError} for a malformed date or one before today (UTC).
+ * @throws {AccountStateError} when the account does not exist.
+ */
+export async function renewAccount(kv: KvStore, accountId: string, expires: string, now: Date = new Date()): Promise<AccountView> {
+  const date = checkDate(expires);
+  const today = now.toISOString().slice(0, 10);
+  if (date < today) throw new AccountInputError(`${date} is in the past (today is ${today}, UTC): give the new last day of access.`);
+  const account = await existingAccount(kv, accountId);
+  account.expires = date;
+  account.status = 'active';
+  account.cancelledAt = null;
+  await writeAccount(kv, account);
+  return accountView(account);
+}
+
+/** The longest grace period of a rotated key, in seconds (90 days). */
+export const MAX_GRACE_SECONDS = 90 * 86_400;
+
+/**
+ * Replaces an API key: makes a new one, and revokes the old one at `now + graceSeconds` (at once
+ * when 0), so that clients can switch over. Until then both work; the Worker reads the revocation
+ * time on every request (`check.ts`). One account document write, after the new key's index entry.
+ *
+ * @param options.keyId the key to replace; may be left out when the account has exactly one key that is not revoked.
+ * @param options.graceSeconds 0 to {@link MAX_GRACE_SECONDS}.
+ * @returns the new key (shown this once), its id, and when the old one stops working.
+ * @throws {AccountInputError} for a grace period out of range.
+ * @throws {AccountStateError} when the account or the key does not exist, the key is revoked, or no key is named among several.
+ */
+export async function rotateApiKey(
+  kv: KvStore,
+  accountId: string,
+  options: { keyId?: string | undefined; graceSeconds?: number; now?: Date } = {},
+): Promise<{ keyId: string; key: string; replaced: string; oldKeyRevokedAt: string }> {
+  const now = options.now ?? new Date();
+  const grace = options.graceSeconds ?? 0;
+  if (!Number.isInteger(grace) || grace < 0 || grace > MAX_GRACE_SECONDS) {
+    throw new AccountInputError(`The grace period must be 0 to ${MAX_GRACE_SECONDS / 86_400} days; got ${grace} s.`);
+  }
+  const account = await existingAccount(kv, accountId);
+  const live = account.keys.filter((key) => key.revokedAt === null);
+  let old: StoredKey | undefined;
+  if (options.keyId !== undefined) {
+    old = account.keys.find((key) => key.id === options.keyId);
+    if (!old) throw new AccountStateError(`Account ${accountId} has no key ${options.keyId}.`);
+    if (old.revokedAt !== null) throw new AccountStateError(`Key ${old.id} is revoked already (at ${old.revokedAt}); make a new key with \`key\` instead.`);
+  } else if (live.length === 1) {
+    old = live[0];
+  } else {
+    throw new AccountStateError(
+      live.length === 0
+        ? `Account ${accountId} has no key that is not revoked; make one with \`key\` instead.`
+        : `Account ${accountId} has ${live.length} keys (${live.map((key) => key.id).join(', ')}); name the one to replace with --key.`,
+    );
+  }
+  if (!old) throw new AccountStateError(`Account ${accountId} has no key to replace.`);
+  let keyId = generateKeyId();
+  while (account.keys.some((stored) => stored.id === keyId)) keyId = generateKeyId();
+  const key = generateApiKey();
+  const sha256 = await hashApiKey(key);
+  const oldKeyRevokedAt = new Date(now.getTime() + grace * 1000).toISOString();
+  old.revokedAt = oldKeyRevokedAt;
+  account.keys.push({ id: keyId, sha256, createdAt: now.toISOString(), revokedAt: null });
+  await writeWithIndex(kv, apiKeyIndexKey(sha256), JSON.stringify({ account: accountId, key: keyId }), account);
+  return { keyId, key, replaced: old.id, oldKeyRevokedAt };
+}
+
+/** Whether a key no longer works at `now` (a revocation ahead, in a grace period, does not count yet). */
+export function isRevoked(key: Pick<StoredKey, 'revokedAt'>, now: Date = new Date()): boolean {
+  return key.revokedAt !== null && Date.parse(key.revokedAt) <= now.getTime();
+}
+
+async function disallowIndexed(kv: KvStore, accountId: string, value: string, list: 'ips' | 'domains', indexKey: string, noun: string): Promise<AccountView> {
+  const account = await existingAccount(kv, accountId);
+  if (!account[list].includes(value)) throw new AccountStateError(`Account ${accountId} does not whitelist the ${noun} ${value}.`);
+  account[list] = account[list].filter((entry) => entry !== value);
+  await writeAccount(kv, account);
+  // Another account may have whitelisted the value since (the index points there then): leave that entry.
+  if ((await indexHolder(kv, indexKey, list, value)) === null) await kv.delete(indexKey);
+  return accountView(account);
 }

@@ -31,7 +31,7 @@ export const StoredKeySchema = z.object({
   /** SHA-256 of the whole key text (`ipgeo_…`), hex. */
   sha256: Sha256HexSchema,
   createdAt: InstantSchema,
-  /** When the key was revoked; null while it is valid. */
+  /** When the key was or will be revoked (a rotated key's grace period ends then); null: not revoked. */
   revokedAt: InstantSchema.nullable(),
 });
 

@@ -1,8 +1,8 @@
 /**
  * @module The free server's gate: counts every `/api/*` request against the client's limits, refuses
  * with 429 `RATE_LIMITED` over them, and puts the RateLimit fields on every answer, problems included.
- * Other paths (`/`, `/openapi.json`, `/docs`) and {@link UNCOUNTED_PATHS} are not counted but still
- * report the client's state.
+ * Other paths (`/`, `/openapi.json`, `/docs`) and {@link UNCOUNTED_PATHS} are not counted and never
+ * refused, but still report the client's state.
  *
  * Which answers count (README, "What counts against the limit"; the `RateLimit` fields in the OpenAPI
  * document): every answer to an `/api/*` request that the service gave, 4xx included (an invalid or
@@ -54,7 +54,8 @@ export function rateLimitGate(): MiddlewareHandler<AppEnv> {
     const { decision, source } = await limiter.check(c.env.RATE_LIMITER, client, limited ? 'hit' : 'peek');
     let headers = rateLimitHeaders(decision);
     setHeaders(c, headers);
-    if (!decision.allowed) {
+    // Uncounted paths (`/openapi.json`, `/docs`) only report the client's state: never refused.
+    if (!decision.allowed && limited) {
       throw new ProblemError('RATE_LIMITED', `This client is over the free plan's limits (${LIMITS}); retry in ${decision.retryAfterSeconds} s.`, { headers });
     }
     await next();

@@ -7,7 +7,7 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 
 /** The paid servers configured for the free deployment in wrangler.toml (`PAID_SERVERS`). */
-const PAID_SERVERS = ['https://de.ipgeo.example', 'https://us.ipgeo.example', 'https://sg.ipgeo.example', 'https://au.ipgeo.example'];
+const PAID_SERVERS = ['http://localhost:8788'];
 
 let nextClient = 1;
 /** A request from a client of its own, so that no case runs into the rate limit of another. */
@@ -52,7 +52,7 @@ describe('paid-only endpoints on the free server', () => {
     const problem = (await response.json()) as { code: string; status: number; detail: string; paidServers: string[]; instance: string };
     expect(problem).toMatchObject({ code: 'PAID_PLAN_REQUIRED', status: 403, paidServers: PAID_SERVERS, instance: path });
     const shape = paidPath.replace(/\/(de|DE|49|UTC|Europe\/Berlin|America\/Argentina\/Buenos_Aires)$/, '');
-    expect(problem.detail).toContain(`https://de.ipgeo.example/api${shape}`);
+    expect(problem.detail).toContain(`http://localhost:8788/api${shape}`);
   });
 
   it('refuses before reading the body', async () => {

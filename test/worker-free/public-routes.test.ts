@@ -105,10 +105,18 @@ describe('GET /openapi.json on the free server', () => {
 });
 
 describe('GET /docs on the free server', () => {
-  it('serves the Scalar reference page for /openapi.json', async () => {
+  it('serves the reference page with scripts of its own origin only, under a strict Content-Security-Policy', async () => {
     const response = await get('/docs');
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toMatch(/^text\/html/);
-    expect(await response.text()).toContain('"url": "/openapi.json"');
+    const csp = response.headers.get('Content-Security-Policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("connect-src 'self';");
+    const html = await response.text();
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((script) => /src="([^"]+)"/.exec(script[1] ?? '')?.[1])).toEqual(['/docs/vendor/scalar-api-reference.js', '/docs/start.js']);
+    expect(scripts.every((script) => script[2] === '')).toBe(true);
+    expect(html).not.toMatch(/https?:\/\//);
   });
 });

@@ -144,12 +144,14 @@ describe('GET /openapi.json on a paid server', () => {
 });
 
 describe('GET /docs on a paid server', () => {
-  it('serves the Scalar reference page for /openapi.json', async () => {
+  it('serves the reference page without credentials, with its own scripts and Content-Security-Policy', async () => {
     const response = await paidFetch('/docs');
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toMatch(/^text\/html/);
+    expect(response.headers.get('Content-Security-Policy')).toContain("script-src 'self';");
     const html = await response.text();
-    expect(html).toContain('Scalar.createApiReference');
-    expect(html).toContain('"url": "/openapi.json"');
+    expect(html).toContain('<script src="/docs/vendor/scalar-api-reference.js"></script>');
+    expect(html).toContain('<script src="/docs/start.js"></script>');
+    expect(html).not.toMatch(/https?:\/\//);
   });
 });

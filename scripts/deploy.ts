@@ -1,0 +1,272 @@
+/**
+ * @module `npm run deploy -- --env de|--all [--dry-run] [--settings FILE]`: from a clone to live
+ * deployments in one command (DESIGN.md section 5). For each chosen deployment, idempotently:
+ *
+ * 1. finds or creates the `ACCOUNTS` KV namespace shared by all five (titled `ipgeo-accounts`, unless
+ *    the settings name its id), and the deployment's R2 bucket with its location hint;
+ * 2. publishes the compiled database (`data/out/`, built if missing) when the bucket has none: the
+ *    database, then its manifest, whose presence says that the upload completed;
+ * 3. deploys the Worker from `wrangler.toml` with the operator's values put in (`deploy/config.ts`);
+ * 4. prints its URLs, and checks `/health` and the status endpoint of its origin.
+ *
+ * With `--dry-run`, nothing on Cloudflare is read or changed: every configuration is built and checked
+ * by `wrangler deploy --dry-run` (CI runs this for all five with the example settings).
+ *
+ * Exit status: 0 done; 1 a setting is missing or a step failed (the message says which); 2 bad usage.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
+import { DEPLOY_CONFIG, deployConfig, environmentFacts, readWranglerToml, writeDeployConfig } from './deploy/config.ts';
+import {
+  ACCOUNTS_NAMESPACE_TITLE,
+  type DeploySettings,
+  ENVIRONMENTS,
+  type Environment,
+  loadSettings,
+  SETTINGS_FILE,
+  SettingsError,
+} from './deploy/settings.ts';
+import { copyDocsAssets } from './docs-assets.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * R2 location hints (the values `wrangler r2 bucket create --location` takes): each paid deployment's
+ * data near its region; none for the worldwide free deployment.
+ */
+export const LOCATION_HINTS: Readonly<Record<Environment, string | null>> = { free: null, de: 'weur', us: 'enam', sg: 'apac', au: 'oc' };
+
+/** How often the check asks `/health` before it gives up (3 s apart: a new workers.dev name can take a minute to answer). */
+const HEALTH_TRIES = 20;
+
+/** The object beside the database whose presence says that a deploy's upload completed. */
+export const MANIFEST_OBJECT_KEY = 'ipgeo.manifest.json';
+
+/** The compiled database and its manifest, as `npm run data:build` writes them. */
+export interface DatabaseFiles {
+  readonly database: string;
+  readonly manifest: string;
+  /** The build's version string, from the manifest. */
+  readonly version: string;
+}
+
+/** What one run is asked to do. */
+export interface DeployRequest {
+  readonly environments: readonly Environment[];
+  readonly dryRun: boolean;
+  readonly settings: DeploySettings;
+}
+
+/** What a deployment looked like after the run. */
+export interface DeployOutcome {
+  readonly environment: Environment;
+  readonly urls: readonly string[];
+  /** What `/health` and the status endpoint said; null for a dry run. */
+  readonly check: string | null;
+}
+
+/** How the run reaches the world: Cloudflare, the database files, HTTP for the checks, and a log. */
+export interface DeployTools {
+  readonly cloudflare: Cloudflare;
+  /** The database to publish; called only when a bucket has none. */
+  readonly database: () => DatabaseFiles;
+  readonly fetch: (url: string) => Promise<Response>;
+  readonly log: (line: string) => void;
+  /** Milliseconds between the checks' tries (tests pass 0). */
+  readonly retryDelayMs: number;
+  /** Where the generated wrangler configuration is written ({@link DEPLOY_CONFIG} in the repository). */
+  readonly configPath: string;
+}
+
+/** A step that cannot go on; the message says what to do. */
+export class DeployError extends Error {
+  override readonly name = 'DeployError';
+}
+
+/**
+ * Runs a deploy (see the module comment).
+ *
+ * @param wranglerToml the parsed `wrangler.toml`.
+ * @throws {DeployError} or {@link WranglerError} at the first step that fails; what was done before stays done.
+ */
+export async function deploy(request: DeployRequest, wranglerToml: Record<string, unknown>, tools: DeployTools): Promise<DeployOutcome[]> {
+  const { cloudflare, log } = tools;
+  const { dryRun, settings } = request;
+  if (!dryRun) cloudflare.assertLoggedIn();
+
+  const accountsKvId = dryRun ? settings.accountsKvId : accountsNamespace(cloudflare, settings.accountsKvId, log);
+  const { configPath } = tools;
+  writeDeployConfig(configPath, deployConfig(wranglerToml, settings, accountsKvId, ROOT));
+
+  const existingBuckets = dryRun ? [] : cloudflare.buckets();
+  let database: DatabaseFiles | undefined;
+  const outcomes: DeployOutcome[] = [];
+  for (const environment of request.environments) {
+    const facts = environmentFacts(wranglerToml, environment);
+    log(`\n== ${environment}: Worker ${facts.workerName}, bucket ${facts.bucket}${dryRun ? ' (dry run)' : ''}`);
+    if (!dryRun) {
+      if (existingBuckets.includes(facts.bucket)) log(`R2 bucket ${facts.bucket} exists.`);
+      else cloudflare.createBucket(facts.bucket, LOCATION_HINTS[environment]);
+      const published = cloudflare.readObject(facts.bucket, MANIFEST_OBJECT_KEY);
+      if (published !== null) {
+        log(`${facts.bucket} holds a database already (version ${versionOf(published)}); not uploading.`);
+      } else {
+        database ??= tools.database();
+        cloudflare.putObject(facts.bucket, facts.dataObjectKey, database.database, 'application/octet-stream');
+        cloudflare.putObject(facts.bucket, MANIFEST_OBJECT_KEY, database.manifest, 'application/json');
+        log(`Published database version ${database.version} to ${facts.bucket}.`);
+      }
+    }
+    const urls = cloudflare.deploy(configPath, environment, dryRun);
+    const origin = settings.origins[environment];
+    if (dryRun) {
+      log(`Dry run passed; it would serve ${origin}.`);
+      outcomes.push({ environment, urls: [origin], check: null });
+      continue;
+    }
+    const all = [...new Set([origin, ...urls])];
+    log(`Deployed: ${all.join(', ')}`);
+    outcomes.push({ environment, urls: all, check: await checkDeployment(origin, facts.plan, tools) });
+  }
+  return outcomes;
+}
+
+/** The `ACCOUNTS` namespace's id: the configured one, checked to exist, or the one titled {@link ACCOUNTS_NAMESPACE_TITLE}, created if missing. */
+function accountsNamespace(cloudflare: Cloudflare, configured: string | null, log: (line: string) => void): string {
+  const find = () => cloudflare.kvNamespaces();
+  if (configured !== null) {
+    if (!find().some((namespace) => namespace.id === configured)) {
+      throw new DeployError(`The setting accountsKvId names ${configured}, which is no KV namespace of this Cloudflare account.`);
+    }
+    log(`KV namespace ACCOUNTS: ${configured} (from the settings).`);
+    return configured;
+  }
+  let namespace = find().find((candidate) => candidate.title === ACCOUNTS_NAMESPACE_TITLE);
+  if (namespace) {
+    log(`KV namespace ${ACCOUNTS_NAMESPACE_TITLE} exists: ${namespace.id}.`);
+  } else {
+    cloudflare.createKvNamespace(ACCOUNTS_NAMESPACE_TITLE);
+    namespace = find().find((candidate) => candidate.title === ACCOUNTS_NAMESPACE_TITLE);
+    if (!namespace) throw new DeployError(`wrangler created the KV namespace ${ACCOUNTS_NAMESPACE_TITLE}, but it is not listed.`);
+    log(`Created the KV namespace ${ACCOUNTS_NAMESPACE_TITLE}: ${namespace.id} (you may put it into ${SETTINGS_FILE} as accountsKvId).`);
+  }
+  return namespace.id;
+}
+
+/** A manifest's version string, or the start of its SHA-256 for builds that have none. */
+function versionOf(manifestText: string): string {
+  try {
+    const manifest = JSON.parse(manifestText) as { version?: unknown; output?: { sha256?: unknown } };
+    return String(manifest.version ?? `sha256 ${String(manifest.output?.sha256 ?? 'unknown').slice(0, 12)}`);
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * `/health` until it answers `ok` (a new deployment can take some seconds to be reachable), then the
+ * status endpoint when the deployment has one (`/api/v1/status` free, `/api/status` paid).
+ *
+ * @returns a one-line summary.
+ * @throws {DeployError} when `/health` never answers, or the status endpoint answers an error.
+ */
+export async function checkDeployment(origin: string, plan: 'free' | 'paid', tools: Pick<DeployTools, 'fetch' | 'log' | 'retryDelayMs'>): Promise<string> {
+  let last = '';
+  let healthy = false;
+  for (let attempt = 1; attempt <= HEALTH_TRIES && !healthy; attempt++) {
+    try {
+      const response = await tools.fetch(`${origin}/health`);
+      const text = await response.text();
+      healthy = response.status === 200 && text.trim() === 'ok';
+      last = `${response.status} ${text.slice(0, 80)}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    if (!healthy) await new Promise((done) => setTimeout(done, tools.retryDelayMs));
+  }
+  if (!healthy) throw new DeployError(`${origin}/health did not answer ok after ${HEALTH_TRIES} tries (last: ${last}).`);
+  const statusPath = plan === 'free' ? '/api/v1/status' : '/api/status';
+  const status = await tools.fetch(`${origin}${statusPath}`);
+  if (status.status === 404) {
+    tools.log(`${origin}/health: ok (this version has no ${statusPath}).`);
+    return 'health ok';
+  }
+  const body = await status.text();
+  if (status.status !== 200) throw new DeployError(`${origin}${statusPath} answered ${status.status}: ${body.slice(0, 300)}`);
+  const version =
+    (JSON.parse(body) as { version?: unknown; database?: { version?: unknown } }).database?.version ?? (JSON.parse(body) as { version?: unknown }).version;
+  tools.log(`${origin}/health: ok; ${statusPath}: 200, database ${String(version ?? 'reported')}.`);
+  return `health ok, status 200 (database ${String(version ?? 'reported')})`;
+}
+
+const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all) [--dry-run] [--settings <file>]
+
+  --env <name>        a deployment of wrangler.toml: ${ENVIRONMENTS.join(', ')} (repeatable)
+  --all               all five (the paid ones first, the free one last)
+  --dry-run           build and check each configuration with wrangler deploy --dry-run; nothing on Cloudflare is touched
+  --settings <file>   the operator's values (default: ${SETTINGS_FILE}; IPGEO_* variables override it)`;
+
+/** The database files, built from the default sources when missing. */
+function databaseFiles(): DatabaseFiles {
+  if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) build({ proxyLists: [] });
+  return { database: DATABASE_FILE, manifest: MANIFEST_FILE, version: versionOf(readFileSync(MANIFEST_FILE, 'utf8')) };
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values: { env?: string[] | undefined; all: boolean; 'dry-run': boolean; settings: string; help: boolean };
+  try {
+    values = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        env: { type: 'string', multiple: true },
+        all: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        settings: { type: 'string', default: SETTINGS_FILE },
+        help: { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`deploy: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const named = values.env ?? [];
+  const unknown = named.find((name) => !(ENVIRONMENTS as readonly string[]).includes(name));
+  if (unknown !== undefined || values.all === named.length > 0) {
+    console.error(`deploy: ${unknown !== undefined ? `unknown deployment ${JSON.stringify(unknown)}` : 'give --all or at least one --env'}.\n\n${USAGE}`);
+    return 2;
+  }
+  const environments = values.all ? ENVIRONMENTS : ENVIRONMENTS.filter((environment) => named.includes(environment));
+  const log = (line: string) => console.log(line);
+  try {
+    const settings = loadSettings(join(ROOT, values.settings), process.env, environments);
+    copyDocsAssets();
+    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
+      cloudflare: new WranglerCloudflare(ROOT, log),
+      database: databaseFiles,
+      fetch: (url) => fetch(url, { redirect: 'manual' }),
+      log,
+      retryDelayMs: 3000,
+      configPath: join(ROOT, DEPLOY_CONFIG),
+    });
+    log('\nSummary:');
+    for (const outcome of outcomes) log(`  ${outcome.environment.padEnd(4)} ${outcome.urls.join(' ')}${outcome.check ? `  (${outcome.check})` : ''}`);
+    return 0;
+  } catch (error) {
+    const expected = error instanceof SettingsError || error instanceof DeployError || (error as Error).name === 'WranglerError';
+    console.error(`deploy: ${expected ? (error as Error).message : String((error as Error).stack ?? error)}`);
+    return 1;
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exit(await main(process.argv.slice(2)));
+}

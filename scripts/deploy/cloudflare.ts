@@ -1,0 +1,106 @@
+/**
+ * @module What `npm run deploy` asks of Cloudflare, through the wrangler CLI (so that wrangler's login
+ * or `CLOUDFLARE_API_TOKEN` and `CLOUDFLARE_ACCOUNT_ID` apply): one interface, implemented by
+ * {@link WranglerCloudflare}; tests drive the deploy with an in-memory one.
+ */
+import { spawnSync } from 'node:child_process';
+
+/** The operations of a deploy on one Cloudflare account. */
+export interface Cloudflare {
+  /** Throws, saying how to log in, when wrangler has no credentials. */
+  assertLoggedIn(): void;
+  /** The KV namespaces of the account. */
+  kvNamespaces(): { id: string; title: string }[];
+  /** Creates a KV namespace; its id is then in {@link kvNamespaces}. */
+  createKvNamespace(title: string): void;
+  /** The names of the account's R2 buckets. */
+  buckets(): string[];
+  /** Creates an R2 bucket with a location hint (honoured the first time a name is created), or none. */
+  createBucket(name: string, location: string | null): void;
+  /** The text of an object, or null when the bucket has no such key. */
+  readObject(bucket: string, key: string): string | null;
+  /** Uploads a file as an object. */
+  putObject(bucket: string, key: string, file: string, contentType: string): void;
+  /**
+   * Deploys one environment of a configuration file (with `dryRun`, only builds and checks it).
+   *
+   * @returns the URLs that wrangler printed for the deployment (workers.dev and custom domains).
+   */
+  deploy(configPath: string, environment: string, dryRun: boolean): string[];
+}
+
+/** A wrangler command that failed; the message holds its output's last lines. */
+export class WranglerError extends Error {
+  override readonly name = 'WranglerError';
+}
+
+/** {@link Cloudflare} through `npx wrangler`, in the repository root. */
+export class WranglerCloudflare implements Cloudflare {
+  constructor(
+    readonly root: string,
+    readonly log: (line: string) => void,
+  ) {}
+
+  assertLoggedIn(): void {
+    const result = this.#spawn(['whoami']);
+    if (result.status !== 0 || /not authenticated|You are not/i.test(result.stdout + result.stderr)) {
+      throw new WranglerError('wrangler is not logged in: run `npx wrangler login`, or set CLOUDFLARE_API_TOKEN (and CLOUDFLARE_ACCOUNT_ID).');
+    }
+  }
+
+  kvNamespaces(): { id: string; title: string }[] {
+    return JSON.parse(this.#run(['kv', 'namespace', 'list'])) as { id: string; title: string }[];
+  }
+
+  createKvNamespace(title: string): void {
+    this.log(`Creating the KV namespace ${title}…`);
+    this.#run(['kv', 'namespace', 'create', title]);
+  }
+
+  buckets(): string[] {
+    return [...this.#run(['r2', 'bucket', 'list']).matchAll(/^name:\s+(\S+)\s*$/gm)].map((match) => match[1] ?? '');
+  }
+
+  createBucket(name: string, location: string | null): void {
+    this.log(`Creating the R2 bucket ${name}${location ? ` (location hint ${location})` : ''}…`);
+    this.#run(['r2', 'bucket', 'create', name, ...(location ? ['--location', location] : [])]);
+  }
+
+  readObject(bucket: string, key: string): string | null {
+    const result = this.#spawn(['r2', 'object', 'get', `${bucket}/${key}`, '--remote', '--pipe']);
+    if (result.status === 0) return result.stdout;
+    if (/not found|does not exist|NoSuchKey|10007/i.test(result.stdout + result.stderr)) return null;
+    throw new WranglerError(`wrangler r2 object get ${bucket}/${key} failed:\n${tail(result.stdout + result.stderr)}`);
+  }
+
+  putObject(bucket: string, key: string, file: string, contentType: string): void {
+    this.log(`Uploading ${file} to ${bucket}/${key}…`);
+    this.#run(['r2', 'object', 'put', `${bucket}/${key}`, '--file', file, '--content-type', contentType, '--remote']);
+  }
+
+  deploy(configPath: string, environment: string, dryRun: boolean): string[] {
+    const args = ['deploy', '--config', configPath, '--env', environment];
+    const output = this.#run(dryRun ? [...args, '--dry-run', '--outdir', `.wrangler/deploy/dist-${environment}`] : args, true);
+    return [...new Set([...output.matchAll(/https:\/\/[^\s'"]+/g)].map((match) => match[0]).filter((url) => !url.includes('developers.cloudflare.com')))];
+  }
+
+  #spawn(args: string[]) {
+    return spawnSync('npx', ['wrangler', ...args], {
+      cwd: this.root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, WRANGLER_HIDE_BANNER: 'true', WRANGLER_SEND_METRICS: 'false' },
+    });
+  }
+
+  #run(args: string[], echo = false): string {
+    const result = this.#spawn(args);
+    if (echo) for (const line of (result.stdout + result.stderr).trimEnd().split('\n')) this.log(`  ${line}`);
+    if (result.status !== 0) throw new WranglerError(`wrangler ${args.slice(0, 3).join(' ')} failed:\n${tail(result.stdout + result.stderr)}`);
+    return result.stdout;
+  }
+}
+
+function tail(text: string): string {
+  return text.trimEnd().split('\n').slice(-15).join('\n');
+}

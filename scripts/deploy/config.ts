@@ -1,0 +1,84 @@
+/**
+ * @module The configuration that `npm run deploy` hands to wrangler: `wrangler.toml` as committed
+ * (which serves `wrangler dev`, the tests and `wrangler types`), with the operator's values put in for
+ * every environment: the `ACCOUNTS` namespace id, `PAID_SERVERS`, and custom domains as routes. It is
+ * written to `.wrangler/deploy/wrangler.json`, never over `wrangler.toml`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse } from 'smol-toml';
+import { type DeploySettings, ENVIRONMENTS, type Environment, PAID_ENVIRONMENTS } from './settings.ts';
+
+/** Where the generated configuration is written, relative to the repository root. */
+export const DEPLOY_CONFIG = '.wrangler/deploy/wrangler.json';
+
+type Json = Record<string, unknown>;
+
+/** What the deploy needs to know of one environment of `wrangler.toml`. */
+export interface EnvironmentFacts {
+  /** The Worker's name (`ipgeo-de`). */
+  readonly workerName: string;
+  /** The R2 bucket bound as `GEO_DATA`. */
+  readonly bucket: string;
+  /** The database's object key in it (`DATA_OBJECT_KEY`). */
+  readonly dataObjectKey: string;
+  /** `PLAN`: which status path the deployment answers. */
+  readonly plan: 'free' | 'paid';
+}
+
+/** The raw `wrangler.toml` (a TOML document as JSON). */
+export function readWranglerToml(path: string): Json {
+  return parse(readFileSync(path, 'utf8')) as Json;
+}
+
+function environmentOf(config: Json, environment: Environment): Json {
+  const section = (config.env as Record<string, Json> | undefined)?.[environment];
+  if (!section) throw new Error(`wrangler.toml has no [env.${environment}]`);
+  return section;
+}
+
+/**
+ * The facts of `environment` as `wrangler.toml` declares them.
+ *
+ * @throws {Error} when the environment, its `GEO_DATA` bucket or its variables are missing.
+ */
+export function environmentFacts(config: Json, environment: Environment): EnvironmentFacts {
+  const section = environmentOf(config, environment);
+  const buckets = (section.r2_buckets ?? []) as { binding: string; bucket_name: string }[];
+  const bucket = buckets.find((binding) => binding.binding === 'GEO_DATA')?.bucket_name;
+  const vars = (section.vars ?? {}) as Record<string, string>;
+  if (!bucket || !vars.DATA_OBJECT_KEY || !vars.PLAN)
+    throw new Error(`[env.${environment}] of wrangler.toml lacks its GEO_DATA bucket, DATA_OBJECT_KEY or PLAN`);
+  return { workerName: String(section.name), bucket, dataObjectKey: vars.DATA_OBJECT_KEY, plan: vars.PLAN === 'paid' ? 'paid' : 'free' };
+}
+
+/**
+ * `wrangler.toml` with the operator's values in every environment (and at the top level, which
+ * `wrangler types` reads): the `ACCOUNTS` id (left out when `accountsKvId` is null, as a dry run may),
+ * `PAID_SERVERS` from the paid origins, and each environment's custom domains as `routes`. Relative
+ * paths are made absolute, since the result is written elsewhere.
+ *
+ * @param root the repository root (where `wrangler.toml` is).
+ */
+export function deployConfig(config: Json, settings: DeploySettings, accountsKvId: string | null, root: string): Json {
+  const result = structuredClone(config);
+  result.main = resolve(root, String(config.main));
+  const assets = config.assets as Json | undefined;
+  if (assets) result.assets = { ...assets, directory: resolve(root, String(assets.directory)) };
+  const paidServers = PAID_ENVIRONMENTS.map((environment) => settings.origins[environment]).join(',');
+  const accounts = accountsKvId === null ? { binding: 'ACCOUNTS' } : { binding: 'ACCOUNTS', id: accountsKvId };
+  const put = (section: Json, domains: readonly string[]) => {
+    section.vars = { ...(section.vars as Json), PAID_SERVERS: paidServers };
+    section.kv_namespaces = [...((section.kv_namespaces ?? []) as Json[]).filter((binding) => binding.binding !== 'ACCOUNTS'), accounts];
+    if (domains.length > 0) section.routes = domains.map((pattern) => ({ pattern, custom_domain: true }));
+  };
+  put(result, []);
+  for (const environment of ENVIRONMENTS) put(environmentOf(result, environment), settings.customDomains[environment]);
+  return result;
+}
+
+/** Writes `config` as JSON to `path` (directories created). */
+export function writeDeployConfig(path: string, config: Json): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
+}

@@ -1,0 +1,143 @@
+/**
+ * @module The operator's own values for `npm run deploy`: the shared `ACCOUNTS` KV namespace's id
+ * (optional: the deploy finds or creates the namespace), each deployment's public origin, and optional
+ * custom domains. They come from `deploy.settings.json` (not committed; `deploy.settings.example.json`
+ * beside it shows the shape) and from environment variables, which win over the file, so that CI can
+ * deploy without a file. `wrangler.toml` holds none of them.
+ *
+ *     IPGEO_ACCOUNTS_KV_ID            accountsKvId
+ *     IPGEO_ORIGIN_<ENV>              origins.<env>          e.g. IPGEO_ORIGIN_DE=https://de.geo.example.com
+ *     IPGEO_CUSTOM_DOMAINS_<ENV>      customDomains.<env>    comma-separated hostnames
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/** The five deployments of `wrangler.toml` (DESIGN.md section 1), in deploy order: the free one last, so that it names live paid servers. */
+export const ENVIRONMENTS = ['de', 'us', 'sg', 'au', 'free'] as const;
+/** One deployment's wrangler environment name. */
+export type Environment = (typeof ENVIRONMENTS)[number];
+/** The paid deployments, in the order the free server lists them in `PAID_SERVERS`. */
+export const PAID_ENVIRONMENTS = ['de', 'us', 'sg', 'au'] as const satisfies readonly Environment[];
+
+/** The title of the `ACCOUNTS` namespace that the deploy finds or creates when the settings name no id. */
+export const ACCOUNTS_NAMESPACE_TITLE = 'ipgeo-accounts';
+
+/** The settings file, relative to the repository root. */
+export const SETTINGS_FILE = 'deploy.settings.json';
+
+const OriginSchema = z
+  .url({ protocol: /^https$/ })
+  .refine((text) => new URL(text).origin === text, 'an origin: https://host, without a path or a trailing slash');
+const HostnameSchema = z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a lower-case hostname');
+
+const SettingsFileSchema = z
+  .object({
+    $comment: z.string().optional(),
+    accountsKvId: z.union([z.literal(''), z.string().regex(/^[0-9a-f]{32}$/, 'a KV namespace id: 32 hex digits')]).optional(),
+    origins: z.partialRecord(z.enum(ENVIRONMENTS), z.union([z.literal(''), OriginSchema])).optional(),
+    customDomains: z.partialRecord(z.enum(ENVIRONMENTS), z.array(HostnameSchema)).optional(),
+  })
+  .strict();
+
+/** The operator's values, complete and checked. */
+export interface DeploySettings {
+  /** The `ACCOUNTS` namespace's id; null: find it by its title, or create it. */
+  readonly accountsKvId: string | null;
+  /** Each deployment's public origin (`https://host`): printed, checked after the deploy, and the paid ones fill `PAID_SERVERS`. */
+  readonly origins: Readonly<Record<Environment, string>>;
+  /** Custom domains (Cloudflare zones of the account) that each deployment is served on as well. */
+  readonly customDomains: Readonly<Record<Environment, readonly string[]>>;
+}
+
+/** A setting that is missing or malformed; the message names it as the file and the environment spell it. */
+export class SettingsError extends Error {
+  override readonly name = 'SettingsError';
+}
+
+const variable = {
+  accountsKvId: 'IPGEO_ACCOUNTS_KV_ID',
+  origin: (environment: Environment) => `IPGEO_ORIGIN_${environment.toUpperCase()}`,
+  customDomains: (environment: Environment) => `IPGEO_CUSTOM_DOMAINS_${environment.toUpperCase()}`,
+};
+
+/**
+ * Reads the settings for `environments`: the file's values, overridden by the environment variables.
+ * A deployment's origin may be left out when it has a custom domain: it is then `https://<first domain>`.
+ *
+ * @param file the settings file; a missing file is the same as an empty one.
+ * @param variables the process environment.
+ * @throws {SettingsError} naming the first setting that is missing or malformed (file key and variable).
+ */
+export function loadSettings(file: string, variables: Readonly<Record<string, string | undefined>>, environments: readonly Environment[]): DeploySettings {
+  let raw: unknown = {};
+  if (existsSync(file)) {
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new SettingsError(`${file} is not JSON: ${(error as Error).message}`);
+    }
+  }
+  const parsed = SettingsFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SettingsError(`${file}: setting ${issue?.path.join('.') || '(top level)'} is not valid: ${issue?.message ?? ''}`);
+  }
+  const fromFile = parsed.data;
+
+  const kvVariable = variables[variable.accountsKvId];
+  const accountsKvId = check(z.string().regex(/^[0-9a-f]{32}$/), kvVariable ?? fromFile.accountsKvId ?? '', variable.accountsKvId, 'accountsKvId', true);
+
+  const origins = {} as Record<Environment, string>;
+  const customDomains = {} as Record<Environment, readonly string[]>;
+  for (const environment of ENVIRONMENTS) {
+    const domainsVariable = variables[variable.customDomains(environment)];
+    const domains =
+      domainsVariable === undefined
+        ? (fromFile.customDomains?.[environment] ?? [])
+        : domainsVariable
+            .split(',')
+            .map((part) => part.trim())
+            .filter(Boolean)
+            .map((domain) => check(HostnameSchema, domain, variable.customDomains(environment), `customDomains.${environment}`, false) ?? '');
+    customDomains[environment] = domains;
+    const given = variables[variable.origin(environment)] ?? fromFile.origins?.[environment] ?? '';
+    const origin = given === '' && domains[0] !== undefined ? `https://${domains[0]}` : given;
+    const needed = environments.includes(environment) || (PAID_ENVIRONMENTS as readonly string[]).includes(environment);
+    origins[environment] = needed ? (check(OriginSchema, origin, variable.origin(environment), `origins.${environment}`, false) ?? '') : origin;
+  }
+  return { accountsKvId, origins, customDomains };
+}
+
+function check(schema: z.ZodType<string>, value: string, variableName: string, key: string, optional: true): string | null;
+function check(schema: z.ZodType<string>, value: string, variableName: string, key: string, optional: false): string;
+function check(schema: z.ZodType<string>, value: string, variableName: string, key: string, optional: boolean): string | null {
+  if (value === '') {
+    if (optional) return null;
+    throw new SettingsError(`The setting ${key} is missing: put it into ${SETTINGS_FILE} (see deploy.settings.example.json) or set ${variableName}.`);
+  }
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new SettingsError(
+      `The setting ${key} (${variableName}) is not valid: ${JSON.stringify(value)} is not ${result.error.issues[0]?.message ?? 'valid'}.`,
+    );
+  return result.data;
+}
+
+/**
+ * Only the `ACCOUNTS` namespace id of the settings (for `npm run accounts -- --remote`), or null when
+ * none is set; other settings are not checked.
+ *
+ * @throws {SettingsError} when the id is set but malformed, or the file is not JSON.
+ */
+export function accountsKvIdSetting(file: string, variables: Readonly<Record<string, string | undefined>>): string | null {
+  let fromFile: unknown;
+  if (existsSync(file)) {
+    try {
+      fromFile = (JSON.parse(readFileSync(file, 'utf8')) as { accountsKvId?: unknown }).accountsKvId;
+    } catch (error) {
+      throw new SettingsError(`${file} is not JSON: ${(error as Error).message}`);
+    }
+  }
+  const value = variables[variable.accountsKvId] ?? (typeof fromFile === 'string' ? fromFile : '');
+  return check(z.string().regex(/^[0-9a-f]{32}$/, 'a KV namespace id: 32 hex digits'), value, variable.accountsKvId, 'accountsKvId', true);
+}

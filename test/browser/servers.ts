@@ -1,0 +1,140 @@
+/**
+ * @module What the browser tests run against, started once, in Node: `wrangler dev` of the free
+ * deployment and of the paid `de` deployment, on local state in a temporary directory (the compiled
+ * database in each local R2 bucket; accounts made with the operator tool), and a server of plain test
+ * pages that answers for every hostname. Chromium reaches them through hostnames that it maps to
+ * 127.0.0.1 (`--host-resolver-rules`). Ports 8741-8745.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { build, DATABASE_FILE } from '../../data/build.ts';
+import { run as accounts } from '../../scripts/accounts.ts';
+import { copyDocsAssets } from '../../scripts/docs-assets.ts';
+
+/** Where each server listens. */
+export const PORTS = { free: 8741, de: 8742, pages: 8743, freeInspector: 8744, deInspector: 8745 } as const;
+
+/** The accounts the tests rely on: hostname whitelisted by an active account, and by a cancelled one. */
+export const ACCOUNTS = {
+  active: { id: 'browser-app', hostname: 'app.example.test' },
+  cancelled: { id: 'browser-gone', hostname: 'cancelled.example.test' },
+} as const;
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    ports: typeof PORTS;
+  }
+}
+
+const children: ChildProcess[] = [];
+let pages: Server | undefined;
+let state: string | undefined;
+
+function wrangler(args: string[]): void {
+  const result = spawnSync('npx', ['wrangler', ...args], { encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
+  if (result.status !== 0) throw new Error(`wrangler ${args.join(' ')} failed: ${result.stderr || result.stdout}`);
+}
+
+async function operator(...argv: string[]): Promise<void> {
+  const errors: string[] = [];
+  const status = await accounts([...argv, '--persist-to', state ?? ''], { out: () => {}, err: (line) => errors.push(line) });
+  if (status !== 0) throw new Error(`accounts ${argv.join(' ')}: ${errors.join('\n')}`);
+}
+
+/** `wrangler dev` of one environment, in its own process group so that teardown ends all of it. */
+function serve(environment: 'free' | 'de', port: number, inspectorPort: number): void {
+  const child = spawn(
+    'npx',
+    [
+      'wrangler',
+      'dev',
+      '--env',
+      environment,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspectorPort),
+      '--persist-to',
+      state ?? '',
+      // Whitelisted hostnames match http:// pages with a port too (the test pages are such).
+      '--var',
+      'ALLOW_HTTP_ORIGINS:true',
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      'warn',
+    ],
+    { detached: true, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } },
+  );
+  children.push(child);
+}
+
+async function waitForHealth(port: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  throw new Error(`wrangler dev on port ${port} did not answer /health within 120 s`);
+}
+
+/** A plain page for any hostname and path: the scripts under test run in it through `page.evaluate`. */
+function startPages(): Promise<Server> {
+  const server = createServer((request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    response.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${request.headers.host}</title></head><body>test page</body></html>`);
+  });
+  return new Promise((done) => server.listen(PORTS.pages, '127.0.0.1', () => done(server)));
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
+  copyDocsAssets();
+  state = mkdtempSync(join(tmpdir(), 'ipgeo-browser-'));
+  for (const [environment, bucket] of [
+    ['free', 'ipgeo-data'],
+    ['de', 'ipgeo-data-de'],
+  ] as const) {
+    wrangler(['r2', 'object', 'put', `${bucket}/ipgeo.mmdb`, '--local', '--persist-to', state, '--env', environment, '--file', DATABASE_FILE]);
+  }
+  await operator('create', ACCOUNTS.active.id);
+  await operator('allow-domain', ACCOUNTS.active.id, ACCOUNTS.active.hostname);
+  await operator('create', ACCOUNTS.cancelled.id);
+  await operator('allow-domain', ACCOUNTS.cancelled.id, ACCOUNTS.cancelled.hostname);
+  await operator('cancel', ACCOUNTS.cancelled.id);
+
+  const teardown = async () => {
+    for (const child of children) {
+      if (child.pid !== undefined && child.exitCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // ended already
+        }
+      }
+    }
+    await new Promise<void>((done) => (pages ? pages.close(() => done()) : done()));
+    if (state) rmSync(state, { recursive: true, force: true });
+  };
+  try {
+    serve('free', PORTS.free, PORTS.freeInspector);
+    serve('de', PORTS.de, PORTS.deInspector);
+    pages = await startPages();
+    await Promise.all([waitForHealth(PORTS.free), waitForHealth(PORTS.de)]);
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  project.provide('ports', PORTS);
+  return teardown;
+}

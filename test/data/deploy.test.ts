@@ -1,0 +1,248 @@
+/**
+ * @module `npm run deploy` without a Cloudflare account: the settings (file and variables, refusals
+ * naming the setting), the configuration handed to wrangler, and the run itself against an in-memory
+ * Cloudflare account that records what wrangler would have been asked (created once, uploaded once,
+ * the database before its manifest). CI runs the real `wrangler deploy --dry-run` of all five.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
+import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
+import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError } from '../../scripts/deploy/settings.ts';
+import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS, MANIFEST_OBJECT_KEY } from '../../scripts/deploy.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const temp = mkdtempSync(join(tmpdir(), 'deploy-test-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+const EXAMPLE = join(ROOT, 'deploy.settings.example.json');
+const NO_FILE = join(temp, 'missing.json');
+const ORIGINS = {
+  IPGEO_ORIGIN_DE: 'https://de.geo.test',
+  IPGEO_ORIGIN_US: 'https://us.geo.test',
+  IPGEO_ORIGIN_SG: 'https://sg.geo.test',
+  IPGEO_ORIGIN_AU: 'https://au.geo.test',
+  IPGEO_ORIGIN_FREE: 'https://free.geo.test',
+};
+
+describe('loadSettings', () => {
+  it('refuses a missing origin, naming the setting and its variable', () => {
+    expect(() => loadSettings(NO_FILE, {}, ['de'])).toThrow(SettingsError);
+    expect(() => loadSettings(NO_FILE, {}, ['de'])).toThrow(/setting origins\.de is missing.*IPGEO_ORIGIN_DE/);
+    const { IPGEO_ORIGIN_SG: _, ...withoutSg } = ORIGINS;
+    expect(() => loadSettings(NO_FILE, withoutSg, ['de'])).toThrow(/origins\.sg .*IPGEO_ORIGIN_SG/);
+    expect(() => loadSettings(NO_FILE, { ...ORIGINS, IPGEO_ORIGIN_FREE: undefined }, ['free'])).toThrow(/origins\.free/);
+  });
+
+  it('needs the free origin only to deploy the free server', () => {
+    const settings = loadSettings(NO_FILE, { ...ORIGINS, IPGEO_ORIGIN_FREE: undefined }, ['de']);
+    expect(settings.origins.de).toBe('https://de.geo.test');
+    expect(settings.accountsKvId).toBeNull();
+  });
+
+  it('takes the file, with variables winning, and a custom domain as the origin', () => {
+    const file = join(temp, 'settings.json');
+    writeFileSync(file, readFileSync(EXAMPLE));
+    const settings = loadSettings(
+      file,
+      { IPGEO_ORIGIN_US: 'https://api-us.geo.test', IPGEO_CUSTOM_DOMAINS_AU: 'au.geo.test, au2.geo.test', IPGEO_ORIGIN_AU: '' },
+      ['us', 'au'],
+    );
+    expect(settings.origins.de).toBe('https://ipgeo-de.your-subdomain.workers.dev');
+    expect(settings.origins.us).toBe('https://api-us.geo.test');
+    expect(settings.customDomains.au).toEqual(['au.geo.test', 'au2.geo.test']);
+    expect(settings.origins.au).toBe('https://au.geo.test');
+  });
+
+  it('refuses malformed values and unknown settings, naming them', () => {
+    expect(() => loadSettings(NO_FILE, { ...ORIGINS, IPGEO_ORIGIN_DE: 'https://de.geo.test/api' }, ['de'])).toThrow(
+      /origins\.de \(IPGEO_ORIGIN_DE\) is not valid/,
+    );
+    expect(() => loadSettings(NO_FILE, { ...ORIGINS, IPGEO_ORIGIN_DE: 'http://de.geo.test' }, ['de'])).toThrow(/origins\.de/);
+    expect(() => loadSettings(NO_FILE, { ...ORIGINS, IPGEO_ACCOUNTS_KV_ID: 'nope' }, ['de'])).toThrow(/accountsKvId \(IPGEO_ACCOUNTS_KV_ID\)/);
+    const file = join(temp, 'typo.json');
+    writeFileSync(file, JSON.stringify({ orgins: {} }));
+    expect(() => loadSettings(file, ORIGINS, ['de'])).toThrow(/typo\.json/);
+  });
+});
+
+describe('accountsKvIdSetting (npm run accounts -- --remote)', () => {
+  it('reads the id from the variable or the file, null when unset, and refuses a malformed one', () => {
+    const file = join(temp, 'kv.json');
+    writeFileSync(file, JSON.stringify({ accountsKvId: 'abcdef0123456789abcdef0123456789', origins: {} }));
+    expect(accountsKvIdSetting(file, {})).toBe('abcdef0123456789abcdef0123456789');
+    expect(accountsKvIdSetting(file, { IPGEO_ACCOUNTS_KV_ID: '0123456789abcdef0123456789abcdef' })).toBe('0123456789abcdef0123456789abcdef');
+    expect(accountsKvIdSetting(NO_FILE, {})).toBeNull();
+    expect(() => accountsKvIdSetting(NO_FILE, { IPGEO_ACCOUNTS_KV_ID: 'ACCOUNTS' })).toThrow(/IPGEO_ACCOUNTS_KV_ID/);
+  });
+});
+
+const SETTINGS: DeploySettings = loadSettings(NO_FILE, { ...ORIGINS, IPGEO_CUSTOM_DOMAINS_DE: 'de.geo.test' }, ['de', 'us', 'sg', 'au', 'free']);
+const KV_ID = '0123456789abcdef0123456789abcdef';
+
+describe('deployConfig', () => {
+  const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
+  const config = deployConfig(toml, SETTINGS, KV_ID, ROOT) as { main: string; env: Record<string, Record<string, unknown>> };
+
+  it("puts the operator's values into every environment", () => {
+    for (const environment of ['free', 'de', 'us', 'sg', 'au']) {
+      const section = config.env[environment] as { vars: Record<string, string>; kv_namespaces: { binding: string; id?: string }[] };
+      expect(section.vars.PAID_SERVERS, environment).toBe('https://de.geo.test,https://us.geo.test,https://sg.geo.test,https://au.geo.test');
+      expect(section.kv_namespaces, environment).toEqual([{ binding: 'ACCOUNTS', id: KV_ID }]);
+    }
+    expect(config.env.de?.routes).toEqual([{ pattern: 'de.geo.test', custom_domain: true }]);
+    expect(config.env.us?.routes).toBeUndefined();
+    expect(config.main).toBe(join(ROOT, 'src/index.ts'));
+  });
+
+  it('leaves wrangler.toml as it was read, and the namespace id out when none is known', () => {
+    expect(readWranglerToml(join(ROOT, 'wrangler.toml'))).toEqual(toml);
+    const dry = deployConfig(toml, SETTINGS, null, ROOT) as { env: Record<string, { kv_namespaces: unknown[] }> };
+    expect(dry.env.au?.kv_namespaces).toEqual([{ binding: 'ACCOUNTS' }]);
+  });
+});
+
+/** An in-memory Cloudflare account that records what the deploy asked of it. */
+class FakeCloudflare implements Cloudflare {
+  loggedIn = true;
+  namespaces: { id: string; title: string }[] = [];
+  buckets_ = new Map<string, string | null>();
+  objects = new Map<string, string>();
+  calls: string[] = [];
+  deployed: { configPath: string; environment: string; dryRun: boolean }[] = [];
+
+  assertLoggedIn(): void {
+    if (!this.loggedIn) throw new Error('wrangler is not logged in');
+  }
+  kvNamespaces() {
+    return [...this.namespaces];
+  }
+  createKvNamespace(title: string): void {
+    this.calls.push(`kv create ${title}`);
+    this.namespaces.push({ id: 'f'.repeat(32), title });
+  }
+  buckets(): string[] {
+    return [...this.buckets_.keys()];
+  }
+  createBucket(name: string, location: string | null): void {
+    this.calls.push(`r2 create ${name} ${location}`);
+    this.buckets_.set(name, location);
+  }
+  readObject(bucket: string, key: string): string | null {
+    return this.objects.get(`${bucket}/${key}`) ?? null;
+  }
+  putObject(bucket: string, key: string, file: string): void {
+    this.calls.push(`put ${bucket}/${key}`);
+    this.objects.set(`${bucket}/${key}`, readFileSync(file, 'utf8'));
+  }
+  deploy(configPath: string, environment: string, dryRun: boolean): string[] {
+    this.calls.push(`deploy ${environment}${dryRun ? ' --dry-run' : ''}`);
+    this.deployed.push({ configPath, environment, dryRun });
+    return dryRun ? [] : [`https://ipgeo-${environment}.sub.workers.dev`];
+  }
+}
+
+function tools(
+  cloudflare: Cloudflare,
+  answers: (url: string) => Response = (url) => new Response(url.endsWith('/health') ? 'ok' : 'no', { status: url.endsWith('/health') ? 200 : 404 }),
+): DeployTools & { lines: string[] } {
+  const database = join(temp, 'ipgeo.mmdb');
+  const manifest = join(temp, 'ipgeo.manifest.json');
+  writeFileSync(database, 'mmdb bytes');
+  writeFileSync(manifest, JSON.stringify({ version: '2026-11-20.abcdef01' }));
+  const lines: string[] = [];
+  return {
+    cloudflare,
+    database: () => ({ database, manifest, version: '2026-11-20.abcdef01' }),
+    fetch: async (url) => answers(url),
+    log: (line) => lines.push(line),
+    retryDelayMs: 0,
+    configPath: join(temp, 'wrangler.json'),
+    lines,
+  };
+}
+
+describe('deploy', () => {
+  const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
+
+  it('creates the namespace and the bucket with its location hint, publishes the database, deploys; and does none of it again', async () => {
+    const cloudflare = new FakeCloudflare();
+    const run = tools(cloudflare);
+    const outcomes = await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, run);
+    expect(cloudflare.calls).toEqual([
+      'kv create ipgeo-accounts',
+      `r2 create ipgeo-data-de ${LOCATION_HINTS.de}`,
+      'put ipgeo-data-de/ipgeo.mmdb',
+      `put ipgeo-data-de/${MANIFEST_OBJECT_KEY}`,
+      'deploy de',
+    ]);
+    expect(LOCATION_HINTS.de).toBe('weur');
+    expect(outcomes).toEqual([{ environment: 'de', urls: ['https://de.geo.test', 'https://ipgeo-de.sub.workers.dev'], check: 'health ok' }]);
+    const written = JSON.parse(readFileSync(run.configPath, 'utf8')) as { env: { de: { kv_namespaces: { id: string }[] } } };
+    expect(written.env.de.kv_namespaces[0]?.id).toBe('f'.repeat(32));
+
+    cloudflare.calls = [];
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, run);
+    expect(cloudflare.calls).toEqual(['deploy de']);
+    expect(run.lines.join('\n')).toContain('holds a database already (version 2026-11-20.abcdef01)');
+  });
+
+  it('uses the configured namespace, and refuses one the account does not have', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.namespaces.push({ id: KV_ID, title: 'mine' });
+    await deploy({ environments: ['us'], dryRun: false, settings: { ...SETTINGS, accountsKvId: KV_ID } }, toml, tools(cloudflare));
+    expect(cloudflare.calls).not.toContain('kv create ipgeo-accounts');
+    const other = new FakeCloudflare();
+    await expect(deploy({ environments: ['us'], dryRun: false, settings: { ...SETTINGS, accountsKvId: KV_ID } }, toml, tools(other))).rejects.toThrow(
+      /accountsKvId names 0123456789abcdef0123456789abcdef, which is no KV namespace/,
+    );
+    expect(other.calls).toEqual([]);
+  });
+
+  it('stops before touching anything when wrangler is not logged in', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    await expect(deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare))).rejects.toThrow(/not logged in/);
+    expect(cloudflare.calls).toEqual([]);
+  });
+
+  it('on a dry run, only builds each configuration', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    const outcomes = await deploy({ environments: ['de', 'us', 'sg', 'au', 'free'], dryRun: true, settings: SETTINGS }, toml, tools(cloudflare));
+    expect(cloudflare.calls).toEqual(['deploy de --dry-run', 'deploy us --dry-run', 'deploy sg --dry-run', 'deploy au --dry-run', 'deploy free --dry-run']);
+    expect(outcomes.map((outcome) => outcome.check)).toEqual([null, null, null, null, null]);
+  });
+});
+
+describe('checkDeployment', () => {
+  it('tries /health until it answers ok, then reads the status endpoint', async () => {
+    let tries = 0;
+    const lines: string[] = [];
+    const summary = await checkDeployment('https://free.geo.test', 'free', {
+      log: (line) => lines.push(line),
+      retryDelayMs: 0,
+      fetch: async (url) => {
+        if (url.endsWith('/health')) return ++tries < 3 ? new Response('starting', { status: 503 }) : new Response('ok');
+        expect(url).toBe('https://free.geo.test/api/v1/status');
+        return Response.json({ database: { version: '2026-11-20.abcdef01' } });
+      },
+    });
+    expect(tries).toBe(3);
+    expect(summary).toBe('health ok, status 200 (database 2026-11-20.abcdef01)');
+  });
+
+  it('fails when /health never answers ok, or the status endpoint answers an error', async () => {
+    const quiet = { log: () => {}, retryDelayMs: 0 };
+    await expect(checkDeployment('https://de.geo.test', 'paid', { ...quiet, fetch: async () => new Response('no', { status: 502 }) })).rejects.toThrow(
+      DeployError,
+    );
+    await expect(
+      checkDeployment('https://de.geo.test', 'paid', {
+        ...quiet,
+        fetch: async (url) => (url.endsWith('/health') ? new Response('ok') : new Response('{"code":"DATA_UNAVAILABLE"}', { status: 503 })),
+      }),
+    ).rejects.toThrow(/\/api\/status answered 503/);
+  });
+});
