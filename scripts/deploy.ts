@@ -4,8 +4,11 @@
  *
  * 1. finds or creates the `ACCOUNTS` KV namespace shared by all five (titled `ipgeo-accounts`, unless
  *    the settings name its id), and the deployment's R2 bucket with its location hint;
- * 2. publishes the compiled database (`data/out/`, built if missing) when the bucket has none: the
- *    database, then its manifest, whose presence says that the upload completed;
+ * 2. reads the bucket's current record (`ipgeo-current.json`, `src/geo/published.ts`); when there is
+ *    none, publishes the compiled database (`data/out/ipgeo.mmdb`, built if missing) exactly as
+ *    `npm run data:publish -- --env X --remote` does: checked whole, uploaded as `ipgeo-{version}.mmdb`,
+ *    then named by a new current record (`data/publish/`). A bucket that has a current version is
+ *    left as it is (`data:publish` replaces it, `data:rollback` goes back);
  * 3. deploys the Worker from `wrangler.toml` with the operator's values put in (`deploy/config.ts`);
  * 4. prints its URLs, and checks `/health` and the status endpoint of its origin.
  *
@@ -14,11 +17,13 @@
  *
  * Exit status: 0 done; 1 a setting is missing or a step failed (the message says which); 2 bad usage.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { readBuild } from '../data/publish/cli.ts';
+import { type Publication, PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
 import { DEPLOY_CONFIG, deployConfig, environmentFacts, readWranglerToml, writeDeployConfig } from './deploy/config.ts';
 import {
@@ -43,17 +48,6 @@ export const LOCATION_HINTS: Readonly<Record<Environment, string | null>> = { fr
 /** How often the check asks `/health` before it gives up (3 s apart: a new workers.dev name can take a minute to answer). */
 const HEALTH_TRIES = 20;
 
-/** The object beside the database whose presence says that a deploy's upload completed. */
-export const MANIFEST_OBJECT_KEY = 'ipgeo.manifest.json';
-
-/** The compiled database and its manifest, as `npm run data:build` writes them. */
-export interface DatabaseFiles {
-  readonly database: string;
-  readonly manifest: string;
-  /** The build's version string, from the manifest. */
-  readonly version: string;
-}
-
 /** What one run is asked to do. */
 export interface DeployRequest {
   readonly environments: readonly Environment[];
@@ -72,8 +66,8 @@ export interface DeployOutcome {
 /** How the run reaches the world: Cloudflare, the database files, HTTP for the checks, and a log. */
 export interface DeployTools {
   readonly cloudflare: Cloudflare;
-  /** The database to publish; called only when a bucket has none. */
-  readonly database: () => DatabaseFiles;
+  /** The build to publish (`readBuild` of `data/publish/cli.ts`); called at most once, and only when a bucket has no current version. */
+  readonly database: () => Publication<string>;
   readonly fetch: (url: string) => Promise<Response>;
   readonly log: (line: string) => void;
   /** Milliseconds between the checks' tries (tests pass 0). */
@@ -91,7 +85,7 @@ export class DeployError extends Error {
  * Runs a deploy (see the module comment).
  *
  * @param wranglerToml the parsed `wrangler.toml`.
- * @throws {DeployError} or {@link WranglerError} at the first step that fails; what was done before stays done.
+ * @throws {DeployError}, {@link WranglerError} or {@link PublishError} at the first step that fails; what was done before stays done.
  */
 export async function deploy(request: DeployRequest, wranglerToml: Record<string, unknown>, tools: DeployTools): Promise<DeployOutcome[]> {
   const { cloudflare, log } = tools;
@@ -103,7 +97,7 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
   writeDeployConfig(configPath, deployConfig(wranglerToml, settings, accountsKvId, ROOT));
 
   const existingBuckets = dryRun ? [] : cloudflare.buckets();
-  let database: DatabaseFiles | undefined;
+  let database: Publication<string> | undefined;
   const outcomes: DeployOutcome[] = [];
   for (const environment of request.environments) {
     const facts = environmentFacts(wranglerToml, environment);
@@ -111,14 +105,13 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
     if (!dryRun) {
       if (existingBuckets.includes(facts.bucket)) log(`R2 bucket ${facts.bucket} exists.`);
       else cloudflare.createBucket(facts.bucket, LOCATION_HINTS[environment]);
-      const published = cloudflare.readObject(facts.bucket, MANIFEST_OBJECT_KEY);
-      if (published !== null) {
-        log(`${facts.bucket} holds a database already (version ${versionOf(published)}); not uploading.`);
+      const bucket = cloudflare.versionBucket(environment, facts.bucket);
+      const record = await readRecord(bucket);
+      if (record !== null) {
+        log(`${bucket.name} has a current database version already: ${record.current.version}; not publishing.`);
       } else {
         database ??= tools.database();
-        cloudflare.putObject(facts.bucket, facts.dataObjectKey, database.database, 'application/octet-stream');
-        cloudflare.putObject(facts.bucket, MANIFEST_OBJECT_KEY, database.manifest, 'application/json');
-        log(`Published database version ${database.version} to ${facts.bucket}.`);
+        await publishTo(bucket, database, new Date(), log);
       }
     }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
@@ -155,16 +148,6 @@ function accountsNamespace(cloudflare: Cloudflare, configured: string | null, lo
     log(`Created the KV namespace ${ACCOUNTS_NAMESPACE_TITLE}: ${namespace.id} (you may put it into ${SETTINGS_FILE} as accountsKvId).`);
   }
   return namespace.id;
-}
-
-/** A manifest's version string, or the start of its SHA-256 for builds that have none. */
-function versionOf(manifestText: string): string {
-  try {
-    const manifest = JSON.parse(manifestText) as { version?: unknown; output?: { sha256?: unknown } };
-    return String(manifest.version ?? `sha256 ${String(manifest.output?.sha256 ?? 'unknown').slice(0, 12)}`);
-  } catch {
-    return 'unknown';
-  }
 }
 
 /**
@@ -210,10 +193,10 @@ const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all)
   --dry-run           build and check each configuration with wrangler deploy --dry-run; nothing on Cloudflare is touched
   --settings <file>   the operator's values (default: ${SETTINGS_FILE}; IPGEO_* variables override it)`;
 
-/** The database files, built from the default sources when missing. */
-function databaseFiles(): DatabaseFiles {
+/** The compiled build, as `data:publish` reads it (checked against its manifest and read whole); built from the default sources when missing. */
+function compiledBuild(): Publication<string> {
   if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) build({ proxyLists: [] });
-  return { database: DATABASE_FILE, manifest: MANIFEST_FILE, version: versionOf(readFileSync(MANIFEST_FILE, 'utf8')) };
+  return readBuild(DATABASE_FILE);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -251,7 +234,7 @@ async function main(argv: string[]): Promise<number> {
     copyDocsAssets();
     const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
       cloudflare: new WranglerCloudflare(ROOT, log),
-      database: databaseFiles,
+      database: compiledBuild,
       fetch: (url) => fetch(url, { redirect: 'manual' }),
       log,
       retryDelayMs: 3000,
@@ -261,7 +244,8 @@ async function main(argv: string[]): Promise<number> {
     for (const outcome of outcomes) log(`  ${outcome.environment.padEnd(4)} ${outcome.urls.join(' ')}${outcome.check ? `  (${outcome.check})` : ''}`);
     return 0;
   } catch (error) {
-    const expected = error instanceof SettingsError || error instanceof DeployError || (error as Error).name === 'WranglerError';
+    const expected =
+      error instanceof SettingsError || error instanceof DeployError || error instanceof PublishError || (error as Error).name === 'WranglerError';
     console.error(`deploy: ${expected ? (error as Error).message : String((error as Error).stack ?? error)}`);
     return 1;
   }

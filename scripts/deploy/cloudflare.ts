@@ -1,9 +1,12 @@
 /**
  * @module What `npm run deploy` asks of Cloudflare, through the wrangler CLI (so that wrangler's login
  * or `CLOUDFLARE_API_TOKEN` and `CLOUDFLARE_ACCOUNT_ID` apply): one interface, implemented by
- * {@link WranglerCloudflare}; tests drive the deploy with an in-memory one.
+ * {@link WranglerCloudflare}; tests drive the deploy with an in-memory one. Its buckets are the
+ * {@link VersionBucket}s of `data:publish`, so that the deploy publishes exactly as that command does.
  */
 import { spawnSync } from 'node:child_process';
+import type { VersionBucket } from '../../data/publish/record.ts';
+import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 
 /** The operations of a deploy on one Cloudflare account. */
 export interface Cloudflare {
@@ -17,10 +20,8 @@ export interface Cloudflare {
   buckets(): string[];
   /** Creates an R2 bucket with a location hint (honoured the first time a name is created), or none. */
   createBucket(name: string, location: string | null): void;
-  /** The text of an object, or null when the bucket has no such key. */
-  readObject(bucket: string, key: string): string | null;
-  /** Uploads a file as an object. */
-  putObject(bucket: string, key: string, file: string, contentType: string): void;
+  /** The R2 bucket `bucket` of deployment `environment`, as `data:publish -- --remote` reaches it (bodies are file paths). */
+  versionBucket(environment: string, bucket: string): VersionBucket<string>;
   /**
    * Deploys one environment of a configuration file (with `dryRun`, only builds and checks it).
    *
@@ -66,16 +67,8 @@ export class WranglerCloudflare implements Cloudflare {
     this.#run(['r2', 'bucket', 'create', name, ...(location ? ['--location', location] : [])]);
   }
 
-  readObject(bucket: string, key: string): string | null {
-    const result = this.#spawn(['r2', 'object', 'get', `${bucket}/${key}`, '--remote', '--pipe']);
-    if (result.status === 0) return result.stdout;
-    if (/not found|does not exist|NoSuchKey|10007/i.test(result.stdout + result.stderr)) return null;
-    throw new WranglerError(`wrangler r2 object get ${bucket}/${key} failed:\n${tail(result.stdout + result.stderr)}`);
-  }
-
-  putObject(bucket: string, key: string, file: string, contentType: string): void {
-    this.log(`Uploading ${file} to ${bucket}/${key}…`);
-    this.#run(['r2', 'object', 'put', `${bucket}/${key}`, '--file', file, '--content-type', contentType, '--remote']);
+  versionBucket(environment: string, bucket: string): VersionBucket<string> {
+    return wranglerBucket({ environment, bucket, remote: true });
   }
 
   deploy(configPath: string, environment: string, dryRun: boolean): string[] {

@@ -18,10 +18,8 @@ type Json = Record<string, unknown>;
 export interface EnvironmentFacts {
   /** The Worker's name (`ipgeo-de`). */
   readonly workerName: string;
-  /** The R2 bucket bound as `GEO_DATA`. */
+  /** The R2 bucket bound as `GEO_DATA`, where `data:publish` puts the database. */
   readonly bucket: string;
-  /** The database's object key in it (`DATA_OBJECT_KEY`). */
-  readonly dataObjectKey: string;
   /** `PLAN`: which status path the deployment answers. */
   readonly plan: 'free' | 'paid';
 }
@@ -40,16 +38,15 @@ function environmentOf(config: Json, environment: Environment): Json {
 /**
  * The facts of `environment` as `wrangler.toml` declares them.
  *
- * @throws {Error} when the environment, its `GEO_DATA` bucket or its variables are missing.
+ * @throws {Error} when the environment, its `GEO_DATA` bucket or its `PLAN` is missing.
  */
 export function environmentFacts(config: Json, environment: Environment): EnvironmentFacts {
   const section = environmentOf(config, environment);
   const buckets = (section.r2_buckets ?? []) as { binding: string; bucket_name: string }[];
   const bucket = buckets.find((binding) => binding.binding === 'GEO_DATA')?.bucket_name;
   const vars = (section.vars ?? {}) as Record<string, string>;
-  if (!bucket || !vars.DATA_OBJECT_KEY || !vars.PLAN)
-    throw new Error(`[env.${environment}] of wrangler.toml lacks its GEO_DATA bucket, DATA_OBJECT_KEY or PLAN`);
-  return { workerName: String(section.name), bucket, dataObjectKey: vars.DATA_OBJECT_KEY, plan: vars.PLAN === 'paid' ? 'paid' : 'free' };
+  if (!bucket || !vars.PLAN) throw new Error(`[env.${environment}] of wrangler.toml lacks its GEO_DATA bucket or PLAN`);
+  return { workerName: String(section.name), bucket, plan: vars.PLAN === 'paid' ? 'paid' : 'free' };
 }
 
 /**

@@ -1,17 +1,24 @@
 /**
  * @module `npm run deploy` without a Cloudflare account: the settings (file and variables, refusals
  * naming the setting), the configuration handed to wrangler, and the run itself against an in-memory
- * Cloudflare account that records what wrangler would have been asked (created once, uploaded once,
- * the database before its manifest). CI runs the real `wrangler deploy --dry-run` of all five.
+ * Cloudflare account that records what wrangler would have been asked (created once, published once as
+ * `data:publish` does: the version's object before the current record naming it). The database is a
+ * small build of MaxMind's test databases, since publishing reads it whole. CI runs the real
+ * `wrangler deploy --dry-run` of all five.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../data/build.ts';
+import { readBuild } from '../../data/publish/cli.ts';
+import type { VersionBucket } from '../../data/publish/record.ts';
 import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
 import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
 import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError } from '../../scripts/deploy/settings.ts';
-import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS, MANIFEST_OBJECT_KEY } from '../../scripts/deploy.ts';
+import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
+import { FIXTURES } from '../support/fixtures.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const temp = mkdtempSync(join(tmpdir(), 'deploy-test-'));
@@ -108,7 +115,8 @@ class FakeCloudflare implements Cloudflare {
   loggedIn = true;
   namespaces: { id: string; title: string }[] = [];
   buckets_ = new Map<string, string | null>();
-  objects = new Map<string, string>();
+  /** Every object of every bucket, by `bucket/key`: the uploaded file's bytes, or the text put. */
+  objects = new Map<string, Buffer | string>();
   calls: string[] = [];
   deployed: { configPath: string; environment: string; dryRun: boolean }[] = [];
 
@@ -129,12 +137,29 @@ class FakeCloudflare implements Cloudflare {
     this.calls.push(`r2 create ${name} ${location}`);
     this.buckets_.set(name, location);
   }
-  readObject(bucket: string, key: string): string | null {
-    return this.objects.get(`${bucket}/${key}`) ?? null;
-  }
-  putObject(bucket: string, key: string, file: string): void {
-    this.calls.push(`put ${bucket}/${key}`);
-    this.objects.set(`${bucket}/${key}`, readFileSync(file, 'utf8'));
+  versionBucket(environment: string, bucket: string): VersionBucket<string> {
+    const objects = this.objects;
+    const calls = this.calls;
+    const path = (key: string) => `${bucket}/${key}`;
+    return {
+      name: `${bucket} (fake of ${environment})`,
+      async getText(key) {
+        const value = objects.get(path(key));
+        return value === undefined ? null : value.toString();
+      },
+      async putText(key, text) {
+        calls.push(`put ${path(key)}`);
+        objects.set(path(key), text);
+      },
+      async putObject(key, file) {
+        calls.push(`put ${path(key)}`);
+        objects.set(path(key), readFileSync(file));
+      },
+      async delete(key) {
+        calls.push(`delete ${path(key)}`);
+        objects.delete(path(key));
+      },
+    };
   }
   deploy(configPath: string, environment: string, dryRun: boolean): string[] {
     this.calls.push(`deploy ${environment}${dryRun ? ' --dry-run' : ''}`);
@@ -143,49 +168,82 @@ class FakeCloudflare implements Cloudflare {
   }
 }
 
+/** A small build of MaxMind's test databases, made once in the test's folder. */
+const small = { file: join(temp, 'small', 'ipgeo.mmdb'), version: '' };
+beforeAll(() => {
+  const testData = join(FIXTURES, 'test-data');
+  const manifest = build(
+    { maxmindCity: join(testData, 'GeoIP2-City-Test.mmdb'), maxmindAsn: join(testData, 'GeoLite2-ASN-Test.mmdb'), proxyLists: [] },
+    () => {},
+    join(temp, 'small'),
+  );
+  if (manifest.version === undefined) throw new Error('the build wrote no version into its manifest');
+  small.version = manifest.version;
+});
+
 function tools(
   cloudflare: Cloudflare,
   answers: (url: string) => Response = (url) => new Response(url.endsWith('/health') ? 'ok' : 'no', { status: url.endsWith('/health') ? 200 : 404 }),
-): DeployTools & { lines: string[] } {
-  const database = join(temp, 'ipgeo.mmdb');
-  const manifest = join(temp, 'ipgeo.manifest.json');
-  writeFileSync(database, 'mmdb bytes');
-  writeFileSync(manifest, JSON.stringify({ version: '2026-11-20.abcdef01' }));
+): DeployTools & { lines: string[]; builds: number } {
   const lines: string[] = [];
-  return {
+  const run = {
     cloudflare,
-    database: () => ({ database, manifest, version: '2026-11-20.abcdef01' }),
-    fetch: async (url) => answers(url),
-    log: (line) => lines.push(line),
+    database: () => {
+      run.builds++;
+      return readBuild(small.file);
+    },
+    builds: 0,
+    fetch: async (url: string) => answers(url),
+    log: (line: string) => lines.push(line),
     retryDelayMs: 0,
     configPath: join(temp, 'wrangler.json'),
     lines,
   };
+  return run;
 }
 
 describe('deploy', () => {
   const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
 
-  it('creates the namespace and the bucket with its location hint, publishes the database, deploys; and does none of it again', async () => {
+  it('creates the namespace and the bucket with its location hint, publishes the database as data:publish does, deploys; and does none of it again', async () => {
     const cloudflare = new FakeCloudflare();
     const run = tools(cloudflare);
     const outcomes = await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, run);
+    const objectKey = `ipgeo-${small.version}.mmdb`;
     expect(cloudflare.calls).toEqual([
       'kv create ipgeo-accounts',
       `r2 create ipgeo-data-de ${LOCATION_HINTS.de}`,
-      'put ipgeo-data-de/ipgeo.mmdb',
-      `put ipgeo-data-de/${MANIFEST_OBJECT_KEY}`,
+      `put ipgeo-data-de/${objectKey}`,
+      'put ipgeo-data-de/ipgeo-current.json',
       'deploy de',
     ]);
     expect(LOCATION_HINTS.de).toBe('weur');
+    // The object is the file byte for byte; the record names it with its size and SHA-256.
+    const bytes = readFileSync(small.file);
+    expect(Buffer.compare(cloudflare.objects.get(`ipgeo-data-de/${objectKey}`) as Buffer, bytes)).toBe(0);
+    const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json'))) as {
+      current: { version: string; key: string; bytes: number; sha256: string; retiredAt: null };
+      versions: unknown[];
+    };
+    expect(record.current).toMatchObject({
+      version: small.version,
+      key: objectKey,
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      retiredAt: null,
+    });
+    expect(record.versions).toHaveLength(1);
+    expect(run.builds).toBe(1);
     expect(outcomes).toEqual([{ environment: 'de', urls: ['https://de.geo.test', 'https://ipgeo-de.sub.workers.dev'], check: 'health ok' }]);
     const written = JSON.parse(readFileSync(run.configPath, 'utf8')) as { env: { de: { kv_namespaces: { id: string }[] } } };
     expect(written.env.de.kv_namespaces[0]?.id).toBe('f'.repeat(32));
 
     cloudflare.calls = [];
-    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, run);
+    const again = tools(cloudflare);
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, again);
     expect(cloudflare.calls).toEqual(['deploy de']);
-    expect(run.lines.join('\n')).toContain('holds a database already (version 2026-11-20.abcdef01)');
+    expect(again.builds).toBe(0);
+    expect(again.lines.join('\n')).toContain(`has a current database version already: ${small.version}; not publishing`);
   });
 
   it('uses the configured namespace, and refuses one the account does not have', async () => {
@@ -207,11 +265,30 @@ describe('deploy', () => {
     expect(cloudflare.calls).toEqual([]);
   });
 
+  it('publishes one build into every bucket that has none, and leaves a bucket with a current version alone', async () => {
+    const cloudflare = new FakeCloudflare();
+    const first = tools(cloudflare);
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, first);
+    cloudflare.calls = [];
+    const run = tools(cloudflare);
+    await deploy({ environments: ['de', 'us', 'free'], dryRun: false, settings: SETTINGS }, toml, run);
+    expect(cloudflare.calls.filter((call) => call.startsWith('put '))).toEqual([
+      `put ipgeo-data-us/ipgeo-${small.version}.mmdb`,
+      'put ipgeo-data-us/ipgeo-current.json',
+      `put ipgeo-data/ipgeo-${small.version}.mmdb`,
+      'put ipgeo-data/ipgeo-current.json',
+    ]);
+    expect(run.builds).toBe(1);
+  });
+
   it('on a dry run, only builds each configuration', async () => {
     const cloudflare = new FakeCloudflare();
     cloudflare.loggedIn = false;
-    const outcomes = await deploy({ environments: ['de', 'us', 'sg', 'au', 'free'], dryRun: true, settings: SETTINGS }, toml, tools(cloudflare));
+    const run = tools(cloudflare);
+    const outcomes = await deploy({ environments: ['de', 'us', 'sg', 'au', 'free'], dryRun: true, settings: SETTINGS }, toml, run);
     expect(cloudflare.calls).toEqual(['deploy de --dry-run', 'deploy us --dry-run', 'deploy sg --dry-run', 'deploy au --dry-run', 'deploy free --dry-run']);
+    expect(cloudflare.objects.size).toBe(0);
+    expect(run.builds).toBe(0);
     expect(outcomes.map((outcome) => outcome.check)).toEqual([null, null, null, null, null]);
   });
 });
