@@ -1,26 +1,33 @@
 /**
  * @module The compiled geolocation database in memory, searched without I/O (`load.ts` loads it
- * from R2 once per isolate).
- *
- * Reads decode only the compact schema's fields, straight from the bytes: a record's parts are found
- * by their offsets (pointers) without being read, map keys are recognised by the offset of their one
- * stored copy, and strings that the data shares are decoded once (`partsAt`, `locationAt`).
- *
+ * from R2 once per isolate). Reads decode only the compact schema's fields, straight from the bytes:
+ * a record's parts are found by their offsets (pointers) without being read, map keys are recognised
+ * by the offset of their one stored copy, and strings that the data shares are decoded once.
  */
-import { ProblemError } from '../errors/problem.ts';
-import { MmdbFormatError, newField } from '../mmdb/decoder.ts';
+import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
+import { englishOnly, type Names, NO_NAMES } from './languages.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE } from './schema.ts';
+
+/**
+ * The database cannot answer: it is missing, unreadable, not a compiled database, or corrupt where a
+ * lookup read it. `message` is for the operator's log, never for clients.
+ */
+export class DataUnavailableError extends Error {
+  override readonly name = 'DataUnavailableError';
+}
 
 /** Where an address is, decoded from a stored location map (`StoredLocation`). */
 export interface GeoLocation {
   /** ISO 3166-1 alpha-2, or ''. */
   readonly countryCode: string;
-  readonly regionName: string;
+  /** The first-level subdivision's name in every language ({@link Names}). */
+  readonly regionNames: Names;
   /** ISO 3166-2 code without the country prefix, or ''. */
   readonly regionCode: string;
-  readonly cityName: string;
+  /** The city's name in every language. */
+  readonly cityNames: Names;
   readonly postalCode: string;
   /** WGS84 decimal degrees, 0 when unknown. */
   readonly latitude: number;
@@ -36,14 +43,6 @@ export interface GeoNetwork {
   readonly organization: string;
 }
 
-/** What the database holds for an address, decoded from the compact schema (DESIGN.md section 2). */
-export interface GeoFacts extends GeoLocation {
-  /** Autonomous system number, 0 when unknown. */
-  readonly asn: number;
-  readonly asnOrganization: string;
-  readonly isProxy: boolean;
-}
-
 /**
  * A record's parts, located but not decoded: the data offsets of its location and network maps
  * (-1 when absent), which identify them for caches (records share them by pointer), and its proxy flag.
@@ -57,9 +56,9 @@ export interface RecordParts {
 /** A location with every field empty, for records without one. */
 export const NO_LOCATION: GeoLocation = Object.freeze({
   countryCode: '',
-  regionName: '',
+  regionNames: NO_NAMES,
   regionCode: '',
-  cityName: '',
+  cityNames: NO_NAMES,
   postalCode: '',
   latitude: 0,
   longitude: 0,
@@ -101,12 +100,14 @@ const SHARED_STRING_BITS = 13;
  * A compiled database over its bytes. Reads only the fields of the compact schema (`schema.ts`) and
  * skips any other key, so a newer build with extra fields still reads.
  *
- * @throws ProblemError `DATA_UNAVAILABLE` from the constructor when the bytes are not a compiled
- *   service database, and from every read when the data is corrupt where it reads.
+ * @throws DataUnavailableError from the constructor when the bytes are not a compiled service
+ *   database, and from every read when the data is corrupt where it reads.
  */
 export class GeoDatabase {
   readonly reader: MmdbReader;
   readonly buildEpoch: number;
+  /** Why a read found the data corrupt, once one has (the loader then drops this database). */
+  damage: string | undefined;
   private readonly keys = new Int8Array(KEY_TABLE_SIZE).fill(UNKNOWN_KEY);
   private readonly sharedStrings = new OffsetCache<string>(SHARED_STRING_BITS);
   // Scratch fields for the readers below; no read calls another while it holds one.
@@ -129,28 +130,28 @@ export class GeoDatabase {
   }
 
   /**
-   * The data offset for a 16-byte address (IPv4 at ::a.b.c.d), or -1 when the data has none.
+   * The data offset for an IPv4 address as an unsigned 32-bit integer, or -1 when the data has none.
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when the tree is corrupt at this address.
-   */
-  offsetOf(bytes: Uint8Array, ipv4: boolean): number {
-    try {
-      return this.reader.offsetOf(bytes, ipv4);
-    } catch (error) {
-      throw corrupt(error);
-    }
-  }
-
-  /**
-   * The data offset for an IPv4 address as an unsigned 32-bit integer, or -1.
-   *
-   * @throws ProblemError `DATA_UNAVAILABLE` when the tree is corrupt at this address.
+   * @throws DataUnavailableError when the tree is corrupt at this address.
    */
   offsetOfIpv4(address: number): number {
     try {
       return this.reader.offsetOfIpv4(address);
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
+    }
+  }
+
+  /**
+   * The data offset for an IPv6 address as four unsigned 32-bit words, or -1.
+   *
+   * @throws DataUnavailableError when the tree is corrupt at this address.
+   */
+  offsetOfIpv6(w0: number, w1: number, w2: number, w3: number): number {
+    try {
+      return this.reader.offsetOfIpv6(w0, w1, w2, w3);
+    } catch (error) {
+      throw this.corrupt(error);
     }
   }
 
@@ -159,20 +160,20 @@ export class GeoDatabase {
    * the walks advance together so that their memory reads overlap).
    *
    * @param nodes scratch space of at least `count` entries.
-   * @throws ProblemError `DATA_UNAVAILABLE` when the tree is corrupt.
+   * @throws DataUnavailableError when the tree is corrupt.
    */
   offsetsOfIpv4(addresses: Uint32Array, count: number, nodes: Int32Array, out: Int32Array): void {
     try {
       this.reader.offsetsOfIpv4(addresses, count, nodes, out);
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
   }
 
   /**
    * Locates the parts of the record at `offset` into `out`, decoding nothing but the map's keys.
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when the record is corrupt.
+   * @throws DataUnavailableError when the record is corrupt.
    */
   partsAt(offset: number, out: RecordParts): RecordParts {
     out.location = -1;
@@ -182,7 +183,7 @@ export class GeoDatabase {
       const data = this.reader.data;
       const { map, value } = this;
       data.field(offset, map, false);
-      if (map.type !== 7) throw new MmdbFormatError(`record at offset ${offset} is not a map`);
+      if (map.type !== MmdbType.Map) throw new MmdbFormatError(`record at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
         const key = this.keyAt(at);
@@ -200,15 +201,15 @@ export class GeoDatabase {
         at = value.next;
         if (target >= 0) {
           // A location or network written in place (files not built by `data/compile.ts`).
-          if (value.type !== 7) throw new MmdbFormatError(`${key === KEY.location ? 'location' : 'network'} at offset ${value.start} is not a map`);
+          if (value.type !== MmdbType.Map) throw new MmdbFormatError(`${key === KEY.location ? 'location' : 'network'} at offset ${value.start} is not a map`);
           if (key === KEY.location) out.location = value.start;
           else out.network = value.start;
-        } else if (key === KEY.proxy && value.type === 14) {
+        } else if (key === KEY.proxy && value.type === MmdbType.Boolean) {
           out.proxy = value.size === 1;
         }
       }
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
     return out;
   }
@@ -216,7 +217,7 @@ export class GeoDatabase {
   /**
    * Decodes the location map at `offset` (a {@link RecordParts} offset).
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when it is corrupt.
+   * @throws DataUnavailableError when it is corrupt.
    */
   locationAt(offset: number): GeoLocation {
     let countryCode = '';
@@ -231,7 +232,7 @@ export class GeoDatabase {
       const data = this.reader.data;
       const { map } = this;
       data.field(offset, map, false);
-      if (map.type !== 7) throw new MmdbFormatError(`location at offset ${offset} is not a map`);
+      if (map.type !== MmdbType.Map) throw new MmdbFormatError(`location at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
         const key = this.keyAt(at);
@@ -268,15 +269,15 @@ export class GeoDatabase {
         at = this.valueEnd;
       }
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
-    return { countryCode, regionName, regionCode, cityName, postalCode, latitude, longitude, timeZone };
+    return { countryCode, regionNames: englishOnly(regionName), regionCode, cityNames: englishOnly(cityName), postalCode, latitude, longitude, timeZone };
   }
 
   /**
    * Decodes the network map at `offset` (a {@link RecordParts} offset).
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when it is corrupt.
+   * @throws DataUnavailableError when it is corrupt.
    */
   networkAt(offset: number): GeoNetwork {
     let asn = 0;
@@ -285,7 +286,7 @@ export class GeoDatabase {
       const data = this.reader.data;
       const { map } = this;
       data.field(offset, map, false);
-      if (map.type !== 7) throw new MmdbFormatError(`network at offset ${offset} is not a map`);
+      if (map.type !== MmdbType.Map) throw new MmdbFormatError(`network at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
         const key = this.keyAt(at);
@@ -296,21 +297,9 @@ export class GeoDatabase {
         at = this.valueEnd;
       }
     } catch (error) {
-      throw corrupt(error);
+      throw this.corrupt(error);
     }
     return { asn, organization };
-  }
-
-  /**
-   * Decodes the whole record at a data offset into {@link GeoFacts}.
-   *
-   * @throws ProblemError `DATA_UNAVAILABLE` when it is corrupt.
-   */
-  factsAt(offset: number): GeoFacts {
-    const parts = this.partsAt(offset, { location: -1, network: -1, proxy: false });
-    const location = parts.location < 0 ? NO_LOCATION : this.locationAt(parts.location);
-    const network = parts.network < 0 ? NO_NETWORK : this.networkAt(parts.network);
-    return { ...location, asn: network.asn, asnOrganization: network.organization, isProxy: parts.proxy };
   }
 
   /**
@@ -343,6 +332,13 @@ export class GeoDatabase {
     return this.reader.data.numberOf(field);
   }
 
+  /** A read's error as the database's failure: corrupt data is recorded in {@link damage}; anything else passes. */
+  private corrupt(error: unknown): unknown {
+    if (!(error instanceof MmdbFormatError)) return error;
+    this.damage ??= error.message;
+    return unavailable(`the database is corrupt: ${error.message}`);
+  }
+
   /**
    * The id (`KEY`) of the map key at `offset`, decoded once per stored copy. `this.key.next` is set
    * to the offset just past it; keys are pointers to one copy after their first use, so a known key
@@ -365,17 +361,11 @@ export class GeoDatabase {
   }
 }
 
-function corrupt(error: unknown): unknown {
-  return error instanceof MmdbFormatError ? unavailable(`the database is corrupt: ${error.message}`) : error;
-}
-
-/** The problem answered while the data cannot be read; logs `reason`, which clients never see. */
-export function unavailable(reason: string): ProblemError {
+/** The failure of a database that cannot be read; logs `reason`, which clients never see. */
+export function unavailable(reason: string): DataUnavailableError {
   console.error(`geolocation data unavailable: ${reason}`);
-  return new ProblemError('DATA_UNAVAILABLE', 'The geolocation data cannot be read at the moment. Try again shortly.', {
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  });
+  return new DataUnavailableError(reason);
 }
 
-/** Seconds between attempts to load the database after a failure; also sent as `Retry-After`. */
+/** Seconds between attempts to load the database after a failure (clients are told to wait as long). */
 export const RETRY_AFTER_SECONDS = 5;

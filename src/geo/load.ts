@@ -5,8 +5,7 @@
  * A failed load is not cached: the next request after {@link RETRY_AFTER_SECONDS} tries again, so the
  * service recovers by itself once the object is readable, without hammering R2 meanwhile.
  */
-import { ProblemError } from '../errors/problem.ts';
-import { GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
+import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
 
 /**
  * The R2 binding and object key the database is read from. Only the part of `R2Bucket` that the load
@@ -58,7 +57,7 @@ let failedAt = Number.NEGATIVE_INFINITY;
 /**
  * The database of this isolate, loading it from R2 on first use.
  *
- * @throws ProblemError `DATA_UNAVAILABLE` when the object is missing, unreadable or not a compiled
+ * @throws DataUnavailableError when the object is missing, unreadable or not a compiled
  *   database, or while a failed load is cooling down.
  */
 export function loadDatabase(env: DatabaseEnv): GeoDatabase | Promise<GeoDatabase> {
@@ -72,7 +71,7 @@ export function loadDatabase(env: DatabaseEnv): GeoDatabase | Promise<GeoDatabas
     try {
       bytes = await readObject(env);
     } catch (error) {
-      if (error instanceof ProblemError) throw error;
+      if (error instanceof DataUnavailableError) throw error;
       throw unavailable(`R2 read of ${env.DATA_OBJECT_KEY} failed: ${(error as Error).message}`);
     }
     return new GeoDatabase(bytes);
@@ -85,7 +84,7 @@ export function loadDatabase(env: DatabaseEnv): GeoDatabase | Promise<GeoDatabas
     (error: unknown) => {
       loading = undefined;
       failedAt = Date.now();
-      throw error instanceof ProblemError ? error : unavailable(String(error));
+      throw error instanceof DataUnavailableError ? error : unavailable(String(error));
     },
   );
   return loading;

@@ -9,6 +9,23 @@
 /** A decoded value: numbers above 2⁵³ (uint64, uint128) become bigint. */
 export type MmdbDecoded = string | number | boolean | bigint | Uint8Array | MmdbDecoded[] | { [key: string]: MmdbDecoded };
 
+/** The data types of a MaxMind DB data section, by their type numbers (as mmdb-lib names them). */
+export const MmdbType = {
+  Pointer: 1,
+  String: 2,
+  Double: 3,
+  Bytes: 4,
+  Uint16: 5,
+  Uint32: 6,
+  Map: 7,
+  Int32: 8,
+  Uint64: 9,
+  Uint128: 10,
+  Array: 11,
+  Boolean: 14,
+  Float: 15,
+} as const;
+
 /** The database is malformed; `message` says where and how. */
 export class MmdbFormatError extends Error {
   override readonly name = 'MmdbFormatError';
@@ -19,7 +36,7 @@ export class MmdbFormatError extends Error {
  * one and pass it again, so that walking a record allocates nothing but the values it keeps.
  */
 export interface MmdbField {
-  /** MaxMind DB type number: 2 string, 3 double, 4 bytes, 5 uint16, 6 uint32, 7 map, 8 int32, … (never 1: pointers are followed). */
+  /** {@link MmdbType} number (never a pointer: pointers are followed). */
   type: number;
   /** Bytes of a string, bytes or number field; entries of a map or array; the value of a boolean. */
   size: number;

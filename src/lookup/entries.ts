@@ -1,0 +1,183 @@
+/**
+ * @module What a stored location, network and country become in an answer: their values in every
+ * language, and their fields rendered once as JSON members and XML elements where that is bounded.
+ */
+import { type XmlValue, xmlFragment } from '../format/xml.ts';
+import type { GeoLocation, GeoNetwork } from '../geo/database.ts';
+import { englishOnly, type LanguageIndex, type Names, nameIn } from '../geo/languages.ts';
+import { countryFacts } from '../reference/countries.ts';
+import type { FieldName } from './fields.ts';
+
+/** An answer's format. */
+export type Format = 'json' | 'xml';
+
+/** `"name":value` as `JSON.stringify` writes the member, or the field's XML elements (see {@link xmlFragment}). */
+export function fragment(format: Format, name: FieldName, value: XmlValue): string {
+  return format === 'json' ? `"${name}":${JSON.stringify(value)}` : xmlFragment(name, value);
+}
+
+/**
+ * The facts of one country (or of an unknown or empty code): its fields rendered once per format and,
+ * for names, per language. One per country code, for the life of the isolate: 250 at most.
+ */
+export class CountryEntry {
+  /** `countryName` and `continent` by language: English from `countries-list`, others from the data. */
+  readonly names: Names;
+  readonly continentNames: Names;
+  readonly phoneCodes: readonly number[];
+  readonly currencies: readonly string[];
+  readonly languages: readonly string[];
+  readonly capital: string;
+  readonly continentCode: string;
+  private readonly zones: readonly string[];
+  private readonly byOwnZone = new Map<string, ZonesEntry>();
+  /** Rendered fields, by format, field and (for names) language; made when first asked. */
+  private readonly rendered = new Map<string, string>();
+
+  /** @param code ISO 3166-1 alpha-2 as stored, or ''. */
+  constructor(readonly code: string) {
+    const facts = code ? countryFacts(code) : undefined;
+    this.names = englishOnly(facts?.name ?? '');
+    this.continentNames = englishOnly(facts?.continentName ?? '');
+    this.capital = facts?.capital ?? '';
+    this.phoneCodes = Object.freeze([...(facts?.phoneCodes ?? [])]);
+    this.continentCode = facts?.continent ?? '';
+    this.currencies = Object.freeze([...(facts?.currencies ?? [])]);
+    this.languages = Object.freeze([...(facts?.languages ?? [])]);
+    this.zones = facts?.timeZones ?? [];
+  }
+
+  /** The `timeZones` of an address in this country whose own zone is `own` ('' when unknown). */
+  zonesFor(own: string): ZonesEntry {
+    let zones = this.byOwnZone.get(own);
+    if (zones === undefined) {
+      zones = new ZonesEntry(own ? [own, ...this.zones.filter((zone) => zone !== own)] : [...this.zones]);
+      this.byOwnZone.set(own, zones);
+    }
+    return zones;
+  }
+
+  /** A field of the country (`countryName`, `capital`, `phoneCodes`, `continent` … `languages`) rendered. */
+  fragment(format: Format, name: FieldName, language: LanguageIndex): string {
+    const key = `${format}${name}${language}`;
+    let text = this.rendered.get(key);
+    if (text === undefined) {
+      text = fragment(format, name, this.value(name, language));
+      this.rendered.set(key, text);
+    }
+    return text;
+  }
+
+  private value(name: FieldName, language: LanguageIndex): XmlValue {
+    switch (name) {
+      case 'countryName':
+        return nameIn(this.names, language);
+      case 'countryCode':
+        return this.code;
+      case 'capital':
+        return this.capital;
+      case 'phoneCodes':
+        return this.phoneCodes;
+      case 'continent':
+        return nameIn(this.continentNames, language);
+      case 'continentCode':
+        return this.continentCode;
+      case 'currencies':
+        return this.currencies;
+      case 'languages':
+        return this.languages;
+      default:
+        throw new RangeError(`${name} is not a field of a country`);
+    }
+  }
+}
+
+/** `timeZones`: the address's own zone first, then its country's others (DESIGN.md section 2). */
+export class ZonesEntry {
+  readonly json: string;
+  readonly xml: string;
+  constructor(readonly timeZones: readonly string[]) {
+    this.json = fragment('json', 'timeZones', timeZones);
+    this.xml = fragment('xml', 'timeZones', timeZones);
+  }
+}
+
+const countries = new Map<string, CountryEntry>();
+
+/** The entry of country `code` as stored (ISO 3166-1 alpha-2, or '' when the data has none). */
+export function countryEntry(code: string): CountryEntry {
+  let entry = countries.get(code);
+  if (entry === undefined) {
+    entry = new CountryEntry(code);
+    countries.set(code, entry);
+  }
+  return entry;
+}
+
+/** A stored location with its country and its zones. Held by the location cache, by data offset. */
+export class LocationEntry {
+  readonly country: CountryEntry;
+  readonly zones: ZonesEntry;
+
+  /** @param offset the location's data offset, which names it in caches. */
+  constructor(
+    readonly offset: number,
+    readonly location: GeoLocation,
+  ) {
+    this.country = countryEntry(location.countryCode);
+    this.zones = this.country.zonesFor(location.timeZone);
+  }
+
+  /** The city's name in `language` (English when the data has none in it). */
+  cityName(language: LanguageIndex): string {
+    return nameIn(this.location.cityNames, language);
+  }
+
+  /** A field of the record that this location (with its country) answers, rendered. */
+  fragment(format: Format, name: FieldName, language: LanguageIndex): string {
+    const { location } = this;
+    switch (name) {
+      case 'latitude':
+        return fragment(format, name, location.latitude);
+      case 'longitude':
+        return fragment(format, name, location.longitude);
+      case 'countryCode':
+        return fragment(format, name, location.countryCode);
+      case 'timeZones':
+        return this.zones[format];
+      case 'zipCode':
+        return fragment(format, name, location.postalCode);
+      case 'cityName':
+        return fragment(format, name, this.cityName(language));
+      case 'regionName':
+        return fragment(format, name, nameIn(location.regionNames, language));
+      case 'regionCode':
+        return fragment(format, name, location.regionCode);
+      default:
+        return this.country.fragment(format, name, language);
+    }
+  }
+}
+
+/** A stored network: `asn` as a decimal string ('' when unknown) and `asnOrganization`, rendered once. */
+export class NetworkEntry {
+  readonly asn: string;
+  readonly organization: string;
+  private jsonTexts: readonly [string, string] | undefined;
+  private xmlTexts: readonly [string, string] | undefined;
+
+  constructor(network: GeoNetwork) {
+    this.asn = network.asn ? String(network.asn) : '';
+    this.organization = network.organization;
+  }
+
+  /** `asn` (0) or `asnOrganization` (1) rendered. */
+  fragment(format: Format, which: 0 | 1): string {
+    if (format === 'json') {
+      this.jsonTexts ??= [fragment('json', 'asn', this.asn), fragment('json', 'asnOrganization', this.organization)];
+      return this.jsonTexts[which];
+    }
+    this.xmlTexts ??= [fragment('xml', 'asn', this.asn), fragment('xml', 'asnOrganization', this.organization)];
+    return this.xmlTexts[which];
+  }
+}
