@@ -7,7 +7,7 @@
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
-import { englishOnly, type Names, NO_NAMES } from './languages.ts';
+import { LANGUAGES, type Names, NO_NAMES } from './languages.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE } from './schema.ts';
 
 /**
@@ -22,12 +22,16 @@ export class DataUnavailableError extends Error {
 export interface GeoLocation {
   /** ISO 3166-1 alpha-2, or ''. */
   readonly countryCode: string;
-  /** The first-level subdivision's name in every language ({@link Names}). */
-  readonly regionNames: Names;
+  /** The first-level subdivision's English name, or ''. */
+  readonly regionName: string;
+  /** Where its names in every language are ({@link GeoDatabase.namesAt}), or -1: English only. */
+  readonly regionNamesOffset: number;
   /** ISO 3166-2 code without the country prefix, or ''. */
   readonly regionCode: string;
-  /** The city's name in every language. */
-  readonly cityNames: Names;
+  /** The city's English name, or ''. */
+  readonly cityName: string;
+  /** Where its names in every language are, or -1. */
+  readonly cityNamesOffset: number;
   readonly postalCode: string;
   /** WGS84 decimal degrees, 0 when unknown. */
   readonly latitude: number;
@@ -56,9 +60,11 @@ export interface RecordParts {
 /** A location with every field empty, for records without one. */
 export const NO_LOCATION: GeoLocation = Object.freeze({
   countryCode: '',
-  regionNames: NO_NAMES,
+  regionName: '',
+  regionNamesOffset: -1,
   regionCode: '',
-  cityNames: NO_NAMES,
+  cityName: '',
+  cityNamesOffset: -1,
   postalCode: '',
   latitude: 0,
   longitude: 0,
@@ -83,6 +89,8 @@ const KEY = {
   time_zone: 10,
   asn: 11,
   organization: 12,
+  region_names: 13,
+  city_names: 14,
 } as const;
 /** Any other key: stepped over. */
 const OTHER_KEY = -1;
@@ -95,6 +103,8 @@ const KEY_TABLE_SIZE = 4096;
 const UNKNOWN_KEY = -2;
 /** log2 of the slots of the cache of shared strings (region names, zones, cities written once, pointed to). */
 const SHARED_STRING_BITS = 13;
+/** log2 of the slots of the cache of names arrays (one per distinct city or region, shared by pointer). */
+const NAMES_BITS = 14;
 
 /**
  * A compiled database over its bytes. Reads only the fields of the compact schema (`schema.ts`) and
@@ -110,6 +120,11 @@ export class GeoDatabase {
   damage: string | undefined;
   private readonly keys = new Int8Array(KEY_TABLE_SIZE).fill(UNKNOWN_KEY);
   private readonly sharedStrings = new OffsetCache<string>(SHARED_STRING_BITS);
+  private readonly names = new OffsetCache<Names>(NAMES_BITS);
+  /** For each of {@link LANGUAGES}, its index in the stored names arrays (the metadata's `languages`), or -1. */
+  private readonly storedIndex: readonly number[];
+  private readonly countryNameTable: ReadonlyMap<string, Names>;
+  private readonly continentNameTable: ReadonlyMap<string, Names>;
   // Scratch fields for the readers below; no read calls another while it holds one.
   private readonly key = newField();
   private readonly value = newField();
@@ -127,6 +142,59 @@ export class GeoDatabase {
       throw unavailable(`the database object is a "${this.reader.metadata.databaseType}" database, not "${DATABASE_TYPE}"`);
     }
     this.buildEpoch = this.reader.metadata.buildEpoch;
+    const { languages, map } = this.reader.metadata;
+    this.storedIndex = LANGUAGES.map((code) => languages.indexOf(code));
+    this.countryNameTable = this.nameTable(map.country_names);
+    this.continentNameTable = this.nameTable(map.continent_names);
+  }
+
+  /** The names of country `code` (ISO 3166-1 alpha-2) in every language, from the metadata's `country_names`; {@link NO_NAMES} when it has none. */
+  countryNames(code: string): Names {
+    return this.countryNameTable.get(code) ?? NO_NAMES;
+  }
+
+  /** The names of continent `code` (AF, AN, AS, EU, NA, OC, SA), from the metadata's `continent_names`. */
+  continentNames(code: string): Names {
+    return this.continentNameTable.get(code) ?? NO_NAMES;
+  }
+
+  /**
+   * The names array at `offset` (a location's `regionNamesOffset` or `cityNamesOffset`) in the order of
+   * {@link LANGUAGES}, '' where the data has none; {@link NO_NAMES} for -1. Decoded once per stored copy.
+   *
+   * @throws DataUnavailableError when it is corrupt.
+   */
+  namesAt(offset: number): Names {
+    if (offset < 0) return NO_NAMES;
+    const known = this.names.get(offset);
+    if (known !== undefined) return known;
+    const stored: string[] = [];
+    try {
+      const data = this.reader.data;
+      const array = data.field(offset, this.map, false);
+      if (array.type !== MmdbType.Array) throw new MmdbFormatError(`names at offset ${offset} are not an array`);
+      let at = array.payload;
+      for (let i = 0; i < array.size; i++) {
+        stored.push(this.stringAt(at));
+        at = this.valueEnd;
+      }
+    } catch (error) {
+      throw this.corrupt(error);
+    }
+    return this.names.set(offset, this.inOurOrder(stored));
+  }
+
+  /** Names in the stored order → in the order of {@link LANGUAGES}, frozen. */
+  private inOurOrder(stored: readonly unknown[]): Names {
+    return Object.freeze(this.storedIndex.map((k) => (k >= 0 && typeof stored[k] === 'string' ? (stored[k] as string) : '')));
+  }
+
+  /** A metadata map of names arrays by code, in our order. */
+  private nameTable(value: unknown): ReadonlyMap<string, Names> {
+    const table = new Map<string, Names>();
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return table;
+    for (const [code, names] of Object.entries(value)) if (Array.isArray(names)) table.set(code, this.inOurOrder(names));
+    return table;
   }
 
   /**
@@ -222,8 +290,10 @@ export class GeoDatabase {
   locationAt(offset: number): GeoLocation {
     let countryCode = '';
     let regionName = '';
+    let regionNamesOffset = -1;
     let regionCode = '';
     let cityName = '';
+    let cityNamesOffset = -1;
     let postalCode = '';
     let latitude = 0;
     let longitude = 0;
@@ -262,6 +332,12 @@ export class GeoDatabase {
           case KEY.time_zone:
             timeZone = this.stringAt(at);
             break;
+          case KEY.region_names:
+            regionNamesOffset = this.referenceAt(at);
+            break;
+          case KEY.city_names:
+            cityNamesOffset = this.referenceAt(at);
+            break;
           default:
             // A field the answer does not use (a newer build's): stepped over, not decoded.
             this.valueEnd = data.skip(at);
@@ -271,7 +347,7 @@ export class GeoDatabase {
     } catch (error) {
       throw this.corrupt(error);
     }
-    return { countryCode, regionNames: englishOnly(regionName), regionCode, cityNames: englishOnly(cityName), postalCode, latitude, longitude, timeZone };
+    return { countryCode, regionName, regionNamesOffset, regionCode, cityName, cityNamesOffset, postalCode, latitude, longitude, timeZone };
   }
 
   /**
@@ -323,6 +399,14 @@ export class GeoDatabase {
     if (shared) this.sharedStrings.set(target, text);
     this.valueEnd = field.next;
     return text;
+  }
+
+  /** Where the value referenced at `at` is stored, read later or never; the offset past the reference is left in `valueEnd`. */
+  private referenceAt(at: number): number {
+    const data = this.reader.data;
+    const target = data.target(at);
+    this.valueEnd = data.referenceEnd >= 0 ? data.referenceEnd : data.skip(at);
+    return target;
   }
 
   /** The number at `at`; the offset past it is left in `valueEnd`. */

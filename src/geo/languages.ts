@@ -21,16 +21,6 @@ export type Names = readonly string[];
 /** Names that are all empty. */
 export const NO_NAMES: Names = Object.freeze(LANGUAGES.map(() => ''));
 
-/** Names with only an English one (data without translations). */
-export function englishOnly(name: string): Names {
-  return name === '' ? NO_NAMES : Object.freeze(LANGUAGES.map((_, index) => (index === ENGLISH ? name : '')));
-}
-
-/** The name in `language`, or the English one when the data has none in that language. */
-export function nameIn(names: Names, language: LanguageIndex): string {
-  return (names[language] as string) || (names[ENGLISH] as string);
-}
-
 /** The index of `code` (exactly as in {@link LANGUAGES}), or -1. */
 export function languageIndex(code: string): LanguageIndex {
   return (LANGUAGES as readonly string[]).indexOf(code);

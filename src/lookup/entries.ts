@@ -3,8 +3,8 @@
  * language, and their fields rendered once as JSON members and XML elements where that is bounded.
  */
 import { type XmlValue, xmlFragment } from '../format/xml.ts';
-import type { GeoLocation, GeoNetwork } from '../geo/database.ts';
-import { englishOnly, type LanguageIndex, type Names, nameIn } from '../geo/languages.ts';
+import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
+import { ENGLISH, type LanguageIndex, type Names } from '../geo/languages.ts';
 import { countryFacts } from '../reference/countries.ts';
 import type { FieldName } from './fields.ts';
 
@@ -16,14 +16,19 @@ export function fragment(format: Format, name: FieldName, value: XmlValue): stri
   return format === 'json' ? `"${name}":${JSON.stringify(value)}` : xmlFragment(name, value);
 }
 
+/** The name in `language` of `names`, else `english` (the English answer). */
+function nameIn(names: Names, language: LanguageIndex, english: string): string {
+  return language === ENGLISH ? english : (names[language] as string) || english;
+}
+
 /**
  * The facts of one country (or of an unknown or empty code): its fields rendered once per format and,
- * for names, per language. One per country code, for the life of the isolate: 250 at most.
+ * for names, per language. One per country code and database: 250 at most.
  */
 export class CountryEntry {
-  /** `countryName` and `continent` by language: English from `countries-list`, others from the data. */
-  readonly names: Names;
-  readonly continentNames: Names;
+  /** English `countryName` and `continent`, from `countries-list` (the default answer). */
+  readonly name: string;
+  readonly continentName: string;
   readonly phoneCodes: readonly number[];
   readonly currencies: readonly string[];
   readonly languages: readonly string[];
@@ -34,11 +39,19 @@ export class CountryEntry {
   /** Rendered fields, by format, field and (for names) language; made when first asked. */
   private readonly rendered = new Map<string, string>();
 
-  /** @param code ISO 3166-1 alpha-2 as stored, or ''. */
-  constructor(readonly code: string) {
+  /**
+   * @param code ISO 3166-1 alpha-2 as stored, or ''.
+   * @param names the data's names of the country in every language.
+   * @param continentNames the data's names of its continent.
+   */
+  constructor(
+    readonly code: string,
+    private readonly names: Names,
+    private readonly continentNames: Names,
+  ) {
     const facts = code ? countryFacts(code) : undefined;
-    this.names = englishOnly(facts?.name ?? '');
-    this.continentNames = englishOnly(facts?.continentName ?? '');
+    this.name = facts?.name ?? '';
+    this.continentName = facts?.continentName ?? '';
     this.capital = facts?.capital ?? '';
     this.phoneCodes = Object.freeze([...(facts?.phoneCodes ?? [])]);
     this.continentCode = facts?.continent ?? '';
@@ -57,6 +70,11 @@ export class CountryEntry {
     return zones;
   }
 
+  /** The country's name in `language` (English when the data has none in it). */
+  countryName(language: LanguageIndex): string {
+    return nameIn(this.names, language, this.name);
+  }
+
   /** A field of the country (`countryName`, `capital`, `phoneCodes`, `continent` … `languages`) rendered. */
   fragment(format: Format, name: FieldName, language: LanguageIndex): string {
     const key = `${format}${name}${language}`;
@@ -71,7 +89,7 @@ export class CountryEntry {
   private value(name: FieldName, language: LanguageIndex): XmlValue {
     switch (name) {
       case 'countryName':
-        return nameIn(this.names, language);
+        return this.countryName(language);
       case 'countryCode':
         return this.code;
       case 'capital':
@@ -79,7 +97,7 @@ export class CountryEntry {
       case 'phoneCodes':
         return this.phoneCodes;
       case 'continent':
-        return nameIn(this.continentNames, language);
+        return nameIn(this.continentNames, language, this.continentName);
       case 'continentCode':
         return this.continentCode;
       case 'currencies':
@@ -102,35 +120,40 @@ export class ZonesEntry {
   }
 }
 
-const countries = new Map<string, CountryEntry>();
-
-/** The entry of country `code` as stored (ISO 3166-1 alpha-2, or '' when the data has none). */
-export function countryEntry(code: string): CountryEntry {
-  let entry = countries.get(code);
-  if (entry === undefined) {
-    entry = new CountryEntry(code);
-    countries.set(code, entry);
-  }
-  return entry;
+/** The continent code of a country in `countries-list` (the code the answer gives), or ''. */
+export function continentOf(code: string): string {
+  return (code && countryFacts(code)?.continent) || '';
 }
 
 /** A stored location with its country and its zones. Held by the location cache, by data offset. */
 export class LocationEntry {
-  readonly country: CountryEntry;
   readonly zones: ZonesEntry;
 
-  /** @param offset the location's data offset, which names it in caches. */
+  /**
+   * @param offset the location's data offset, which names it in caches.
+   * @param database where its names in other languages are read, when asked for.
+   */
   constructor(
     readonly offset: number,
     readonly location: GeoLocation,
+    readonly country: CountryEntry,
+    private readonly database: GeoDatabase | undefined,
   ) {
-    this.country = countryEntry(location.countryCode);
-    this.zones = this.country.zonesFor(location.timeZone);
+    this.zones = country.zonesFor(location.timeZone);
   }
 
   /** The city's name in `language` (English when the data has none in it). */
   cityName(language: LanguageIndex): string {
-    return nameIn(this.location.cityNames, language);
+    const { cityName, cityNamesOffset } = this.location;
+    return language === ENGLISH || cityNamesOffset < 0 || !this.database ? cityName : nameIn(this.database.namesAt(cityNamesOffset), language, cityName);
+  }
+
+  /** The first subdivision's name in `language` (English when the data has none in it). */
+  regionName(language: LanguageIndex): string {
+    const { regionName, regionNamesOffset } = this.location;
+    return language === ENGLISH || regionNamesOffset < 0 || !this.database
+      ? regionName
+      : nameIn(this.database.namesAt(regionNamesOffset), language, regionName);
   }
 
   /** A field of the record that this location (with its country) answers, rendered. */
@@ -150,7 +173,7 @@ export class LocationEntry {
       case 'cityName':
         return fragment(format, name, this.cityName(language));
       case 'regionName':
-        return fragment(format, name, nameIn(location.regionNames, language));
+        return fragment(format, name, this.regionName(language));
       case 'regionCode':
         return fragment(format, name, location.regionCode);
       default:

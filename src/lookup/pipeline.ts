@@ -3,7 +3,7 @@
  * route (single, bulk, distance; JSON and XML). Speaks no HTTP: the routes map failures to problems.
  */
 import type { GeoDatabase } from '../geo/database.ts';
-import { type LanguageIndex, nameIn } from '../geo/languages.ts';
+import type { LanguageIndex } from '../geo/languages.ts';
 import { type IpAddress, parseIp } from '../ip/address.ts';
 import { type SpecialRange, specialRangeOf } from '../ip/special-ranges.ts';
 import { type RecordEntry, recordsOf } from './records.ts';
@@ -105,6 +105,6 @@ export function positionOf(found: Found, language: LanguageIndex): Position {
     latitude: location.location.latitude,
     longitude: location.location.longitude,
     city: location.cityName(language),
-    country: nameIn(location.country.names, language),
+    country: location.country.countryName(language),
   };
 }

@@ -6,7 +6,7 @@
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
-import { LocationEntry, NetworkEntry } from './entries.ts';
+import { CountryEntry, continentOf, LocationEntry, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
 export const CACHE_BITS = { records: 17, locations: 15, networks: 16, runs: 14 } as const;
@@ -18,7 +18,6 @@ export interface RecordEntry {
   readonly proxy: boolean;
 }
 
-const EMPTY_LOCATION = new LocationEntry(-1, NO_LOCATION);
 const EMPTY_NETWORK = new NetworkEntry(NO_NETWORK);
 
 /**
@@ -42,6 +41,9 @@ export class Records {
   private readonly locations: OffsetCache<LocationEntry>;
   private readonly networks: OffsetCache<NetworkEntry>;
   private readonly runs: OffsetCache<string>;
+  /** Country entries by code: 250 at most, so a table, not a cache. */
+  private readonly countries = new Map<string, CountryEntry>();
+  private readonly emptyLocation: LocationEntry;
 
   /** @param bits log2 of each cache's slots, at least 1 (a test makes them tiny to see evictions). */
   constructor(
@@ -53,6 +55,17 @@ export class Records {
     this.locations = new OffsetCache(bits.locations, Math.min(4, 1 << bits.locations));
     this.networks = new OffsetCache(bits.networks, Math.min(4, 1 << bits.networks));
     this.runs = new OffsetCache(bits.runs, Math.min(4, 1 << bits.runs));
+    this.emptyLocation = new LocationEntry(-1, NO_LOCATION, this.country(''), undefined);
+  }
+
+  /** The entry of country `code` as stored (ISO 3166-1 alpha-2, or '' when the data has none). */
+  country(code: string): CountryEntry {
+    let entry = this.countries.get(code);
+    if (entry === undefined) {
+      entry = new CountryEntry(code, this.database.countryNames(code), this.database.continentNames(continentOf(code)));
+      this.countries.set(code, entry);
+    }
+    return entry;
   }
 
   /**
@@ -64,13 +77,15 @@ export class Records {
     const parts = this.records.get(offset) ?? this.records.set(offset, this.database.partsAt(offset, { location: -1, network: -1, proxy: false }));
     const { location, network } = parts;
     return {
-      location:
-        location < 0
-          ? EMPTY_LOCATION
-          : (this.locations.get(location) ?? this.locations.set(location, new LocationEntry(location, this.database.locationAt(location)))),
+      location: location < 0 ? this.emptyLocation : (this.locations.get(location) ?? this.locations.set(location, this.locationEntry(location))),
       network: network < 0 ? EMPTY_NETWORK : (this.networks.get(network) ?? this.networks.set(network, new NetworkEntry(this.database.networkAt(network)))),
       proxy: parts.proxy,
     };
+  }
+
+  private locationEntry(offset: number): LocationEntry {
+    const location = this.database.locationAt(offset);
+    return new LocationEntry(offset, location, this.country(location.countryCode), this.database);
   }
 
   /**

@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
 import { Reader } from 'mmdb-lib';
+import Decoder from 'mmdb-lib/lib/decoder';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mmdbType } from '../../data/mmdb/data-section.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
@@ -18,7 +19,7 @@ import { toXml } from '../../src/format/xml.ts';
 import { DataUnavailableError, GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE, type StoredRecord } from '../../src/geo/schema.ts';
-import { ALL_FIELDS, BULK_FIELDS, FIELDS, type FieldName, type View } from '../../src/lookup/fields.ts';
+import { ALL_FIELDS, BULK_FIELDS, FIELD, FIELDS, type FieldName, type View } from '../../src/lookup/fields.ts';
 import { lookupAll, type Outcome } from '../../src/lookup/pipeline.ts';
 import { renderRecord, singleXml } from '../../src/lookup/render.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
@@ -28,12 +29,37 @@ const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
 
 type Record20 = Record<FieldName, string | number | boolean | number[] | string[]>;
 
-/** The record an address should get, or the kind of failure, from the oracle alone. */
-function expected(reader: Reader<never>, text: string): Record20 | 'invalid' | 'reserved' | 'not-found' {
+/** A compiled file read by mmdb-lib: its reader, and its metadata with the keys mmdb-lib does not keep. */
+interface Oracle {
+  readonly reader: Reader<never>;
+  readonly languages: readonly string[];
+  readonly countryNames: Readonly<Record<string, readonly string[]>>;
+  readonly continentNames: Readonly<Record<string, readonly string[]>>;
+}
+
+function oracleOf(bytes: Buffer): Oracle {
+  const start = bytes.lastIndexOf(Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1')) + 14;
+  const metadata = new Decoder(bytes, start).decode(start).value as Record<string, unknown>;
+  return {
+    reader: new Reader(bytes) as Reader<never>,
+    languages: (metadata.languages as string[] | undefined) ?? ['en'],
+    countryNames: (metadata.country_names as Record<string, string[]> | undefined) ?? {},
+    continentNames: (metadata.continent_names as Record<string, string[]> | undefined) ?? {},
+  };
+}
+
+/** `names` in `language` (a code), else `english`. */
+function named(oracle: Oracle, names: readonly string[] | undefined, language: string, english: string): string {
+  if (language === 'en') return english;
+  return names?.[oracle.languages.indexOf(language)] || english;
+}
+
+/** The record an address should get in `language`, or the kind of failure, from the oracle alone. */
+function expected(oracle: Oracle, text: string, language: string): Record20 | 'invalid' | 'reserved' | 'not-found' {
   const parsed = oracleParse(text);
   if (parsed === 'invalid') return 'invalid';
   if (oracleRange(parsed.canonical)) return 'reserved';
-  const stored = reader.get(parsed.canonical) as StoredRecord | null;
+  const stored = oracle.reader.get(parsed.canonical) as StoredRecord | null;
   if (stored === null) return 'not-found';
   const location = stored.location ?? {};
   const code = location.country_code ?? '';
@@ -45,16 +71,21 @@ function expected(reader: Reader<never>, text: string): Record20 | 'invalid' | '
     ipAddress: parsed.canonical,
     latitude: (location.latitude ?? 0) / COORDINATE_SCALE,
     longitude: (location.longitude ?? 0) / COORDINATE_SCALE,
-    countryName: country?.name ?? '',
+    countryName: named(oracle, oracle.countryNames[code], language, country?.name ?? ''),
     countryCode: code,
     capital: country?.capital ?? '',
     phoneCodes: country ? [...country.phone] : [],
     timeZones: own ? [own, ...zones.filter((zone) => zone !== own)] : [...zones],
     zipCode: location.postal_code ?? '',
-    cityName: location.city ?? '',
-    regionName: location.region ?? '',
+    cityName: named(oracle, location.city_names, language, location.city ?? ''),
+    regionName: named(oracle, location.region_names, language, location.region ?? ''),
     regionCode: location.region_code ?? '',
-    continent: country ? continents[country.continent as keyof typeof continents] : '',
+    continent: named(
+      oracle,
+      country ? oracle.continentNames[country.continent] : undefined,
+      language,
+      country ? continents[country.continent as keyof typeof continents] : '',
+    ),
     continentCode: country?.continent ?? '',
     currencies: country ? [...country.currency] : [],
     languages: country ? [...country.languages] : [],
@@ -82,12 +113,12 @@ function views(random: () => number): View[] {
 }
 
 /** Every address of `texts` answered as the oracle says, in every view and both formats. */
-function check(database: GeoDatabase, reader: Reader<never>, texts: readonly string[], random: () => number): number {
+function check(database: GeoDatabase, oracle: Oracle, texts: readonly string[], random: () => number): number {
   const outcomes: Outcome[] = lookupAll(database, texts);
   expect(outcomes).toHaveLength(texts.length);
   let found = 0;
   texts.forEach((text, i) => {
-    const want = expected(reader, text);
+    const want = expected(oracle, text, 'en');
     const got = outcomes[i] as Outcome;
     if (typeof want === 'string') {
       expect(got.kind, text).toBe(want);
@@ -96,9 +127,8 @@ function check(database: GeoDatabase, reader: Reader<never>, texts: readonly str
     expect(got.kind, text).toBe('found');
     if (got.kind !== 'found') return;
     found++;
-    // The data has names in English only: every language answers them (the fallback).
     for (const view of views(random)) {
-      const fields = pick(want, view.fields);
+      const fields = pick(expected(oracle, text, LANGUAGES[view.language] as string) as Record20, view.fields);
       expect(renderRecord(got, 'json', view), `${text} ${JSON.stringify(view)}`).toBe(JSON.stringify(fields));
       expect(singleXml(renderRecord(got, 'xml', view)), `${text} ${JSON.stringify(view)}`).toBe(toXml('response', fields));
     }
@@ -126,23 +156,31 @@ describe.runIf(existsSync(COMPILED))(
     });
 
     it('answers a seeded sample as the oracle says, in every view, as one list and address by address', () => {
-      const reader = new Reader(readFileSync(COMPILED)) as Reader<never>;
+      const oracle = oracleOf(readFileSync(COMPILED));
       const random = seededRandom(11);
-      const found = check(database, reader, [...sample, 'not an address', '10.0.0.1', '::1', '2001:db8::1'], random);
+      const found = check(database, oracle, [...sample, 'not an address', '10.0.0.1', '::1', '2001:db8::1'], random);
       expect(found).toBeGreaterThan(4_000);
       // Again, with the entries cached, one address at a time (the single routes' call).
-      for (const text of sample.slice(0, 2_000)) check(database, reader, [text], random);
+      for (const text of sample.slice(0, 2_000)) check(database, oracle, [text], random);
     });
   },
   120_000,
 );
 
 /** A small compiled-schema database holding `records` at the networks given, and mmdb-lib over its bytes. */
-function smallDatabase(records: Array<[string, Record<string, unknown>]>): { database: GeoDatabase; reader: Reader<never> } {
-  const writer = new MmdbWriter({ ipVersion: 6, databaseType: DATABASE_TYPE, languages: ['en'] });
+function smallDatabase(
+  records: Array<[string, Record<string, unknown>]>,
+  metadata: { languages?: string[]; extra?: Record<string, never> } = {},
+): { database: GeoDatabase; oracle: Oracle } {
+  const writer = new MmdbWriter({
+    ipVersion: 6,
+    databaseType: DATABASE_TYPE,
+    languages: metadata.languages ?? ['en'],
+    ...(metadata.extra ? { extra: metadata.extra } : {}),
+  });
   for (const [cidr, record] of records) writer.insert(parseNetwork(cidr), record as never);
   const bytes = writer.build();
-  return { database: new GeoDatabase(bytes), reader: new Reader(Buffer.from(bytes)) as Reader<never> };
+  return { database: new GeoDatabase(bytes), oracle: oracleOf(Buffer.from(bytes)) };
 }
 
 /** The JSON of one view of one address. */
@@ -219,7 +257,7 @@ describe('answers over awkward data', () => {
       '10.0.0.1',
       'nonsense',
     ];
-    for (let round = 0; round < 2; round++) check(awkward.database, awkward.reader, texts, random);
+    for (let round = 0; round < 2; round++) check(awkward.database, awkward.oracle, texts, random);
     const [controls] = lookupAll(awkward.database, ['1.0.2.1']);
     if (controls?.kind !== 'found') throw new Error('1.0.2.1 not found');
     expect(renderRecord(controls, 'xml', { fields: ALL_FIELDS, language: 1 })).toContain('<cityName>Control\uFFFDCharacter\uFFFDCity</cityName>');
@@ -249,5 +287,52 @@ describe('answers over awkward data', () => {
     const outcomes = lookupAll(awkward.database, ['1.0.3.1', '1.0.0.1'], { positions: true });
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['no-location', 'found']);
     expect(lookupAll(awkward.database, ['1.0.3.1'])[0]?.kind).toBe('found');
+  });
+});
+
+describe('names in other languages', () => {
+  // Stored in another order than the service's, with gaps: the reader must reorder and fall back.
+  const languages = ['ja', 'en', 'de', 'zh-CN'];
+  const { database, oracle } = smallDatabase(
+    [
+      [
+        '1.0.0.0/24',
+        {
+          location: {
+            country_code: 'JP',
+            city: 'Tokyo',
+            city_names: ['東京', 'Tokyo', 'Tokio', ''],
+            region: 'Tokyo',
+            region_code: '13',
+            region_names: ['東京都', 'Tokyo', '', '东京都'],
+            ...at(356895, 1396917),
+            time_zone: 'Asia/Tokyo',
+          },
+        },
+      ],
+      ['1.0.1.0/24', { location: { country_code: 'DE', city: 'Berlin', ...at(525200, 134050) } }],
+    ],
+    {
+      languages,
+      extra: {
+        country_names: { JP: ['日本', 'Japan', 'Japan', '日本'], DE: ['ドイツ', 'Germany', 'Deutschland', ''] },
+        continent_names: { AS: ['アジア', 'Asia', 'Asien', '亚洲'], EU: ['ヨーロッパ', 'Europe', 'Europa', '欧洲'] },
+      } as never,
+    },
+  );
+  const names = { fields: FIELD.countryName | FIELD.cityName | FIELD.regionName | FIELD.continent };
+  const view = (code: string): View => ({ ...names, language: LANGUAGES.indexOf(code as (typeof LANGUAGES)[number]) });
+
+  it("answers the data's names in the language asked, and English where it has none", () => {
+    expect(json(database, '1.0.0.1', view('ja'))).toBe('{"countryName":"日本","cityName":"東京","regionName":"東京都","continent":"アジア"}');
+    expect(json(database, '1.0.0.1', view('de'))).toBe('{"countryName":"Japan","cityName":"Tokio","regionName":"Tokyo","continent":"Asien"}');
+    expect(json(database, '1.0.0.1', view('zh-CN'))).toBe('{"countryName":"日本","cityName":"Tokyo","regionName":"东京都","continent":"亚洲"}');
+    expect(json(database, '1.0.0.1', view('fr'))).toBe('{"countryName":"Japan","cityName":"Tokyo","regionName":"Tokyo","continent":"Asia"}');
+    expect(json(database, '1.0.1.1', view('zh-CN'))).toBe('{"countryName":"Germany","cityName":"Berlin","regionName":"","continent":"欧洲"}');
+  });
+
+  it('answers every language and view as the oracle says', () => {
+    const random = seededRandom(9);
+    for (let round = 0; round < 20; round++) check(database, oracle, ['1.0.0.1', '1.0.1.1', '1.0.2.1'], random);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
-import { ENGLISH, englishOnly } from '../../src/geo/languages.ts';
+import { ENGLISH, NO_NAMES } from '../../src/geo/languages.ts';
 import { Records } from '../../src/lookup/records.ts';
 
 // Record n points to location n + 1000 and network n + 2000; odd records are proxies.
@@ -19,12 +19,14 @@ const database = {
   },
   locationAt(offset: number): GeoLocation {
     decoded.locations.push(offset);
-    return { ...NO_LOCATION, cityNames: englishOnly(`city ${offset}`) };
+    return { ...NO_LOCATION, cityName: `city ${offset}` };
   },
   networkAt(offset: number): GeoNetwork {
     decoded.networks.push(offset);
     return { asn: offset, organization: `network ${offset}` };
   },
+  countryNames: () => NO_NAMES,
+  continentNames: () => NO_NAMES,
 } as unknown as GeoDatabase;
 
 describe('Records over a database that counts its decodes', () => {

