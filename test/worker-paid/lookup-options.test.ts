@@ -30,10 +30,10 @@ function sourceNames(ip: string, language: string, english: Json): Json {
   const pick = (names: Record<string, string> | undefined, fallback: unknown) => (language === 'en' ? fallback : names?.[language] || fallback);
   const code = english.countryCode as keyof typeof countries;
   return {
-    countryName: pick(record?.country?.names as Record<string, string>, countries[code]?.name ?? ''),
-    cityName: pick(record?.city?.names as Record<string, string>, english.cityName),
-    regionName: pick(record?.subdivisions?.[0]?.names as Record<string, string>, english.regionName),
-    continent: pick(record?.continent?.names as Record<string, string>, continents[countries[code]?.continent as keyof typeof continents] ?? ''),
+    countryName: pick(record?.country?.names as unknown as Record<string, string>, countries[code]?.name ?? ''),
+    cityName: pick(record?.city?.names as unknown as Record<string, string>, english.cityName),
+    regionName: pick(record?.subdivisions?.[0]?.names as unknown as Record<string, string>, english.regionName),
+    continent: pick(record?.continent?.names as unknown as Record<string, string>, continents[countries[code]?.continent as keyof typeof continents] ?? ''),
   };
 }
 
