@@ -4,9 +4,9 @@
  */
 import { type XmlValue, xmlFragment } from '../format/xml.ts';
 import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
-import { ENGLISH, type LanguageIndex, type Names } from '../geo/languages.ts';
+import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';
 import { countryFacts } from '../reference/countries.ts';
-import type { FieldName } from './fields.ts';
+import { FIELDS, type FieldName } from './fields.ts';
 
 /** An answer's format. */
 export type Format = 'json' | 'xml';
@@ -36,8 +36,8 @@ export class CountryEntry {
   readonly continentCode: string;
   private readonly zones: readonly string[];
   private readonly byOwnZone = new Map<string, ZonesEntry>();
-  /** Rendered fields, by format, field and (for names) language; made when first asked. */
-  private readonly rendered = new Map<string, string>();
+  /** Rendered fields by format, language and field ({@link slot}); made when first asked. */
+  private readonly rendered: (string | undefined)[] = [];
 
   /**
    * @param code ISO 3166-1 alpha-2 as stored, or ''.
@@ -77,11 +77,11 @@ export class CountryEntry {
 
   /** A field of the country (`countryName`, `capital`, `phoneCodes`, `continent` … `languages`) rendered. */
   fragment(format: Format, name: FieldName, language: LanguageIndex): string {
-    const key = `${format}${name}${language}`;
-    let text = this.rendered.get(key);
+    const slot = ((format === 'json' ? 0 : LANGUAGES.length) + language) * FIELDS.length + FIELDS.indexOf(name);
+    let text = this.rendered[slot];
     if (text === undefined) {
       text = fragment(format, name, this.value(name, language));
-      this.rendered.set(key, text);
+      this.rendered[slot] = text;
     }
     return text;
   }

@@ -6,7 +6,7 @@ import type { GeoDatabase } from '../geo/database.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
 import { type IpAddress, parseIp } from '../ip/address.ts';
 import { type SpecialRange, specialRangeOf } from '../ip/special-ranges.ts';
-import { type RecordEntry, recordsOf } from './records.ts';
+import { type RecordEntry, type Records, recordsOf } from './records.ts';
 
 /**
  * Why an address has no answer:
@@ -22,68 +22,73 @@ export type LookupFailure =
   | { readonly kind: 'not-found'; readonly address: string }
   | { readonly kind: 'no-location'; readonly address: string };
 
-/** An address and its record, in the database that holds it. */
+/** An address and its record, with the records of the database that holds it (which rendering reads). */
 export interface Found {
   readonly kind: 'found';
   readonly address: IpAddress;
   readonly record: RecordEntry;
-  readonly database: GeoDatabase;
+  readonly records: Records;
 }
 
 /** What the pipeline answers for one address. */
 export type Outcome = Found | LookupFailure;
 
+/** What to ask of a lookup. */
+export interface LookupOptions {
+  /**
+   * True when only an address with a position will do (distance): one at latitude 0 and longitude 0,
+   * the data's "unknown", is then a `no-location` failure.
+   */
+  readonly positions?: boolean;
+}
+
 /**
- * Looks every text up: `outcomes[i]` answers `texts[i]`. The tree walks of the IPv4 addresses advance
- * together (`MmdbReader#offsetsOfIpv4`), so that a bulk request's memory reads overlap.
+ * Looks every text up: `outcomes[i]` answers `texts[i]`. The tree walks of a list's IPv4 addresses
+ * advance together (`MmdbReader#offsetsOfIpv4`), so that a bulk request's memory reads overlap.
  *
- * @param options.positions true when only an address with a position will do (distance): one at
- *   latitude 0 and longitude 0, the data's "unknown", is then a `no-location` failure.
  * @throws DataUnavailableError when the database itself fails (which fails every address).
+ * @example lookupAll(database, ['81.2.69.142', '10.0.0.1']) // [{ kind: 'found', … }, { kind: 'reserved', … }]
  */
-export function lookupAll(database: GeoDatabase, texts: readonly string[], options: { readonly positions?: boolean } = {}): Outcome[] {
+export function lookupAll(database: GeoDatabase, texts: readonly string[], options: LookupOptions = {}): Outcome[] {
+  const records = recordsOf(database);
   const count = texts.length;
-  const addresses: (IpAddress | undefined)[] = new Array(count);
-  const offsets = new Int32Array(count);
   const outcomes: Outcome[] = new Array(count);
-  const ipv4 = new Uint32Array(count);
-  const ipv4Index = new Int32Array(count);
-  let ipv4Count = 0;
+  const addresses: IpAddress[] = new Array(count);
+  const offsets: number[] = new Array(count);
+  const ipv4: number[] = []; // indexes of the public IPv4 addresses
   for (let i = 0; i < count; i++) {
     const address = parseIp(texts[i] as string);
     const range = address && specialRangeOf(address);
     if (address === undefined) outcomes[i] = INVALID;
     else if (range !== undefined) outcomes[i] = { kind: 'reserved', address: address.canonical, range };
-    else if (address.version === 6) offsets[i] = database.offsetOfIpv6(address.w0, address.w1, address.w2, address.w3);
     else {
-      ipv4[ipv4Count] = address.w3;
-      ipv4Index[ipv4Count++] = i;
+      addresses[i] = address;
+      if (address.version === 6) offsets[i] = database.offsetOfIpv6(address.w0, address.w1, address.w2, address.w3);
+      else if (count === 1) offsets[i] = database.offsetOfIpv4(address.w3);
+      else ipv4.push(i);
     }
-    addresses[i] = address;
   }
-  if (ipv4Count === 1) offsets[ipv4Index[0] as number] = database.offsetOfIpv4(ipv4[0] as number);
-  else if (ipv4Count > 1) {
-    const found = new Int32Array(ipv4Count);
-    database.offsetsOfIpv4(ipv4, ipv4Count, new Int32Array(ipv4Count), found);
-    for (let k = 0; k < ipv4Count; k++) offsets[ipv4Index[k] as number] = found[k] as number;
+  if (ipv4.length > 0) {
+    const found = new Int32Array(ipv4.length);
+    database.offsetsOfIpv4(
+      Uint32Array.from(ipv4, (i) => (addresses[i] as IpAddress).w3),
+      ipv4.length,
+      new Int32Array(ipv4.length),
+      found,
+    );
+    for (let k = 0; k < ipv4.length; k++) offsets[ipv4[k] as number] = found[k] as number;
   }
-  const records = recordsOf(database);
-  for (let i = 0; i < count; i++) {
-    if (outcomes[i] !== undefined) continue;
-    const address = addresses[i] as IpAddress;
-    const offset = offsets[i] as number;
-    if (offset < 0) {
-      outcomes[i] = { kind: 'not-found', address: address.canonical };
-      continue;
-    }
-    const record = records.recordAt(offset);
-    const { latitude, longitude } = record.location.location;
-    outcomes[i] =
-      options.positions && latitude === 0 && longitude === 0
-        ? { kind: 'no-location', address: address.canonical }
-        : { kind: 'found', address, record, database };
-  }
+  for (let i = 0; i < count; i++) outcomes[i] ??= located(records, addresses[i] as IpAddress, offsets[i] as number, options);
   return outcomes;
+}
+
+/** The outcome of a public address whose data offset is `offset` (-1: none). */
+function located(records: Records, address: IpAddress, offset: number, options: LookupOptions): Outcome {
+  if (offset < 0) return { kind: 'not-found', address: address.canonical };
+  const record = records.recordAt(offset);
+  const { latitude, longitude } = record.location.location;
+  if (options.positions && latitude === 0 && longitude === 0) return { kind: 'no-location', address: address.canonical };
+  return { kind: 'found', address, record, records };
 }
 
 const INVALID: LookupFailure = Object.freeze({ kind: 'invalid' });

@@ -7,7 +7,6 @@ import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
 import type { Found } from './pipeline.ts';
-import { recordsOf } from './records.ts';
 
 /** The fields that a location and its country answer: `latitude` to `languages`. */
 const LOCATION_FIELDS = FIELDS.slice(2, 17);
@@ -24,7 +23,7 @@ export function renderRecord(found: Found, format: Format, view: View): string {
   const { fields, language } = view;
   if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
     // The whole record, as nearly every client asks: the location's run is one cached text.
-    const run = recordsOf(found.database).run(location, language, fields === ALL_FIELDS ? 0 : 1, () => {
+    const run = found.records.run(location, language, fields === ALL_FIELDS ? 0 : 1, () => {
       const pieces: string[] = [];
       for (let i = 0; i < LOCATION_FIELDS.length; i++) {
         if (fields & (1 << (i + 2))) pieces.push(location.fragment('json', LOCATION_FIELDS[i] as (typeof FIELDS)[number], language), ',');

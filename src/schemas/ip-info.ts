@@ -13,12 +13,10 @@ export const IpInfoFields = {
   }),
   latitude: z.number().openapi({ description: 'WGS84 latitude in decimal degrees, four decimals; 0 when unknown.', example: 37.751 }),
   longitude: z.number().openapi({ description: 'WGS84 longitude in decimal degrees, four decimals; 0 when unknown.', example: -97.822 }),
-  countryName: z
-    .string()
-    .openapi({
-      description: 'Country name, in `lang` (English by default; English where the data has no name in `lang`); empty when unknown.',
-      example: 'United States',
-    }),
+  countryName: z.string().openapi({
+    description: 'Country name, in `lang` (English by default; English where the data has no name in `lang`); empty when unknown.',
+    example: 'United States',
+  }),
   countryCode: z.string().openapi({ description: 'ISO 3166-1 alpha-2 country code; empty when unknown.', example: 'US' }),
   capital: z.string().openapi({ description: 'Capital of the country; may be empty.', example: 'Washington D.C.' }),
   phoneCodes: z.array(z.number().int()).openapi({ description: 'International dialling codes of the country, without "+"; may be empty.', example: [1] }),
@@ -31,18 +29,14 @@ export const IpInfoFields = {
   regionName: z
     .string()
     .openapi({ description: 'First-level subdivision name, in `lang` (English by default and where the data has none in `lang`); may be empty.', example: '' }),
-  regionCode: z
-    .string()
-    .openapi({
-      description: 'ISO 3166-2 subdivision code without the country prefix ("CA", "ENG"); empty when unknown. In bulk records only when `fields` names it.',
-      example: '',
-    }),
-  continent: z
-    .string()
-    .openapi({
-      description: 'Continent name, in `lang` (English by default and where the data has none in `lang`); empty when unknown.',
-      example: 'North America',
-    }),
+  regionCode: z.string().openapi({
+    description: 'ISO 3166-2 subdivision code without the country prefix ("CA", "ENG"); empty when unknown. In bulk records only when `fields` names it.',
+    example: '',
+  }),
+  continent: z.string().openapi({
+    description: 'Continent name, in `lang` (English by default and where the data has none in `lang`); empty when unknown.',
+    example: 'North America',
+  }),
   continentCode: z.string().openapi({ description: 'Two-letter continent code (AF, AN, AS, EU, NA, OC, SA); empty when unknown.', example: 'NA' }),
   currencies: z.array(z.string()).openapi({ description: 'ISO 4217 currency codes of the country; may be empty.', example: ['USD', 'USN'] }),
   languages: z.array(z.string()).openapi({ description: 'ISO 639-1 language codes of the country; may be empty.', example: ['en'] }),
