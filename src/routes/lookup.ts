@@ -17,6 +17,7 @@ import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { problemOf, viewOfQuery } from './lookup-problems.ts';
+import { validated } from './validate.ts';
 
 const LOOKUP_PROBLEMS = [
   'IP_ADDRESS_INVALID',
@@ -63,6 +64,9 @@ function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text
   return c.body(format === 'json' ? record : singleXml(record), 200, { 'Content-Type': CONTENT_TYPE[format] });
 }
 
+/** The query as the route's schema validated it (`validated`). */
+const validQuery = (c: Context<AppEnv>): Query => c.req.valid('query' as never);
+
 function ownAddress(c: Context<AppEnv>): string {
   const ip = clientIpOf(c.req);
   if (!ip) throw new ProblemError('IP_ADDRESS_INVALID', 'The request carries no client address (CF-Connecting-IP); name an address in the path.');
@@ -77,9 +81,11 @@ function ownAddress(c: Context<AppEnv>): string {
 export function registerLookupRoutes(app: OpenAPIHono<AppEnv>, prefix: string, tags: string[], deprecated = false): void {
   for (const format of ['json', 'xml'] as const) {
     const base = `${prefix}/${format}`;
-    const own = createRoute({ ...route(format, base, false, tags, deprecated), request: { query: LookupQuerySchema } });
-    app.openapi(own, (c) => answer(c, format, ownAddress(c), c.req.valid('query')));
-    const named = createRoute({ ...route(format, base, true, tags, deprecated), request: { params: IpParamSchema, query: LookupQuerySchema } });
-    app.openapi(named, (c) => answer(c, format, c.req.valid('param').ip, c.req.valid('query')));
+    const ownRequest = { query: LookupQuerySchema };
+    const own = (c: Context<AppEnv>) => answer(c, format, ownAddress(c), validQuery(c));
+    app.openapi(createRoute({ ...route(format, base, false, tags, deprecated), request: ownRequest, middleware: [validated(ownRequest, own)] }), own);
+    const namedRequest = { params: IpParamSchema, query: LookupQuerySchema };
+    const named = (c: Context<AppEnv>) => answer(c, format, (c.req.valid('param' as never) as { ip: string }).ip, validQuery(c));
+    app.openapi(createRoute({ ...route(format, base, true, tags, deprecated), request: namedRequest, middleware: [validated(namedRequest, named)] }), named);
   }
 }
