@@ -9,12 +9,14 @@ import type { AppEnv, Plan } from './env.ts';
 import { ProblemError } from './errors/problem.ts';
 import { asProblem, problemResponse } from './errors/render.ts';
 import { OneSegmentRouter } from './router.ts';
+import { databaseVersionHeader } from './routes/database-version.ts';
 import { registerHealthRoute } from './routes/health.ts';
 import { validationHook } from './routes/hooks.ts';
 import { registerLookupRoutes } from './routes/lookup.ts';
 import { registerPaidRoutes } from './routes/paid.ts';
 import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
 import { registerPublicRoutes } from './routes/public.ts';
+import { registerStatusRoute } from './routes/status.ts';
 
 /** XML routes (`…/xml`, `…/xml/{ip}`, `/api/bulk/xml`) answer problems in XML too. */
 export function formatOf(path: string): 'json' | 'xml' {
@@ -45,6 +47,8 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   // Free plan: rate limits and RateLimit headers. Paid plans: API key, server IP or website domain,
   // with CORS for whitelisted origins. Runs before every route below.
   app.use('*', planGate(plan));
+  // X-Database-Version on every lookup answer, set after the route has answered.
+  app.use('*', databaseVersionHeader(plan));
 
   if (plan === 'free') {
     registerLookupRoutes(app, '/api/v1', ['Lookup']);
@@ -54,6 +58,8 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
     registerLookupRoutes(app, '/api', ['Lookup']);
     registerPaidRoutes(app);
   }
+  // The data's version and age, open on both plans.
+  registerStatusRoute(app, plan);
   // The country code list, /openapi.json and /docs, on both plans.
   registerPublicRoutes(app, plan);
 

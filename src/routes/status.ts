@@ -1,0 +1,61 @@
+/**
+ * @module `GET /api/v1/status` (free) and `GET /api/status` (paid): which data this server answers
+ * from and how old it is. Open on both plans: no credential on paid servers, and on the free server it
+ * carries the RateLimit fields without counting (see `access/middleware.ts`, `ratelimit/middleware.ts`).
+ * While the database cannot be loaded it answers 503 `DATA_UNAVAILABLE`, like the lookups.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Plan } from '../env.ts';
+import { isStale } from '../geo/identity.ts';
+import { databaseIdentity, loadDatabase } from '../geo/load.ts';
+import { problemResponses } from '../schemas/problem.ts';
+import { StatusSchema } from '../schemas/status.ts';
+
+/** The status path of a plan. */
+export function statusPath(plan: Plan): string {
+  return plan === 'free' ? '/api/v1/status' : '/api/status';
+}
+
+function statusRoute(plan: Plan) {
+  return createRoute({
+    method: 'get',
+    path: statusPath(plan),
+    tags: ['Status'],
+    summary: 'Data version and age',
+    description:
+      'The plan and region of this server, the version, build date, counts, SHA-256 and sources of the database it answers from, and whether that data is stale (a source older than 30 days). Open to everyone; on the free server it does not count against the rate limits.',
+    responses: {
+      200: { description: 'The status.', content: { 'application/json': { schema: StatusSchema } } },
+      ...problemResponses(['DATA_UNAVAILABLE']),
+    },
+  });
+}
+
+/** Registers the status route of `plan`. */
+export function registerStatusRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void {
+  app.openapi(statusRoute(plan), async (c) => {
+    await loadDatabase(c.env);
+    const identity = databaseIdentity();
+    // loadDatabase resolved, so the identity of what it loaded is there.
+    if (identity === undefined) throw new Error('the database is loaded but has no identity');
+    const { version, builtAt, networks, records, bytes, sha256, sources } = identity;
+    return c.json(
+      {
+        plan,
+        region: c.env.REGION,
+        database: {
+          version,
+          builtAt,
+          networks,
+          records,
+          bytes,
+          sha256,
+          sources: sources.map(({ name, version, builtAt, licence, attribution }) => ({ name, version, builtAt, licence, attribution })),
+        },
+        stale: isStale(identity, Date.now()),
+      },
+      200,
+      { 'Cache-Control': 'no-store' },
+    );
+  });
+}

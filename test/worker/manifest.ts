@@ -1,0 +1,33 @@
+/**
+ * @module The build's manifest (`data/out/ipgeo.manifest.json`), read in workerd: the expected values
+ * of the status endpoint and the `X-Database-Version` header, computed by the build in Node (its
+ * SHA-256 with `node:crypto`), not by the Worker.
+ */
+import { repoFile } from './repo.ts';
+
+/** The parts of the manifest the tests read (`data/build.ts`, `Manifest`). */
+export interface ManifestForTests {
+  version: string;
+  builtAt: string;
+  output: { bytes: number; sha256: string };
+  counts: { networks: number; records: number };
+  sources: Array<{ name: string; provides: string; version: string; builtAt: string; licence: string; attribution: string }>;
+}
+
+/** The manifest of the compiled database the tests load. */
+export async function readManifest(): Promise<ManifestForTests> {
+  return JSON.parse(new TextDecoder().decode(await repoFile('data/out/ipgeo.manifest.json'))) as ManifestForTests;
+}
+
+/** What `GET …/status` must answer for `database`, from the manifest. */
+export function expectedDatabase(manifest: ManifestForTests) {
+  return {
+    version: manifest.version,
+    builtAt: manifest.builtAt,
+    networks: manifest.counts.networks,
+    records: manifest.counts.records,
+    bytes: manifest.output.bytes,
+    sha256: manifest.output.sha256,
+    sources: manifest.sources.map(({ name, version, builtAt, licence, attribution }) => ({ name, version, builtAt, licence, attribution })),
+  };
+}
