@@ -1,9 +1,4 @@
-/**
- * @module The compiled geolocation database in memory, searched without I/O (`load.ts` loads it
- * from R2 once per isolate). Reads decode only the compact schema's fields, straight from the bytes:
- * a record's parts are found by their offsets (pointers) without being read, map keys are recognised
- * by the offset of their one stored copy, and strings that the data shares are decoded once.
- */
+/** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`load.ts` loads it from R2). */
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { MmdbReader } from '../mmdb/reader.ts';

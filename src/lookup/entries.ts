@@ -1,7 +1,4 @@
-/**
- * @module What a stored location, network and country become in an answer: their values in every
- * language, and their fields rendered once as JSON members and XML elements where that is bounded.
- */
+/** @module What a stored location, network and country become in an answer: their values in every language, and their fields rendered as JSON members and XML elements. */
 import { type XmlValue, xmlFragment } from '../format/xml.ts';
 import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
 import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';

@@ -1,7 +1,4 @@
-/**
- * @module The one lookup pipeline: address texts → a found record or a tagged failure each, for every
- * route (single, bulk, distance; JSON and XML). Speaks no HTTP: the routes map failures to problems.
- */
+/** @module The one lookup pipeline: address texts → a found record or a tagged failure each, for every route; speaks no HTTP. */
 import type { GeoDatabase } from '../geo/database.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
 import { type IpAddress, parseIp } from '../ip/address.ts';

@@ -1,8 +1,4 @@
-/**
- * @module The records of one loaded database as answers need them: data offset → location, network and
- * proxy flag, and the finished JSON text of a location's run of fields, through bounded caches
- * ({@link OffsetCache}) whose sizes are chosen by `bench:memory` and `bench:ab` (BENCHMARKS.md).
- */
+/** @module The records of one loaded database as answers need them, through bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of the lookup path"). */
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';

@@ -1,8 +1,4 @@
-/**
- * @module The one renderer of a found record: JSON or XML, for a view (fields and language), single or
- * bulk, and the bulk documents around the items. Each text is exactly what `JSON.stringify` and
- * `toXml` write for the record object of those fields (the tests hold it to that).
- */
+/** @module The one renderer of a found record (JSON or XML, for a view of fields and language, single or bulk) and of the bulk documents around the items. */
 import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
@@ -15,7 +11,10 @@ const JSON_PROXY = { true: '"isProxy":true}', false: '"isProxy":false}' } as con
 
 /**
  * A found record in `format` for `view`: in JSON the record object, in XML its field elements (the
- * content of a `response` or bulk `item` element).
+ * content of a `response` or bulk `item` element); exactly what `JSON.stringify` and `toXml` write for
+ * the record object of those fields (`test/data/lookup-answers.test.ts` holds it to that).
+ *
+ * @example renderRecord(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // '{"countryName":"英国","cityName":"…"}'
  */
 export function renderRecord(found: Found, format: Format, view: View): string {
   const { address, record } = found;

@@ -1,8 +1,4 @@
-/**
- * @module Reads a MaxMind DB held in memory: its metadata (`metadata.ts`), search-tree lookups by
- * address (IPv4 as one 32-bit word, IPv6 as four), and a walk over every network. Works in Workers
- * and in Node; it allocates nothing per lookup.
- */
+/** @module Reads a MaxMind DB held in memory: its metadata, search-tree lookups by address (IPv4 as one 32-bit word, IPv6 as four) without allocating, and a walk over every network. */
 import { type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
 import { findMarker, type MmdbMetadata, readMetadata } from './metadata.ts';
 import { OffsetCache } from './offset-cache.ts';

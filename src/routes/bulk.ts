@@ -1,9 +1,4 @@
-/**
- * @module Bulk lookup (spec 4.3, paid only): `POST /api/bulk/json` and `/api/bulk/xml` with
- * `{"ips": [...]}`, `?lang=` and `?fields=`. One path for both formats: every distinct address goes
- * through the lookup pipeline at once, each found record is rendered, each failure becomes its problem
- * object, and the renderer puts them into the format's document.
- */
+/** @module Bulk lookup (spec 4.3, paid only): `POST /api/bulk/json|xml` with `?lang=` and `?fields=`, one path for both formats through the lookup pipeline. */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';

@@ -1,8 +1,4 @@
-/**
- * @module Distance (spec 4.4, paid only): `POST /api/distance` with `{"from": ip, "to": ip}` and
- * `?lang=`. Both addresses go through the lookup pipeline, which needs a position for each; the
- * geodesic between them is measured on WGS84 (`geo/distance.ts`).
- */
+/** @module Distance (spec 4.4, paid only): `POST /api/distance` with `?lang=`, both addresses through the lookup pipeline, the geodesic on WGS84 (`geo/distance.ts`). */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { distanceBetween } from '../geo/distance.ts';

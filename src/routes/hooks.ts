@@ -1,7 +1,4 @@
-/**
- * @module Validation hooks: the app's default hook ({@link validationHook}) and hooks for routes whose
- * failures are their own (reference codes). They throw, so the one error handler renders the problem.
- */
+/** @module Validation hooks: the app's one default hook for lookup routes and the hooks of routes whose failures are their own; they throw, and the error handler renders. */
 import type { Context } from 'hono';
 import { ProblemError } from '../errors/problem.ts';
 import { LANGUAGES } from '../geo/languages.ts';

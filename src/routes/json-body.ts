@@ -1,9 +1,4 @@
-/**
- * @module The gate in front of the JSON body validator of a route that takes one (bulk lookup,
- * distance): media type, size and JSON syntax, each refused with its own problem, where
- * `@hono/zod-openapi`'s own gate and validator would answer `HTTPException`s. The route's schema then
- * validates the parsed body through the app's one hook. Its media-type test is `@hono/zod-openapi`'s.
- */
+/** @module The gate in front of a route's JSON body validator (bulk, distance): media type, size and JSON syntax, each refused with the API's own problem. */
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env.ts';

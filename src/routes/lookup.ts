@@ -1,8 +1,4 @@
-/**
- * @module Single lookup routes (spec 4.1 and 4.2): `GET {prefix}/json/{ip}` and `{prefix}/xml/{ip}`,
- * each also without `{ip}` for the requester's own address, with `?lang=` and `?fields=`. Thin:
- * validated by the route's schemas, looked up by the pipeline, rendered by the renderer.
- */
+/** @module Single lookup routes (spec 4.1 and 4.2): `GET {prefix}/json|xml[/{ip}]` with `?lang=` and `?fields=`; validate, look up, render. */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';

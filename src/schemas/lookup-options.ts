@@ -1,7 +1,4 @@
-/**
- * @module The query parameters of every lookup route (`lang`, `fields`) as zod schemas: validated by
- * the app's one hook (`routes/hooks.ts`) and described in the OpenAPI document with their values.
- */
+/** @module The query parameters of the lookup routes (`lang`, `fields`) as zod schemas: validated through the app's one hook and documented with their values. */
 import { z } from '@hono/zod-openapi';
 import { LANGUAGES } from '../geo/languages.ts';
 import { FIELDS, parseFields } from '../lookup/fields.ts';
