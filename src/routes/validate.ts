@@ -15,7 +15,7 @@ interface GetRequest {
  * (`safeParse`, synchronous), fails through the app's hook mapping ({@link validationProblem}), records
  * the valid data for `c.req.valid()` and answers with `handler`, so that the validators that
  * `app.openapi` chains after it, which check the same schemas asynchronously, do not run again: that
- * chain cost a single lookup 5% of its CPU time (`bench:ab`, BENCHMARKS.md "Validation").
+ * chain cost a single lookup 5% of its CPU time (BENCHMARKS.md, "Validation of the single lookup routes").
  *
  * @example app.openapi({ ...route, middleware: [validated(route.request, serve)] }, serve)
  */
