@@ -3,6 +3,7 @@ import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
 import { LANGUAGES, type Names, NO_NAMES } from './languages.ts';
+import { KEY, MapReader } from './map-reader.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE } from './schema.ts';
 
 /**
@@ -69,35 +70,6 @@ export const NO_LOCATION: GeoLocation = Object.freeze({
 /** A network with every field empty, for records without one. */
 export const NO_NETWORK: GeoNetwork = Object.freeze({ asn: 0, organization: '' });
 
-/** The map keys of the compact schema (`schema.ts`), numbered: a read compares small integers, not strings. */
-const KEY = {
-  location: 0,
-  network: 1,
-  proxy: 2,
-  country_code: 3,
-  region: 4,
-  region_code: 5,
-  city: 6,
-  postal_code: 7,
-  latitude: 8,
-  longitude: 9,
-  time_zone: 10,
-  asn: 11,
-  organization: 12,
-  region_names: 13,
-  city_names: 14,
-} as const;
-/** Any other key: stepped over. */
-const OTHER_KEY = -1;
-const KEY_IDS = new Map<string, number>(Object.entries(KEY));
-/**
- * Key ids by the offset of the key's stored copy, for keys stored in the first 4 KiB of the data
- * section (the build writes the keys there, first; other files' keys are decoded where they are).
- */
-const KEY_TABLE_SIZE = 4096;
-const UNKNOWN_KEY = -2;
-/** log2 of the slots of the cache of shared strings (region names, zones, cities written once, pointed to). */
-const SHARED_STRING_BITS = 13;
 /** log2 of the slots of the cache of names arrays (one per distinct city or region, shared by pointer). */
 const NAMES_BITS = 14;
 
@@ -113,19 +85,14 @@ export class GeoDatabase {
   readonly buildEpoch: number;
   /** Why a read found the data corrupt, once one has (the loader then drops this database). */
   damage: string | undefined;
-  private readonly keys = new Int8Array(KEY_TABLE_SIZE).fill(UNKNOWN_KEY);
-  private readonly sharedStrings = new OffsetCache<string>(SHARED_STRING_BITS);
   private readonly names = new OffsetCache<Names>(NAMES_BITS);
   /** For each of {@link LANGUAGES}, its index in the stored names arrays (the metadata's `languages`), or -1. */
   private readonly storedIndex: readonly number[];
   private readonly countryNameTable: ReadonlyMap<string, Names>;
   private readonly continentNameTable: ReadonlyMap<string, Names>;
-  // Scratch fields for the readers below; no read calls another while it holds one.
-  private readonly key = newField();
-  private readonly value = newField();
+  /** Reads the values of the maps; `map` is scratch for the reads below, none of which calls another. */
+  private readonly values: MapReader;
   private readonly map = newField();
-  /** Where the value read last by `stringAt` or `numberAt` ends. */
-  private valueEnd = 0;
 
   constructor(bytes: ArrayBuffer | Uint8Array) {
     try {
@@ -137,6 +104,7 @@ export class GeoDatabase {
       throw unavailable(`the database object is a "${this.reader.metadata.databaseType}" database, not "${DATABASE_TYPE}"`);
     }
     this.buildEpoch = this.reader.metadata.buildEpoch;
+    this.values = new MapReader(this.reader.data);
     const { languages, map } = this.reader.metadata;
     this.storedIndex = LANGUAGES.map((code) => languages.indexOf(code));
     this.countryNameTable = this.nameTable(map.country_names);
@@ -170,8 +138,8 @@ export class GeoDatabase {
       if (array.type !== MmdbType.Array) throw new MmdbFormatError(`names at offset ${offset} are not an array`);
       let at = array.payload;
       for (let i = 0; i < array.size; i++) {
-        stored.push(this.stringAt(at));
-        at = this.valueEnd;
+        stored.push(this.values.stringAt(at));
+        at = this.values.valueEnd;
       }
     } catch (error) {
       throw this.corrupt(error);
@@ -244,13 +212,14 @@ export class GeoDatabase {
     out.proxy = false;
     try {
       const data = this.reader.data;
-      const { map, value } = this;
+      const { map } = this;
+      const value = this.values.scratch;
       data.field(offset, map, false);
       if (map.type !== MmdbType.Map) throw new MmdbFormatError(`record at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
-        const key = this.keyAt(at);
-        at = this.key.next;
+        const key = this.values.keyAt(at);
+        at = this.values.keyEnd;
         // The build writes locations and networks before the records, so these are pointers: their
         // targets name them for the caches, and are read only when a cache does not have them.
         const target = key === KEY.location || key === KEY.network ? data.target(at) : -1;
@@ -300,44 +269,44 @@ export class GeoDatabase {
       if (map.type !== MmdbType.Map) throw new MmdbFormatError(`location at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
-        const key = this.keyAt(at);
-        at = this.key.next;
+        const key = this.values.keyAt(at);
+        at = this.values.keyEnd;
         switch (key) {
           case KEY.country_code:
-            countryCode = this.stringAt(at);
+            countryCode = this.values.stringAt(at);
             break;
           case KEY.region:
-            regionName = this.stringAt(at);
+            regionName = this.values.stringAt(at);
             break;
           case KEY.region_code:
-            regionCode = this.stringAt(at);
+            regionCode = this.values.stringAt(at);
             break;
           case KEY.city:
-            cityName = this.stringAt(at);
+            cityName = this.values.stringAt(at);
             break;
           case KEY.postal_code:
-            postalCode = this.stringAt(at);
+            postalCode = this.values.stringAt(at);
             break;
           case KEY.latitude:
-            latitude = this.numberAt(at) / COORDINATE_SCALE;
+            latitude = this.values.numberAt(at) / COORDINATE_SCALE;
             break;
           case KEY.longitude:
-            longitude = this.numberAt(at) / COORDINATE_SCALE;
+            longitude = this.values.numberAt(at) / COORDINATE_SCALE;
             break;
           case KEY.time_zone:
-            timeZone = this.stringAt(at);
+            timeZone = this.values.stringAt(at);
             break;
           case KEY.region_names:
-            regionNamesOffset = this.referenceAt(at);
+            regionNamesOffset = this.values.referenceAt(at);
             break;
           case KEY.city_names:
-            cityNamesOffset = this.referenceAt(at);
+            cityNamesOffset = this.values.referenceAt(at);
             break;
           default:
             // A field the answer does not use (a newer build's): stepped over, not decoded.
-            this.valueEnd = data.skip(at);
+            this.values.valueEnd = data.skip(at);
         }
-        at = this.valueEnd;
+        at = this.values.valueEnd;
       }
     } catch (error) {
       throw this.corrupt(error);
@@ -360,12 +329,12 @@ export class GeoDatabase {
       if (map.type !== MmdbType.Map) throw new MmdbFormatError(`network at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
-        const key = this.keyAt(at);
-        at = this.key.next;
-        if (key === KEY.asn) asn = this.numberAt(at);
-        else if (key === KEY.organization) organization = this.stringAt(at);
-        else this.valueEnd = data.skip(at);
-        at = this.valueEnd;
+        const key = this.values.keyAt(at);
+        at = this.values.keyEnd;
+        if (key === KEY.asn) asn = this.values.numberAt(at);
+        else if (key === KEY.organization) organization = this.values.stringAt(at);
+        else this.values.valueEnd = data.skip(at);
+        at = this.values.valueEnd;
       }
     } catch (error) {
       throw this.corrupt(error);
@@ -373,70 +342,11 @@ export class GeoDatabase {
     return { asn, organization };
   }
 
-  /**
-   * The string referenced at `at`; the offset past the reference is left in `valueEnd`. A string
-   * reached through a pointer is one that the data shares between values (a region, a zone, a city),
-   * so it is decoded once per stored copy and then found without reading its bytes at all.
-   */
-  private stringAt(at: number): string {
-    const data = this.reader.data;
-    const target = data.target(at);
-    const shared = data.referenceEnd >= 0;
-    if (shared) {
-      const known = this.sharedStrings.get(target);
-      if (known !== undefined) {
-        this.valueEnd = data.referenceEnd;
-        return known;
-      }
-    }
-    const field = data.field(at, this.value);
-    const text = data.stringOf(field);
-    if (shared) this.sharedStrings.set(target, text);
-    this.valueEnd = field.next;
-    return text;
-  }
-
-  /** Where the value referenced at `at` is stored, read later or never; the offset past the reference is left in `valueEnd`. */
-  private referenceAt(at: number): number {
-    const data = this.reader.data;
-    const target = data.target(at);
-    this.valueEnd = data.referenceEnd >= 0 ? data.referenceEnd : data.skip(at);
-    return target;
-  }
-
-  /** The number at `at`; the offset past it is left in `valueEnd`. */
-  private numberAt(at: number): number {
-    const field = this.reader.data.field(at, this.value);
-    this.valueEnd = field.next;
-    return this.reader.data.numberOf(field);
-  }
-
   /** A read's error as the database's failure: corrupt data is recorded in {@link damage}; anything else passes. */
   private corrupt(error: unknown): unknown {
     if (!(error instanceof MmdbFormatError)) return error;
     this.damage ??= error.message;
     return unavailable(`the database is corrupt: ${error.message}`);
-  }
-
-  /**
-   * The id (`KEY`) of the map key at `offset`, decoded once per stored copy. `this.key.next` is set
-   * to the offset just past it; keys are pointers to one copy after their first use, so a known key
-   * costs no read of it.
-   */
-  private keyAt(offset: number): number {
-    const data = this.reader.data;
-    const target = data.target(offset);
-    if (data.referenceEnd >= 0 && target < KEY_TABLE_SIZE) {
-      const known = this.keys[target] as number;
-      if (known !== UNKNOWN_KEY) {
-        this.key.next = data.referenceEnd;
-        return known;
-      }
-    }
-    const field = data.field(offset, this.key);
-    const id = KEY_IDS.get(data.stringOf(field)) ?? OTHER_KEY;
-    if (field.start < KEY_TABLE_SIZE) this.keys[field.start] = id;
-    return id;
   }
 }
 
