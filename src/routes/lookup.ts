@@ -13,7 +13,7 @@ import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { problemOf, viewOfQuery } from './lookup-problems.ts';
-import { validated } from './validate.ts';
+import { parametersOf, validate } from './validate.ts';
 
 const LOOKUP_PROBLEMS = [
   'IP_ADDRESS_INVALID',
@@ -60,8 +60,11 @@ function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text
   return c.body(format === 'json' ? record : singleXml(record), 200, { 'Content-Type': CONTENT_TYPE[format] });
 }
 
-/** The query as the route's schema validated it (`validated`). */
-const validQuery = (c: Context<AppEnv>): Query => c.req.valid('query' as never);
+/** The request of each route: validated in its handler ({@link validate}), documented by the parameters made of it. */
+const OWN = { query: LookupQuerySchema };
+const NAMED = { params: IpParamSchema, query: LookupQuerySchema };
+const OWN_PARAMETERS = parametersOf('/', OWN);
+const NAMED_PARAMETERS = parametersOf('/{ip}', NAMED);
 
 function ownAddress(c: Context<AppEnv>): string {
   const ip = clientIpOf(c.req);
@@ -77,11 +80,12 @@ function ownAddress(c: Context<AppEnv>): string {
 export function registerLookupRoutes(app: OpenAPIHono<AppEnv>, prefix: string, tags: string[], deprecated = false): void {
   for (const format of ['json', 'xml'] as const) {
     const base = `${prefix}/${format}`;
-    const ownRequest = { query: LookupQuerySchema };
-    const own = (c: Context<AppEnv>) => answer(c, format, ownAddress(c), validQuery(c));
-    app.openapi(createRoute({ ...route(format, base, false, tags, deprecated), request: ownRequest, middleware: [validated(ownRequest, own)] }), own);
-    const namedRequest = { params: IpParamSchema, query: LookupQuerySchema };
-    const named = (c: Context<AppEnv>) => answer(c, format, (c.req.valid('param' as never) as { ip: string }).ip, validQuery(c));
-    app.openapi(createRoute({ ...route(format, base, true, tags, deprecated), request: namedRequest, middleware: [validated(namedRequest, named)] }), named);
+    app.openapi(createRoute({ ...route(format, base, false, tags, deprecated), parameters: OWN_PARAMETERS }), (c) =>
+      answer(c, format, ownAddress(c), validate<never, Query>(OWN, c).query),
+    );
+    app.openapi(createRoute({ ...route(format, base, true, tags, deprecated), parameters: NAMED_PARAMETERS }), (c) => {
+      const { param, query } = validate<{ ip: string }, Query>(NAMED, c);
+      return answer(c, format, param.ip, query);
+    });
   }
 }

@@ -1,35 +1,39 @@
-/** @module The single lookup routes' validator: their own documented zod schemas run synchronously in one step, in place of `@hono/zod-openapi`'s chain of asynchronous validators. */
-import type { Context, MiddlewareHandler } from 'hono';
-import type { ZodType } from 'zod';
-import type { AppEnv } from '../env.ts';
+/** @module The single lookup routes' request schemas as one synchronous validator, and as the OpenAPI parameters that document them (a route with one handler: Hono answers it without a promise). */
+import { createRoute, OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ZodObject } from 'zod';
 import { validationProblem } from './hooks.ts';
 
 /** The request schemas of a GET route, as `createRoute` takes them. */
-interface GetRequest {
-  readonly params?: ZodType;
-  readonly query?: ZodType;
+export interface GetRequest {
+  readonly params?: ZodObject;
+  readonly query?: ZodObject;
 }
 
 /**
- * Route middleware that validates the path parameters and the query with the route's own schemas
- * (`safeParse`, synchronous), fails through the app's hook mapping ({@link validationProblem}), records
- * the valid data for `c.req.valid()` and answers with `handler`, so that the validators that
- * `app.openapi` chains after it, which check the same schemas asynchronously, do not run again: that
- * chain cost a single lookup 5% of its CPU time (BENCHMARKS.md, "Validation of the single lookup routes").
+ * The path parameters and the query of the request, parsed by `request`'s schemas (`safeParse`,
+ * synchronous).
  *
- * @example app.openapi({ ...route, middleware: [validated(route.request, serve)] }, serve)
+ * @throws ProblemError of the app's one hook mapping ({@link validationProblem}) for the first part that fails.
  */
-export function validated(request: GetRequest, handler: (c: Context<AppEnv>) => Response | Promise<Response>): MiddlewareHandler<AppEnv> {
-  return async (c) => {
-    for (const [target, schema, value] of [
-      ['param', request.params, request.params && c.req.param()],
-      ['query', request.query, request.query && c.req.query()],
-    ] as const) {
-      if (schema === undefined) continue;
-      const result = schema.safeParse(value);
-      if (!result.success) throw validationProblem(target, result.error.issues, c);
-      c.req.addValidatedData(target, result.data as object);
-    }
-    return handler(c);
-  };
+export function validate<P, Q>(request: { readonly params?: ZodObject; readonly query?: ZodObject }, c: Context): { param: P; query: Q } {
+  const param = request.params?.safeParse(c.req.param());
+  if (param && !param.success) throw validationProblem('param', param.error.issues, c);
+  const query = request.query?.safeParse(c.req.query());
+  if (query && !query.success) throw validationProblem('query', query.error.issues, c);
+  return { param: param?.data as P, query: query?.data as Q };
+}
+
+/**
+ * The OpenAPI parameter objects that `@hono/zod-openapi` generates for `request` on `path`, for a route
+ * that validates with {@link validate} inside its one handler instead of the asynchronous validator
+ * chain that `app.openapi` adds for a route's `request` (that chain, and the promise of a route with
+ * more than one handler, cost a single lookup about 10% of its CPU time: BENCHMARKS.md, "Validation of
+ * the single lookup routes").
+ */
+export function parametersOf(path: string, request: GetRequest): NonNullable<RouteConfig['parameters']> {
+  const generator = new OpenAPIHono();
+  generator.openapi(createRoute({ method: 'get', path, request, responses: { 200: { description: '' } } }), (c) => c.body(null));
+  const document = generator.getOpenAPI31Document({ openapi: '3.1.0', info: { title: '', version: '' } });
+  return (document.paths?.[path]?.get?.parameters ?? []) as NonNullable<RouteConfig['parameters']>;
 }
