@@ -71,7 +71,7 @@ export const NO_LOCATION: GeoLocation = Object.freeze({
 export const NO_NETWORK: GeoNetwork = Object.freeze({ asn: 0, organization: '' });
 
 /** log2 of the slots of the cache of names arrays (one per distinct city or region, shared by pointer). */
-const NAMES_BITS = 14;
+const NAMES_BITS = 13;
 
 /**
  * A compiled database over its bytes. Reads only the fields of the compact schema (`schema.ts`) and

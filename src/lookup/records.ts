@@ -1,11 +1,11 @@
 /** @module The records of one loaded database as answers need them, through bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of the lookup path"). */
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
-import type { LanguageIndex } from '../geo/languages.ts';
+import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { CountryEntry, continentOf, LocationEntry, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
-export const CACHE_BITS = { records: 17, locations: 15, networks: 16, runs: 14 } as const;
+export const CACHE_BITS = { records: 16, locations: 15, networks: 16, runs: 14 } as const;
 
 /** What a record holds, its parts resolved. */
 export interface RecordEntry {
@@ -17,10 +17,10 @@ export interface RecordEntry {
 const EMPTY_NETWORK = new NetworkEntry(NO_NETWORK);
 
 /**
- * Runs are cached by `location offset × 16 + language × 2 + variant` in an int32 key, so a location
- * beyond this offset (a data section over 128 MiB) has its run made afresh each time.
+ * Runs are cached by `location offset × 2 + variant` in an int32 key, so a location beyond this offset
+ * (a data section over 1 GiB) has its run made afresh each time.
  */
-const RUN_OFFSET_LIMIT = 2 ** 27;
+const RUN_OFFSET_LIMIT = 2 ** 30;
 
 /**
  * The caches of one database (offsets mean nothing in another):
@@ -86,12 +86,15 @@ export class Records {
 
   /**
    * The finished text of `location`'s run of fields for `language` and `variant` (0 or 1, which run
-   * the caller means), made by `make` when it is not cached.
+   * the caller means), made by `make` when it is not cached. Only English runs are cached: the answer
+   * nearly every client asks for, and texts of one byte per character, where a run with Japanese,
+   * Chinese or Russian names takes two (`bench:memory` with the eight languages in turn went over the
+   * 96 MiB budget with every language's runs cached: BENCHMARKS.md, "Caches of the lookup path").
    */
   run(location: LocationEntry, language: LanguageIndex, variant: 0 | 1, make: () => string): string {
     const { offset } = location;
-    if (offset < 0 || offset >= RUN_OFFSET_LIMIT) return make();
-    const key = offset * 16 + language * 2 + variant;
+    if (language !== ENGLISH || offset < 0 || offset >= RUN_OFFSET_LIMIT) return make();
+    const key = offset * 2 + variant;
     return this.runs.get(key) ?? this.runs.set(key, make());
   }
 }

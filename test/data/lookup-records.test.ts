@@ -42,7 +42,7 @@ describe('Records over a database that counts its decodes', () => {
     expect(decoded.networks).toEqual([2001, 2002, 2003, 2002]);
   });
 
-  it('makes a run once per location, language and variant while it is cached', () => {
+  it('makes an English run once per location and variant while it is cached, and another language's each time', () => {
     const records = new Records(database, { records: 2, locations: 2, networks: 2, runs: 2 });
     const location = records.recordAt(7).location;
     let made = 0;
@@ -51,6 +51,7 @@ describe('Records over a database that counts its decodes', () => {
     expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
     expect(records.run(location, ENGLISH, 1, make)).toBe('run 2');
     expect(records.run(location, 0, 0, make)).toBe('run 3');
+    expect(records.run(location, 0, 0, make)).toBe('run 4');
     expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
   });
 });
