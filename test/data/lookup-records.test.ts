@@ -42,7 +42,7 @@ describe('Records over a database that counts its decodes', () => {
     expect(decoded.networks).toEqual([2001, 2002, 2003, 2002]);
   });
 
-  it('makes an English run once per location and variant while it is cached, and another language's each time', () => {
+  it('makes an English run once per location and variant while it is cached, and one in another language each time', () => {
     const records = new Records(database, { records: 2, locations: 2, networks: 2, runs: 2 });
     const location = records.recordAt(7).location;
     let made = 0;
