@@ -1,5 +1,5 @@
 /** @module Bulk lookup (spec 4.3, paid only): `POST /api/bulk/json|xml` with `?lang=` and `?fields=`, one path for both formats through the lookup pipeline. */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';
 import { toXmlElement, type XmlValue } from '../format/xml.ts';
@@ -11,8 +11,9 @@ import { bulkDocument, renderRecord } from '../lookup/render.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { jsonBody } from './json-body.ts';
+import { readJsonBody } from './json-body.ts';
 import { problemOf, viewOfQuery } from './lookup-problems.ts';
+import { documented, validate } from './validate.ts';
 
 const PROBLEMS = [
   'BODY_INVALID',
@@ -36,8 +37,7 @@ function route(format: Format) {
       format === 'json'
         ? 'The IP info records of up to 50 addresses, keyed by the address strings as sent. An address that cannot be looked up is answered with its problem object in place of its record; the request still succeeds. `lang` and `fields` apply to every record; `regionCode` is left out unless `fields` names it.'
         : 'The IP info records of up to 50 addresses as XML: `response` > `results` > one `item` per address, with an `ip` attribute holding the address as sent. An address that cannot be looked up has a `problem` child instead of the record fields. `lang` and `fields` apply to every record; `regionCode` is left out unless `fields` names it.',
-    middleware: [jsonBody],
-    request: { query: BulkQuerySchema, body: { required: true, content: { 'application/json': { schema: BulkRequestSchema } } } },
+    ...BULK_DOCUMENTED,
     responses: {
       200:
         format === 'json'
@@ -48,12 +48,20 @@ function route(format: Format) {
   });
 }
 
+/** The request: validated in the handler ({@link validate}), documented by the parameters and body made of it. */
+const BULK = { query: BulkQuerySchema, json: BulkRequestSchema };
+const BULK_DOCUMENTED = documented('post', '/', BULK);
+
 /** Registers `POST /api/bulk/json` and `POST /api/bulk/xml`. */
 export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
+  // The documented body refers to the schema by name: its component.
+  app.openAPIRegistry.register('BulkRequest', BulkRequestSchema);
   for (const format of ['json', 'xml'] as const) {
     app.openapi(route(format), async (c) => {
-      const view = viewOfQuery(c.req.valid('query'), BULK_FIELDS);
-      const keys = [...new Set(c.req.valid('json').ips)];
+      const body = await readJsonBody(c);
+      const { query, json } = validate<never, z.output<typeof BulkQuerySchema>, z.output<typeof BulkRequestSchema>>(BULK, c, body);
+      const view = viewOfQuery(query, BULK_FIELDS);
+      const keys = [...new Set(json.ips)];
       const database = await loadDatabase(c.env);
       const items = lookupAll(database, keys).map((outcome) => {
         if (outcome.kind === 'found') return renderRecord(outcome, format, view);

@@ -1,5 +1,5 @@
 /** @module Distance (spec 4.4, paid only): `POST /api/distance` with `?lang=`, both addresses through the lookup pipeline, the geodesic on WGS84 (`geo/distance.ts`). */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { distanceBetween } from '../geo/distance.ts';
 import { loadDatabase } from '../geo/load.ts';
@@ -8,8 +8,12 @@ import { lookupAll, type Outcome, type Position, positionOf } from '../lookup/pi
 import { DistanceRequestSchema, DistanceResultSchema } from '../schemas/distance.ts';
 import { DistanceQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { jsonBody } from './json-body.ts';
+import { readJsonBody } from './json-body.ts';
 import { problemOf, viewOfQuery } from './lookup-problems.ts';
+import { documented, validate } from './validate.ts';
+
+/** The request: validated in the handler ({@link validate}), documented by the parameters and body made of it. */
+const DISTANCE = { query: DistanceQuerySchema, json: DistanceRequestSchema };
 
 const distanceRoute = createRoute({
   method: 'post',
@@ -18,8 +22,7 @@ const distanceRoute = createRoute({
   summary: 'Distance between two addresses',
   description:
     'Looks both addresses up and measures the geodesic between their positions on the WGS84 ellipsoid (GeographicLib, accurate to nanometres), in kilometres and statute miles rounded to 0.01. The positions are those of the geolocation data, often a city centre, so the figure is as good as they are. `city` and `country` are in `lang`. A problem about one address carries `side`: `from` or `to` (the `from` side is checked first).',
-  middleware: [jsonBody],
-  request: { query: DistanceQuerySchema, body: { required: true, content: { 'application/json': { schema: DistanceRequestSchema } } } },
+  ...documented('post', '/', DISTANCE),
   responses: {
     200: { description: 'The two positions and the distance between them.', content: { 'application/json': { schema: DistanceResultSchema } } },
     ...problemResponses([
@@ -37,9 +40,13 @@ const distanceRoute = createRoute({
 
 /** Registers `POST /api/distance`. */
 export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
+  // The documented body refers to the schema by name: its component.
+  app.openAPIRegistry.register('DistanceRequest', DistanceRequestSchema);
   app.openapi(distanceRoute, async (c) => {
-    const { language } = viewOfQuery(c.req.valid('query'), ALL_FIELDS);
-    const { from, to } = c.req.valid('json');
+    const body = await readJsonBody(c);
+    const { query, json } = validate<never, z.output<typeof DistanceQuerySchema>, z.output<typeof DistanceRequestSchema>>(DISTANCE, c, body);
+    const { language } = viewOfQuery(query, ALL_FIELDS);
+    const { from, to } = json;
     const [a, b] = lookupAll(await loadDatabase(c.env), [from, to], { positions: true }) as [Outcome, Outcome];
     const position = (outcome: Outcome, side: 'from' | 'to'): Position => {
       if (outcome.kind !== 'found') throw problemOf(outcome, side);

@@ -1,5 +1,5 @@
-/** @module The gate in front of a route's JSON body validator (bulk, distance): media type, size and JSON syntax, each refused with the API's own problem. */
-import type { MiddlewareHandler } from 'hono';
+/** @module Reads the JSON body of a route that takes one (bulk, distance): media type, size and JSON syntax, each refused with the API's own problem. */
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
@@ -30,15 +30,14 @@ const limit = bodyLimit({
 const withinLimit = async (): Promise<void> => {};
 
 /**
- * Route middleware (`createRoute({ middleware: [jsonBody] })`) that lets through only a JSON body of
- * at most {@link MAX_JSON_BODY_BYTES}. It reads the body into Hono's body cache, from which the
- * validator that follows parses it again (a body of 50 addresses parses in microseconds).
+ * The request's body as JSON, read once: only a JSON body of at most {@link MAX_JSON_BODY_BYTES}. The
+ * route then validates it with its schema ({@link validate} in `validate.ts`).
  *
  * @throws ProblemError `UNSUPPORTED_MEDIA_TYPE` (415, with `Accept-Post`) for another content type, or a
  *   body without one; `PAYLOAD_TOO_LARGE` (413) over {@link MAX_JSON_BODY_BYTES}; `BODY_INVALID` (400)
  *   for a missing body or one that is not JSON.
  */
-export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = c.req.header('Content-Type');
   if (type !== undefined && !JSON_CONTENT_TYPE.test(type.trim())) {
     throw new ProblemError('UNSUPPORTED_MEDIA_TYPE', `The body must be application/json, not ${type}.`, { headers: ACCEPT_POST });
@@ -50,9 +49,8 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new ProblemError('UNSUPPORTED_MEDIA_TYPE', 'The body has no Content-Type; send it as application/json.', { headers: ACCEPT_POST });
   }
   try {
-    JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new ProblemError('BODY_INVALID', `The body is not JSON: ${(error as Error).message}`);
   }
-  await next();
-};
+}

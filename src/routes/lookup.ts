@@ -13,7 +13,7 @@ import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { problemOf, viewOfQuery } from './lookup-problems.ts';
-import { parametersOf, validate } from './validate.ts';
+import { documented, validate } from './validate.ts';
 
 const LOOKUP_PROBLEMS = [
   'IP_ADDRESS_INVALID',
@@ -63,8 +63,8 @@ function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text
 /** The request of each route: validated in its handler ({@link validate}), documented by the parameters made of it. */
 const OWN = { query: LookupQuerySchema };
 const NAMED = { params: IpParamSchema, query: LookupQuerySchema };
-const OWN_PARAMETERS = parametersOf('/', OWN);
-const NAMED_PARAMETERS = parametersOf('/{ip}', NAMED);
+const OWN_DOCUMENTED = documented('get', '/', OWN);
+const NAMED_DOCUMENTED = documented('get', '/{ip}', NAMED);
 
 function ownAddress(c: Context<AppEnv>): string {
   const ip = clientIpOf(c.req);
@@ -80,10 +80,10 @@ function ownAddress(c: Context<AppEnv>): string {
 export function registerLookupRoutes(app: OpenAPIHono<AppEnv>, prefix: string, tags: string[], deprecated = false): void {
   for (const format of ['json', 'xml'] as const) {
     const base = `${prefix}/${format}`;
-    app.openapi(createRoute({ ...route(format, base, false, tags, deprecated), parameters: OWN_PARAMETERS }), (c) =>
+    app.openapi(createRoute({ ...route(format, base, false, tags, deprecated), ...OWN_DOCUMENTED }), (c) =>
       answer(c, format, ownAddress(c), validate<never, Query>(OWN, c).query),
     );
-    app.openapi(createRoute({ ...route(format, base, true, tags, deprecated), parameters: NAMED_PARAMETERS }), (c) => {
+    app.openapi(createRoute({ ...route(format, base, true, tags, deprecated), ...NAMED_DOCUMENTED }), (c) => {
       const { param, query } = validate<{ ip: string }, Query>(NAMED, c);
       return answer(c, format, param.ip, query);
     });
