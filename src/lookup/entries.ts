@@ -153,6 +153,34 @@ export class LocationEntry {
       : nameIn(this.database.namesAt(regionNamesOffset), language, regionName);
   }
 
+  /**
+   * The JSON members of the whole record's run from `latitude` to `languages`, each followed by a
+   * comma, in `language`; without `regionCode` for the bulk record. The location's own fields are
+   * written by two `JSON.stringify` calls, its country's come rendered (a run is made on every miss of
+   * the runs cache, so this is the bulk route's hot path too).
+   */
+  jsonRun(language: LanguageIndex, withRegionCode: boolean): string {
+    const { location, country } = this;
+    const point = JSON.stringify({ latitude: location.latitude, longitude: location.longitude });
+    const place = { zipCode: location.postalCode, cityName: this.cityName(language), regionName: this.regionName(language) };
+    const placeJson = JSON.stringify(withRegionCode ? { ...place, regionCode: location.regionCode } : place);
+    const countryField = (name: FieldName) => country.fragment('json', name, language);
+    return [
+      point.slice(1, -1),
+      countryField('countryName'),
+      countryField('countryCode'),
+      countryField('capital'),
+      countryField('phoneCodes'),
+      this.zones.json,
+      placeJson.slice(1, -1),
+      countryField('continent'),
+      countryField('continentCode'),
+      countryField('currencies'),
+      countryField('languages'),
+      '',
+    ].join(',');
+  }
+
   /** A field of the record that this location (with its country) answers, rendered. */
   fragment(format: Format, name: FieldName, language: LanguageIndex): string {
     const { location } = this;

@@ -4,8 +4,6 @@ import { type Format, fragment } from './entries.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
 import type { Found } from './pipeline.ts';
 
-/** The fields that a location and its country answer: `latitude` to `languages`. */
-const LOCATION_FIELDS = FIELDS.slice(2, 17);
 const JSON_START = { 4: '{"ipVersion":4,"ipAddress":"', 6: '{"ipVersion":6,"ipAddress":"' } as const;
 const JSON_PROXY = { true: '"isProxy":true}', false: '"isProxy":false}' } as const;
 
@@ -22,13 +20,8 @@ export function renderRecord(found: Found, format: Format, view: View): string {
   const { fields, language } = view;
   if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
     // The whole record, as nearly every client asks: the location's run is one cached text.
-    const run = found.records.run(location, language, fields === ALL_FIELDS ? 0 : 1, () => {
-      const pieces: string[] = [];
-      for (let i = 0; i < LOCATION_FIELDS.length; i++) {
-        if (fields & (1 << (i + 2))) pieces.push(location.fragment('json', LOCATION_FIELDS[i] as (typeof FIELDS)[number], language), ',');
-      }
-      return pieces.join('');
-    });
+    const withRegionCode = fields === ALL_FIELDS;
+    const run = found.records.run(location, language, withRegionCode ? 0 : 1, () => location.jsonRun(language, withRegionCode));
     return `${JSON_START[address.version]}${address.canonical}",${run}${network.fragment('json', 0)},${network.fragment('json', 1)},${JSON_PROXY[record.proxy ? 'true' : 'false']}`;
   }
   const pieces: string[] = [];
