@@ -56,8 +56,11 @@ const NONE = -1;
 class Interner<T extends object> {
   readonly values: T[] = [];
   private readonly ids = new Map<string, number>();
-  /** Sources hand out one object per distinct value they read: known objects skip the serialisation. */
-  private readonly objects = new Map<T, number>();
+  /**
+   * Sources hand out one object per distinct value they read: known objects skip the serialisation.
+   * Weak, so that the many equal copies a source makes (one per record of its own) are not kept alive.
+   */
+  private readonly objects = new WeakMap<T, number>();
   id(value: T): number {
     let id = this.objects.get(value);
     if (id !== undefined) return id;
@@ -148,7 +151,6 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
   const data = new DataSectionWriter();
   const offsets = new Map<number, number>();
   const regionPairs = new Map<string, boolean>();
-  const nameSets = { cities: new Set<string>(), regions: new Set<string>() };
   const leafIds = [...final.leafIds()].sort((a, b) => a - b);
   // Locations and routing facts first, each once: every record then holds pointers only, so a reader
   // finds a record's parts without walking over a map written in its middle.
@@ -157,17 +159,32 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
     used.locations.add(combos.location[id] as number);
     used.networks.add(combos.network[id] as number);
   }
-  // The record's keys come first of all, so that the pointers to them are the shortest (2 bytes).
-  for (const key of ['location', 'network', 'proxy'] satisfies (keyof StoredRecord)[]) data.write(key);
+  // Every map key comes first of all, so that the pointers to them are the shortest (2 bytes) and a
+  // reader finds them all at the start (src/geo/database.ts recognises keys by their offset).
+  for (const key of STORED_KEYS) data.write(key);
+  // Then the names arrays, each once, so that a location holds a pointer to its arrays and is told
+  // apart from the others by that pointer rather than by the arrays' contents.
+  const arrays = new Map<StoredNames, MmdbPointer>();
+  const pointerTo = (names: StoredNames, kind: Set<number>): MmdbPointer => {
+    let pointer = arrays.get(names);
+    if (pointer === undefined) {
+      pointer = new MmdbPointer(data.write(names));
+      arrays.set(names, pointer);
+    }
+    kind.add(pointer.target);
+    return pointer;
+  };
+  const nameArrays = { cities: new Set<number>(), regions: new Set<number>() };
   const locationOffsets = new Map<number, number>();
   const networkOffsets = new Map<number, number>();
   for (const index of [...used.locations].sort((a, b) => a - b)) {
     const location = locations.values[index];
     if (location === undefined) continue;
-    locationOffsets.set(index, data.write(toStored(location)));
+    const stored = toStored(location);
+    if (location.region_names) stored.region_names = pointerTo(location.region_names, nameArrays.regions);
+    if (location.city_names) stored.city_names = pointerTo(location.city_names, nameArrays.cities);
+    locationOffsets.set(index, data.write(stored));
     if (location.region) regionPairs.set(`${location.country_code}|${location.region}`, Boolean(location.region_code));
-    if (location.city_names) nameSets.cities.add(location.city_names.join('\u0000'));
-    if (location.region_names) nameSets.regions.add(location.region_names.join('\u0000'));
   }
   for (const index of [...used.networks].sort((a, b) => a - b)) {
     const network = networks.values[index];
@@ -232,18 +249,37 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
       asns: networks.values.length,
       proxyNetworks,
       regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
-      names: { cities: nameSets.cities.size, regions: nameSets.regions.size, countries: countryNames.size, continents: continentNames.size },
+      names: { cities: nameArrays.cities.size, regions: nameArrays.regions.size, countries: countryNames.size, continents: continentNames.size },
       nodes: final.nodeCount,
       recordSize,
     },
   };
 }
 
+/** The keys of every map of the compact schema, written first of the data section. */
+const STORED_KEYS = [
+  'location',
+  'network',
+  'proxy',
+  'country_code',
+  'region',
+  'region_code',
+  'city',
+  'postal_code',
+  'latitude',
+  'longitude',
+  'time_zone',
+  'region_names',
+  'city_names',
+  'asn',
+  'organization',
+] as const satisfies readonly (keyof StoredRecord | keyof StoredLocation | keyof StoredNetwork)[];
+
 /**
  * Coordinates are int32 (1e-4 degree); everything else keeps its inferred type. The English keys come
  * first, in the order of schema 1, then the names arrays.
  */
-function toStored(location: StoredLocation): MmdbValue {
+function toStored(location: StoredLocation): Record<string, MmdbValue> {
   const value: Record<string, MmdbValue> = {};
   for (const [key, v] of Object.entries(location)) {
     value[key] = key === 'latitude' || key === 'longitude' ? mmdbType.int32(v as number) : (v as MmdbValue);

