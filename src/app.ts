@@ -12,6 +12,7 @@ import { asProblem, problemResponse } from './errors/render.ts';
 import { OneSegmentRouter } from './router.ts';
 import { databaseVersionHeader } from './routes/database-version.ts';
 import { registerHealthRoute } from './routes/health.ts';
+import { validationHook } from './routes/hooks.ts';
 import { registerLookupRoutes } from './routes/lookup.ts';
 import { registerPaidRoutes } from './routes/paid.ts';
 import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
@@ -40,13 +41,7 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
     // `/api/v1/json/` (an empty `{ip}`) is the same as `/api/v1/json`: the requester's own address.
     strict: false,
     // Every validation failure becomes a problem; raw validator output never reaches a client.
-    defaultHook: (result) => {
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        const where = issue ? `${issue.path.join('.') || 'request'}: ${issue.message}` : 'the request is not valid';
-        throw new ProblemError(result.target === 'param' ? 'IP_ADDRESS_INVALID' : 'BODY_INVALID', where);
-      }
-    },
+    defaultHook: validationHook,
   });
   registerHealthRoute(app); // first: no middleware runs for the liveness probe (routes/health.ts)
 

@@ -8,19 +8,17 @@
  * modules, which need the Workers types; wrangler bundles it from the TypeScript sources like `main`.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { ProblemError } from '../../src/errors/problem.ts';
 import { asProblem, problemResponse } from '../../src/errors/render.ts';
 import { OneSegmentRouter } from '../../src/router.ts';
 import { registerBulkRoutes } from '../../src/routes/bulk.ts';
 import { registerHealthRoute } from '../../src/routes/health.ts';
+import { validationHook } from '../../src/routes/hooks.ts';
 import { registerLookupRoutes } from '../../src/routes/lookup.ts';
 
 const app = new OpenAPIHono({
   router: new OneSegmentRouter(), // the production apps' router (src/app.ts)
   strict: false,
-  defaultHook: (result) => {
-    if (!result.success) throw new ProblemError(result.target === 'param' ? 'IP_ADDRESS_INVALID' : 'BODY_INVALID', 'The request is not valid.');
-  },
+  defaultHook: validationHook, // the production apps' hook (src/app.ts)
 });
 registerHealthRoute(app);
 registerLookupRoutes(app, '/api', ['Lookup']);

@@ -22,13 +22,21 @@ export function verifyDatabase(bytes: Uint8Array, label: string): { networks: nu
     throw new PublishError(`${label} is not a compiled service database`);
   }
   const seen = new Set<number>();
+  const parts = { location: -1, network: -1, proxy: false };
   let networks = 0;
   try {
     database.reader.walk((_bytes, _prefixLength, offset) => {
       networks++;
       if (seen.has(offset)) return;
       seen.add(offset);
-      database.factsAt(offset);
+      // Every part an answer reads: the record's map, its location with its names arrays, its network.
+      database.partsAt(offset, parts);
+      if (parts.location >= 0) {
+        const location = database.locationAt(parts.location);
+        if (location.regionNamesOffset >= 0) database.namesAt(location.regionNamesOffset);
+        if (location.cityNamesOffset >= 0) database.namesAt(location.cityNamesOffset);
+      }
+      if (parts.network >= 0) database.networkAt(parts.network);
     });
   } catch (error) {
     if (error instanceof MmdbFormatError || database.damage !== undefined) {

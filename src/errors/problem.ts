@@ -19,6 +19,8 @@ export const PROBLEMS = {
   NOT_FOUND: { status: 404, title: 'Not found' },
   LANGUAGE_NOT_FOUND: { status: 404, title: 'Language not found' },
   COUNTRY_NOT_FOUND: { status: 404, title: 'Country not found' },
+  LANGUAGE_UNSUPPORTED: { status: 400, title: 'Language not supported' },
+  FIELDS_INVALID: { status: 400, title: 'Unknown field' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   RATE_LIMITED: { status: 429, title: 'Rate limit exceeded' },

@@ -5,6 +5,7 @@
  */
 import { HTTPException } from 'hono/http-exception';
 import { toXml, type XmlValue } from '../format/xml.ts';
+import { DataUnavailableError, RETRY_AFTER_SECONDS } from '../geo/database.ts';
 import { type ProblemCode, ProblemError, problemType } from './problem.ts';
 
 /** Codes for the HTTP errors that Hono's own middleware may raise (body limit, malformed input, …). */
@@ -60,9 +61,14 @@ export function problemResponse(error: ProblemError, format: 'json' | 'xml', ins
   return new Response(JSON.stringify(body), { status: error.status, headers: out });
 }
 
-/** Maps anything thrown to a ProblemError; unknown errors are logged and hidden behind a 500. */
+/** Maps anything thrown to a ProblemError (a database that cannot be read: 503 with `Retry-After`); unknown errors are logged and hidden behind a 500. */
 export function asProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (error instanceof DataUnavailableError) {
+    return new ProblemError('DATA_UNAVAILABLE', 'The geolocation data cannot be read at the moment. Try again shortly.', {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
+  }
   if (error instanceof HTTPException) {
     const code = HTTP_EXCEPTION_CODES[error.status];
     if (code) return new ProblemError(code, error.message || 'The request was refused.');

@@ -54,3 +54,56 @@ export function toXml(root: string, body: { readonly [key: string]: XmlValue }, 
   const xml = builder.build({ [root]: sanitize({ ...attributes(rootAttributes), ...body }) }) as string;
   return `<?xml version="1.0" encoding="UTF-8"?>${xml}`;
 }
+
+const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
+
+/**
+ * Text that {@link toXml} writes as it is: no markup character it escapes (`& < > ' "`), and none that
+ * it replaces because XML 1.0 cannot carry it.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching the characters XML cannot carry is the point.
+const PLAIN_TEXT = /^[^&<>'"\u0000-\u001f\ud800-\udfff\ufffe\uffff]*$/;
+
+/**
+ * The elements of one field as {@link toXml} writes them inside a root, without the root: one element
+ * for a scalar (an empty one for empty text), one per item of an array (none for an empty array).
+ * Plain values are written directly, which costs a fraction of the builder; anything with a character
+ * to escape or replace is cut out of {@link toXml}'s own rendering, so escaping stays the builder's.
+ *
+ * @example xmlFragment('timeZones', ['Europe/Paris']) // '<timeZones>Europe/Paris</timeZones>'
+ */
+export function xmlFragment(name: string, value: XmlValue): string {
+  if (typeof value === 'string') return PLAIN_TEXT.test(value) ? `<${name}>${value}</${name}>` : viaBuilder(name, value);
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return `<${name}>${value}</${name}>`;
+  if (Array.isArray(value)) {
+    let text = '';
+    for (const item of value as readonly XmlValue[]) text += xmlFragment(name, item);
+    return text;
+  }
+  return viaBuilder(name, value);
+}
+
+/**
+ * An element as {@link toXml} writes it within a document, without the declaration: `root` with
+ * `rootAttributes`, then `body` (an XML fragment, written as it is), then its end tag.
+ *
+ * @example xmlElement('item', { ip: '8.8.8.8' }, '<cityName></cityName>') // '<item ip="8.8.8.8"><cityName></cityName></item>'
+ */
+export function xmlElement(root: string, rootAttributes: Readonly<Record<string, string>>, body: string): string {
+  const end = `</${root}>`;
+  return `${toXmlElement(root, {}, rootAttributes).slice(0, -end.length)}${body}${end}`;
+}
+
+/** {@link toXml} without the declaration: an element to nest in another document. */
+export function toXmlElement(root: string, body: { readonly [key: string]: XmlValue }, rootAttributes: Readonly<Record<string, string>> = {}): string {
+  return toXml(root, body, rootAttributes).slice(DECLARATION.length);
+}
+
+/** An XML document: the declaration, then `element`. */
+export function xmlDocument(element: string): string {
+  return `${DECLARATION}${element}`;
+}
+
+function viaBuilder(name: string, value: XmlValue): string {
+  return toXmlElement('p', { [name]: value }).slice('<p>'.length, -'</p>'.length);
+}

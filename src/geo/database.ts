@@ -1,26 +1,33 @@
-/**
- * @module The compiled geolocation database in memory, searched without I/O (`load.ts` loads it
- * from R2 once per isolate).
- *
- * Reads decode only the compact schema's fields, straight from the bytes: a record's parts are found
- * by their offsets (pointers) without being read, map keys are recognised by the offset of their one
- * stored copy, and strings that the data shares are decoded once (`partsAt`, `locationAt`).
- *
- */
-import { ProblemError } from '../errors/problem.ts';
-import { MmdbFormatError, newField } from '../mmdb/decoder.ts';
+/** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`load.ts` loads it from R2). */
+import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
+import { LANGUAGES, type Names, NO_NAMES } from './languages.ts';
+import { KEY, MapReader } from './map-reader.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE } from './schema.ts';
+
+/**
+ * The database cannot answer: it is missing, unreadable, not a compiled database, or corrupt where a
+ * lookup read it. `message` is for the operator's log, never for clients.
+ */
+export class DataUnavailableError extends Error {
+  override readonly name = 'DataUnavailableError';
+}
 
 /** Where an address is, decoded from a stored location map (`StoredLocation`). */
 export interface GeoLocation {
   /** ISO 3166-1 alpha-2, or ''. */
   readonly countryCode: string;
+  /** The first-level subdivision's English name, or ''. */
   readonly regionName: string;
+  /** Where its names in every language are ({@link GeoDatabase.namesAt}), or -1: English only. */
+  readonly regionNamesOffset: number;
   /** ISO 3166-2 code without the country prefix, or ''. */
   readonly regionCode: string;
+  /** The city's English name, or ''. */
   readonly cityName: string;
+  /** Where its names in every language are, or -1. */
+  readonly cityNamesOffset: number;
   readonly postalCode: string;
   /** WGS84 decimal degrees, 0 when unknown. */
   readonly latitude: number;
@@ -34,14 +41,6 @@ export interface GeoNetwork {
   /** Autonomous system number, 0 when unknown. */
   readonly asn: number;
   readonly organization: string;
-}
-
-/** What the database holds for an address, decoded from the compact schema (DESIGN.md section 2). */
-export interface GeoFacts extends GeoLocation {
-  /** Autonomous system number, 0 when unknown. */
-  readonly asn: number;
-  readonly asnOrganization: string;
-  readonly isProxy: boolean;
 }
 
 /**
@@ -58,8 +57,10 @@ export interface RecordParts {
 export const NO_LOCATION: GeoLocation = Object.freeze({
   countryCode: '',
   regionName: '',
+  regionNamesOffset: -1,
   regionCode: '',
   cityName: '',
+  cityNamesOffset: -1,
   postalCode: '',
   latitude: 0,
   longitude: 0,
@@ -69,54 +70,29 @@ export const NO_LOCATION: GeoLocation = Object.freeze({
 /** A network with every field empty, for records without one. */
 export const NO_NETWORK: GeoNetwork = Object.freeze({ asn: 0, organization: '' });
 
-/** The map keys of the compact schema (`schema.ts`), numbered: a read compares small integers, not strings. */
-const KEY = {
-  location: 0,
-  network: 1,
-  proxy: 2,
-  country_code: 3,
-  region: 4,
-  region_code: 5,
-  city: 6,
-  postal_code: 7,
-  latitude: 8,
-  longitude: 9,
-  time_zone: 10,
-  asn: 11,
-  organization: 12,
-} as const;
-/** Any other key: stepped over. */
-const OTHER_KEY = -1;
-const KEY_IDS = new Map<string, number>(Object.entries(KEY));
-/**
- * Key ids by the offset of the key's stored copy, for keys stored in the first 4 KiB of the data
- * section (the build writes the keys there, first; other files' keys are decoded where they are).
- */
-const KEY_TABLE_SIZE = 4096;
-const UNKNOWN_KEY = -2;
-/** log2 of the slots of the cache of shared strings (region names, zones, cities written once, pointed to). */
-const SHARED_STRING_BITS = 13;
+/** log2 of the slots of the cache of names arrays (one per distinct city or region, shared by pointer). */
+const NAMES_BITS = 13;
 
 /**
  * A compiled database over its bytes. Reads only the fields of the compact schema (`schema.ts`) and
  * skips any other key, so a newer build with extra fields still reads.
  *
- * @throws ProblemError `DATA_UNAVAILABLE` from the constructor when the bytes are not a compiled
- *   service database, and from every read when the data is corrupt where it reads.
+ * @throws DataUnavailableError from the constructor when the bytes are not a compiled service
+ *   database, and from every read when the data is corrupt where it reads.
  */
 export class GeoDatabase {
   readonly reader: MmdbReader;
   readonly buildEpoch: number;
-  private readonly keys = new Int8Array(KEY_TABLE_SIZE).fill(UNKNOWN_KEY);
-  private readonly sharedStrings = new OffsetCache<string>(SHARED_STRING_BITS);
-  // Scratch fields for the readers below; no read calls another while it holds one.
-  private readonly key = newField();
-  private readonly value = newField();
-  private readonly map = newField();
-  /** Where the value read last by `stringAt` or `numberAt` ends. */
-  private valueEnd = 0;
-  /** What the first read that found the data corrupt saw; `load.ts` then drops this database. */
+  /** Why a read found the data corrupt, once one has (the loader then drops this database). */
   damage: string | undefined;
+  private readonly names = new OffsetCache<Names>(NAMES_BITS);
+  /** For each of {@link LANGUAGES}, its index in the stored names arrays (the metadata's `languages`), or -1. */
+  private readonly storedIndex: readonly number[];
+  private readonly countryNameTable: ReadonlyMap<string, Names>;
+  private readonly continentNameTable: ReadonlyMap<string, Names>;
+  /** Reads the values of the maps; `map` is scratch for the reads below, none of which calls another. */
+  private readonly values: MapReader;
+  private readonly map = newField();
 
   constructor(bytes: ArrayBuffer | Uint8Array) {
     try {
@@ -128,25 +104,66 @@ export class GeoDatabase {
       throw unavailable(`the database object is a "${this.reader.metadata.databaseType}" database, not "${DATABASE_TYPE}"`);
     }
     this.buildEpoch = this.reader.metadata.buildEpoch;
+    this.values = new MapReader(this.reader.data);
+    const { languages, map } = this.reader.metadata;
+    this.storedIndex = LANGUAGES.map((code) => languages.indexOf(code));
+    this.countryNameTable = this.nameTable(map.country_names);
+    this.continentNameTable = this.nameTable(map.continent_names);
+  }
+
+  /** The names of country `code` (ISO 3166-1 alpha-2) in every language, from the metadata's `country_names`; {@link NO_NAMES} when it has none. */
+  countryNames(code: string): Names {
+    return this.countryNameTable.get(code) ?? NO_NAMES;
+  }
+
+  /** The names of continent `code` (AF, AN, AS, EU, NA, OC, SA), from the metadata's `continent_names`. */
+  continentNames(code: string): Names {
+    return this.continentNameTable.get(code) ?? NO_NAMES;
   }
 
   /**
-   * The data offset for a 16-byte address (IPv4 at ::a.b.c.d), or -1 when the data has none.
+   * The names array at `offset` (a location's `regionNamesOffset` or `cityNamesOffset`) in the order of
+   * {@link LANGUAGES}, '' where the data has none; {@link NO_NAMES} for -1. Decoded once per stored copy.
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when the tree is corrupt at this address.
+   * @throws DataUnavailableError when it is corrupt.
    */
-  offsetOf(bytes: Uint8Array, ipv4: boolean): number {
+  namesAt(offset: number): Names {
+    if (offset < 0) return NO_NAMES;
+    const known = this.names.get(offset);
+    if (known !== undefined) return known;
+    const stored: string[] = [];
     try {
-      return this.reader.offsetOf(bytes, ipv4);
+      const data = this.reader.data;
+      const array = data.field(offset, this.map, false);
+      if (array.type !== MmdbType.Array) throw new MmdbFormatError(`names at offset ${offset} are not an array`);
+      let at = array.payload;
+      for (let i = 0; i < array.size; i++) {
+        stored.push(this.values.stringAt(at));
+        at = this.values.valueEnd;
+      }
     } catch (error) {
       throw this.corrupt(error);
     }
+    return this.names.set(offset, this.inOurOrder(stored));
+  }
+
+  /** Names in the stored order → in the order of {@link LANGUAGES}, frozen. */
+  private inOurOrder(stored: readonly unknown[]): Names {
+    return Object.freeze(this.storedIndex.map((k) => (k >= 0 && typeof stored[k] === 'string' ? (stored[k] as string) : '')));
+  }
+
+  /** A metadata map of names arrays by code, in our order. */
+  private nameTable(value: unknown): ReadonlyMap<string, Names> {
+    const table = new Map<string, Names>();
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return table;
+    for (const [code, names] of Object.entries(value)) if (Array.isArray(names)) table.set(code, this.inOurOrder(names));
+    return table;
   }
 
   /**
-   * The data offset for an IPv4 address as an unsigned 32-bit integer, or -1.
+   * The data offset for an IPv4 address as an unsigned 32-bit integer, or -1 when the data has none.
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when the tree is corrupt at this address.
+   * @throws DataUnavailableError when the tree is corrupt at this address.
    */
   offsetOfIpv4(address: number): number {
     try {
@@ -157,11 +174,24 @@ export class GeoDatabase {
   }
 
   /**
+   * The data offset for an IPv6 address as four unsigned 32-bit words, or -1.
+   *
+   * @throws DataUnavailableError when the tree is corrupt at this address.
+   */
+  offsetOfIpv6(w0: number, w1: number, w2: number, w3: number): number {
+    try {
+      return this.reader.offsetOfIpv6(w0, w1, w2, w3);
+    } catch (error) {
+      throw this.corrupt(error);
+    }
+  }
+
+  /**
    * {@link offsetOfIpv4} of `count` addresses at once, into `out` (see `MmdbReader#offsetsOfIpv4`:
    * the walks advance together so that their memory reads overlap).
    *
    * @param nodes scratch space of at least `count` entries.
-   * @throws ProblemError `DATA_UNAVAILABLE` when the tree is corrupt.
+   * @throws DataUnavailableError when the tree is corrupt.
    */
   offsetsOfIpv4(addresses: Uint32Array, count: number, nodes: Int32Array, out: Int32Array): void {
     try {
@@ -174,7 +204,7 @@ export class GeoDatabase {
   /**
    * Locates the parts of the record at `offset` into `out`, decoding nothing but the map's keys.
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when the record is corrupt.
+   * @throws DataUnavailableError when the record is corrupt.
    */
   partsAt(offset: number, out: RecordParts): RecordParts {
     out.location = -1;
@@ -182,13 +212,14 @@ export class GeoDatabase {
     out.proxy = false;
     try {
       const data = this.reader.data;
-      const { map, value } = this;
+      const { map } = this;
+      const value = this.values.scratch;
       data.field(offset, map, false);
-      if (map.type !== 7) throw new MmdbFormatError(`record at offset ${offset} is not a map`);
+      if (map.type !== MmdbType.Map) throw new MmdbFormatError(`record at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
-        const key = this.keyAt(at);
-        at = this.key.next;
+        const key = this.values.keyAt(at);
+        at = this.values.keyEnd;
         // The build writes locations and networks before the records, so these are pointers: their
         // targets name them for the caches, and are read only when a cache does not have them.
         const target = key === KEY.location || key === KEY.network ? data.target(at) : -1;
@@ -202,10 +233,10 @@ export class GeoDatabase {
         at = value.next;
         if (target >= 0) {
           // A location or network written in place (files not built by `data/compile.ts`).
-          if (value.type !== 7) throw new MmdbFormatError(`${key === KEY.location ? 'location' : 'network'} at offset ${value.start} is not a map`);
+          if (value.type !== MmdbType.Map) throw new MmdbFormatError(`${key === KEY.location ? 'location' : 'network'} at offset ${value.start} is not a map`);
           if (key === KEY.location) out.location = value.start;
           else out.network = value.start;
-        } else if (key === KEY.proxy && value.type === 14) {
+        } else if (key === KEY.proxy && value.type === MmdbType.Boolean) {
           out.proxy = value.size === 1;
         }
       }
@@ -218,13 +249,15 @@ export class GeoDatabase {
   /**
    * Decodes the location map at `offset` (a {@link RecordParts} offset).
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when it is corrupt.
+   * @throws DataUnavailableError when it is corrupt.
    */
   locationAt(offset: number): GeoLocation {
     let countryCode = '';
     let regionName = '';
+    let regionNamesOffset = -1;
     let regionCode = '';
     let cityName = '';
+    let cityNamesOffset = -1;
     let postalCode = '';
     let latitude = 0;
     let longitude = 0;
@@ -233,52 +266,58 @@ export class GeoDatabase {
       const data = this.reader.data;
       const { map } = this;
       data.field(offset, map, false);
-      if (map.type !== 7) throw new MmdbFormatError(`location at offset ${offset} is not a map`);
+      if (map.type !== MmdbType.Map) throw new MmdbFormatError(`location at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
-        const key = this.keyAt(at);
-        at = this.key.next;
+        const key = this.values.keyAt(at);
+        at = this.values.keyEnd;
         switch (key) {
           case KEY.country_code:
-            countryCode = this.stringAt(at);
+            countryCode = this.values.stringAt(at);
             break;
           case KEY.region:
-            regionName = this.stringAt(at);
+            regionName = this.values.stringAt(at);
             break;
           case KEY.region_code:
-            regionCode = this.stringAt(at);
+            regionCode = this.values.stringAt(at);
             break;
           case KEY.city:
-            cityName = this.stringAt(at);
+            cityName = this.values.stringAt(at);
             break;
           case KEY.postal_code:
-            postalCode = this.stringAt(at);
+            postalCode = this.values.stringAt(at);
             break;
           case KEY.latitude:
-            latitude = this.numberAt(at) / COORDINATE_SCALE;
+            latitude = this.values.numberAt(at) / COORDINATE_SCALE;
             break;
           case KEY.longitude:
-            longitude = this.numberAt(at) / COORDINATE_SCALE;
+            longitude = this.values.numberAt(at) / COORDINATE_SCALE;
             break;
           case KEY.time_zone:
-            timeZone = this.stringAt(at);
+            timeZone = this.values.stringAt(at);
+            break;
+          case KEY.region_names:
+            regionNamesOffset = this.values.referenceAt(at);
+            break;
+          case KEY.city_names:
+            cityNamesOffset = this.values.referenceAt(at);
             break;
           default:
             // A field the answer does not use (a newer build's): stepped over, not decoded.
-            this.valueEnd = data.skip(at);
+            this.values.valueEnd = data.skip(at);
         }
-        at = this.valueEnd;
+        at = this.values.valueEnd;
       }
     } catch (error) {
       throw this.corrupt(error);
     }
-    return { countryCode, regionName, regionCode, cityName, postalCode, latitude, longitude, timeZone };
+    return { countryCode, regionName, regionNamesOffset, regionCode, cityName, cityNamesOffset, postalCode, latitude, longitude, timeZone };
   }
 
   /**
    * Decodes the network map at `offset` (a {@link RecordParts} offset).
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` when it is corrupt.
+   * @throws DataUnavailableError when it is corrupt.
    */
   networkAt(offset: number): GeoNetwork {
     let asn = 0;
@@ -287,15 +326,15 @@ export class GeoDatabase {
       const data = this.reader.data;
       const { map } = this;
       data.field(offset, map, false);
-      if (map.type !== 7) throw new MmdbFormatError(`network at offset ${offset} is not a map`);
+      if (map.type !== MmdbType.Map) throw new MmdbFormatError(`network at offset ${offset} is not a map`);
       let at = map.payload;
       for (let i = 0; i < map.size; i++) {
-        const key = this.keyAt(at);
-        at = this.key.next;
-        if (key === KEY.asn) asn = this.numberAt(at);
-        else if (key === KEY.organization) organization = this.stringAt(at);
-        else this.valueEnd = data.skip(at);
-        at = this.valueEnd;
+        const key = this.values.keyAt(at);
+        at = this.values.keyEnd;
+        if (key === KEY.asn) asn = this.values.numberAt(at);
+        else if (key === KEY.organization) organization = this.values.stringAt(at);
+        else this.values.valueEnd = data.skip(at);
+        at = this.values.valueEnd;
       }
     } catch (error) {
       throw this.corrupt(error);
@@ -303,84 +342,19 @@ export class GeoDatabase {
     return { asn, organization };
   }
 
-  /**
-   * Decodes the whole record at a data offset into {@link GeoFacts}.
-   *
-   * @throws ProblemError `DATA_UNAVAILABLE` when it is corrupt.
-   */
-  factsAt(offset: number): GeoFacts {
-    const parts = this.partsAt(offset, { location: -1, network: -1, proxy: false });
-    const location = parts.location < 0 ? NO_LOCATION : this.locationAt(parts.location);
-    const network = parts.network < 0 ? NO_NETWORK : this.networkAt(parts.network);
-    return { ...location, asn: network.asn, asnOrganization: network.organization, isProxy: parts.proxy };
-  }
-
-  /** A read's failure as `DATA_UNAVAILABLE` when it is the data's fault, remembered in {@link damage}. */
+  /** A read's error as the database's failure: corrupt data is recorded in {@link damage}; anything else passes. */
   private corrupt(error: unknown): unknown {
     if (!(error instanceof MmdbFormatError)) return error;
     this.damage ??= error.message;
     return unavailable(`the database is corrupt: ${error.message}`);
   }
-
-  /**
-   * The string referenced at `at`; the offset past the reference is left in `valueEnd`. A string
-   * reached through a pointer is one that the data shares between values (a region, a zone, a city),
-   * so it is decoded once per stored copy and then found without reading its bytes at all.
-   */
-  private stringAt(at: number): string {
-    const data = this.reader.data;
-    const target = data.target(at);
-    const shared = data.referenceEnd >= 0;
-    if (shared) {
-      const known = this.sharedStrings.get(target);
-      if (known !== undefined) {
-        this.valueEnd = data.referenceEnd;
-        return known;
-      }
-    }
-    const field = data.field(at, this.value);
-    const text = data.stringOf(field);
-    if (shared) this.sharedStrings.set(target, text);
-    this.valueEnd = field.next;
-    return text;
-  }
-
-  /** The number at `at`; the offset past it is left in `valueEnd`. */
-  private numberAt(at: number): number {
-    const field = this.reader.data.field(at, this.value);
-    this.valueEnd = field.next;
-    return this.reader.data.numberOf(field);
-  }
-
-  /**
-   * The id (`KEY`) of the map key at `offset`, decoded once per stored copy. `this.key.next` is set
-   * to the offset just past it; keys are pointers to one copy after their first use, so a known key
-   * costs no read of it.
-   */
-  private keyAt(offset: number): number {
-    const data = this.reader.data;
-    const target = data.target(offset);
-    if (data.referenceEnd >= 0 && target < KEY_TABLE_SIZE) {
-      const known = this.keys[target] as number;
-      if (known !== UNKNOWN_KEY) {
-        this.key.next = data.referenceEnd;
-        return known;
-      }
-    }
-    const field = data.field(offset, this.key);
-    const id = KEY_IDS.get(data.stringOf(field)) ?? OTHER_KEY;
-    if (field.start < KEY_TABLE_SIZE) this.keys[field.start] = id;
-    return id;
-  }
 }
 
-/** The problem answered while the data cannot be read; logs `reason`, which clients never see. */
-export function unavailable(reason: string): ProblemError {
+/** The failure of a database that cannot be read; logs `reason`, which clients never see. */
+export function unavailable(reason: string): DataUnavailableError {
   console.error(`geolocation data unavailable: ${reason}`);
-  return new ProblemError('DATA_UNAVAILABLE', 'The geolocation data cannot be read at the moment. Try again shortly.', {
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  });
+  return new DataUnavailableError(reason);
 }
 
-/** Seconds between attempts to load the database after a failure; also sent as `Retry-After`. */
+/** Seconds between attempts to load the database after a failure (clients are told to wait as long). */
 export const RETRY_AFTER_SECONDS = 5;

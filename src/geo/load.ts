@@ -17,8 +17,7 @@
  * - **Recovery.** A failed load is retried by the first request after {@link RETRY_AFTER_SECONDS}; a load
  *   that has not finished after {@link LOAD_ABANDONED_MS} is taken as abandoned and started again.
  */
-import { ProblemError } from '../errors/problem.ts';
-import { GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
+import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
 import { type DatabaseIdentity, identifyDatabase } from './identity.ts';
 import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedVersion } from './published.ts';
 
@@ -84,7 +83,7 @@ export class DatabaseSlot {
    * The database to answer from: at once when loaded, else after this request's own load or a bounded
    * wait for another's. Starts the minute's version check in `ctx.waitUntil` when it is due.
    *
-   * @throws ProblemError `DATA_UNAVAILABLE` (also as a rejected promise) when no verified database
+   * @throws DataUnavailableError (also as a rejected promise) when no verified database
    *   can be had: no current record, the object missing, of the wrong size or digest, not a database,
    *   a load failed less than {@link RETRY_AFTER_SECONDS} ago, or another request's load not done in
    *   {@link WAIT_MS}.
@@ -175,7 +174,7 @@ export class DatabaseSlot {
         this.loadingSince = undefined;
         this.failure = { at: this.now(), reason };
       }
-      throw error instanceof ProblemError ? error : unavailable(reason);
+      throw error instanceof DataUnavailableError ? error : unavailable(reason);
     }
   }
 
@@ -307,7 +306,7 @@ function fail(reason: string): never {
 }
 
 function reasonOf(error: unknown): string {
-  if (error instanceof ProblemError) return error.detail;
+  if (error instanceof DataUnavailableError) return error.message;
   return error instanceof LoadFailure ? error.message : `R2 read failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
@@ -319,7 +318,7 @@ const slot = new DatabaseSlot();
  * for a new version runs in its `waitUntil`, off the request's path.
  *
  * @example const database = await loadDatabase(c.env, c.executionCtx);
- * @throws ProblemError `DATA_UNAVAILABLE` while no verified database can be had.
+ * @throws DataUnavailableError while no verified database can be had.
  */
 export function loadDatabase(env: DatabaseEnv, ctx: BackgroundContext): GeoDatabase | Promise<GeoDatabase> {
   return slot.get(env, ctx);

@@ -1,143 +1,49 @@
-/** @module Parses IP address text strictly into one canonical form and the 16-byte key that MaxMind DB trees are searched by. */
-import ipaddr from 'ipaddr.js';
-import type { SpecialRange } from './special-ranges';
+/** @module The one address parser: IPv4 and IPv6 text to its version, its canonical text and its 128 bits as four 32-bit words. */
 
 /**
- * An IP address as the rest of the service sees it.
+ * A parsed address. IPv4 a.b.c.d lies at ::a.b.c.d (`w0`, `w1`, `w2` zero, `w3` the IPv4 value), where
+ * MaxMind DB trees hold IPv4; IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is folded to that IPv4 address.
  *
- * @example
- * parseIpAddress('::FFFF:8.8.8.8');
- * // { version: 4, canonical: '8.8.8.8', bytes: Uint8Array [0, 0, …, 0, 8, 8, 8, 8] }
+ * @example parseIp('::FFFF:8.8.8.8') // { version: 4, canonical: '8.8.8.8', w0: 0, w1: 0, w2: 0, w3: 0x08080808 }
  */
-export interface ParsedIp {
-  /** 4 or 6, after IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is folded to IPv4. */
-  version: 4 | 6;
-  /** Canonical text: dotted quad for IPv4; RFC 5952 for IPv6 (lower case, longest zero run compressed, no leading zeros). */
-  canonical: string;
-  /** 16 bytes, the address in the IPv6 space; IPv4 a.b.c.d is placed at ::a.b.c.d (bytes 12..15), as MaxMind DB trees hold IPv4. */
-  bytes: Uint8Array;
+export interface IpAddress {
+  readonly version: 4 | 6;
+  /** Dotted quad for IPv4; RFC 5952 for IPv6 (lower case, no leading zeros, the first longest zero run as `::`). */
+  readonly canonical: string;
+  /** The 128 bits as unsigned 32-bit words, most significant first. */
+  readonly w0: number;
+  readonly w1: number;
+  readonly w2: number;
+  readonly w3: number;
 }
 
-/**
- * Why an address was refused.
- *
- * - `invalid`: the text is not an IPv4 or IPv6 address in an accepted form (maps to 400 `IP_ADDRESS_INVALID`).
- * - `reserved`: the address parsed but lies in a special-purpose range (maps to 400 `IP_ADDRESS_RESERVED`);
- *   `range` and `address` are then set.
- *
- * `message` is written for clients: it never echoes the raw input (which may be long or hold control
- * characters), only the canonical address and the range, e.g.
- * `'10.1.2.3 is in 10.0.0.0/8, a private-use network (RFC 1918)'`.
- *
- * @example
- * try { parseAndCheckPublic(text) } catch (error) {
- *   if (error instanceof IpAddressError && error.kind === 'reserved') console.log(error.range?.rfc); // 'RFC 1918'
- * }
- */
-export class IpAddressError extends Error {
-  override readonly name = 'IpAddressError';
-  readonly kind: 'invalid' | 'reserved';
-  /** The special-purpose range the address is in; set exactly when `kind` is `reserved`. */
-  readonly range?: SpecialRange;
-  /** The canonical form of the refused address; set exactly when `kind` is `reserved`. */
-  readonly address?: string;
-
-  private constructor(kind: 'invalid' | 'reserved', message: string, address?: string, range?: SpecialRange) {
-    super(message);
-    this.kind = kind;
-    if (address !== undefined) this.address = address;
-    if (range !== undefined) this.range = range;
-  }
-
-  /** The text is not an address in an accepted form. */
-  static invalid(): IpAddressError {
-    return new IpAddressError('invalid', 'The value is not a valid IPv4 or IPv6 address.');
-  }
-
-  /** `address` (canonical text) lies in the special-purpose `range`. */
-  static reserved(address: string, range: SpecialRange): IpAddressError {
-    return new IpAddressError('reserved', `${address} is in ${range.cidr}, a ${range.description} (${range.rfc}).`, address, range);
-  }
-}
-
-/**
- * The longest accepted text: `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`. Checked first so that no
- * regular expression ever runs over an arbitrarily long path segment.
- */
+/** The longest accepted text: `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`. */
 const MAX_ADDRESS_LENGTH = 45;
 
-/** Hex digits, colons and dots only: rules out whitespace, zone ids (`%eth0`), prefixes (`/64`) and brackets at once. */
-const ADDRESS_CHARACTERS = /^[0-9A-Fa-f:.]+$/;
-
 /**
- * Parses IPv4 or IPv6 address text.
+ * Parses IPv4 or IPv6 address text, or answers undefined for any other text.
  *
  * Accepted: IPv4 in strict four-part dotted decimal (`1.2.3.4`; no leading zeros, which some parsers
  * read as octal, no hex, no fewer parts); IPv6 in any RFC 4291 section 2.2 form, either case, full or
- * zero-compressed, with leading zeros in groups, or with the last 32 bits in dotted decimal
- * (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`). Refused: surrounding or inner whitespace, zone ids
- * (`fe80::1%eth0`, which name an interface of the sender, not an address), CIDR suffixes, brackets.
+ * zero-compressed, with leading zeros in groups, or with the last 32 bits in dotted decimal. Refused:
+ * whitespace, zone ids (`fe80::1%eth0`, which name an interface of the sender), CIDR suffixes, brackets.
+ * Only IPv4-mapped IPv6 is folded to IPv4; `::1.2.3.4` (IPv4-compatible, deprecated) stays IPv6.
+ * A text already canonical is its own canonical form, so the common case builds no string.
  *
- * IPv4-mapped IPv6 (`::ffff:0:0/96`) is the IPv4 address written for IPv6 sockets, so it is folded to
- * IPv4 (version 4, dotted quad). No other embedding is folded: `::1.2.3.4` is the deprecated
- * IPv4-compatible form and stays IPv6 (`::102:304`).
- *
- * Canonical IPv6 text is always hexadecimal: RFC 5952 section 5 makes mixed notation optional, and the
- * only mixed-notation addresses it recommends it for are folded to IPv4 here or are special-purpose.
- *
- * @throws {IpAddressError} of kind `invalid` when the text is not an address in an accepted form.
  * @example
- * parseIpAddress('2001:0DB8:0:0:1:0:0:1').canonical; // '2001:db8::1:0:0:1'
- * parseIpAddress('::ffff:192.0.2.1');                // { version: 4, canonical: '192.0.2.1', … }
- * parseIpAddress('01.2.3.4');                        // throws IpAddressError (kind 'invalid')
+ * parseIp('2001:0DB8:0:0:1:0:0:1')?.canonical // '2001:db8::1:0:0:1'
+ * parseIp('01.2.3.4')                         // undefined
  */
-export function parseIpAddress(text: string): ParsedIp {
-  if (typeof text !== 'string' || text.length === 0 || text.length > MAX_ADDRESS_LENGTH) {
-    throw IpAddressError.invalid();
-  }
-  if (!ADDRESS_CHARACTERS.test(text)) throw IpAddressError.invalid();
-  return text.includes(':') ? parseIPv6(text) : parseIPv4(text);
-}
-
-function parseIPv4(text: string): ParsedIp {
-  // isValidFourPartDecimal also rules out the one-, two- and three-part and hex forms that IPv4.isValid allows.
-  if (!ipaddr.IPv4.isValidFourPartDecimal(text)) throw IpAddressError.invalid();
-  return fromIPv4Octets(ipaddr.IPv4.parse(text).octets);
-}
-
-function parseIPv6(text: string): ParsedIp {
-  const hexText = text.includes('.') ? replaceDottedTail(text) : text;
-  // ipaddr's IPv6 parser handles the dotted tail itself, but accepts hex and leading-zero octets in it and
-  // reads `::a.b.c.d` as IPv4-mapped (it is IPv4-compatible), so only an all-hex text reaches it.
-  if (hexText === undefined || !ipaddr.IPv6.isValid(hexText)) throw IpAddressError.invalid();
-  const address = ipaddr.IPv6.parse(hexText);
-  if (address.isIPv4MappedAddress()) return fromIPv4Octets(address.toIPv4Address().octets);
-  return { version: 6, canonical: address.toRFC5952String(), bytes: Uint8Array.from(address.toByteArray()) };
+export function parseIp(text: string): IpAddress | undefined {
+  const ipv4 = dottedQuad(text);
+  if (ipv4 >= 0) return { version: 4, canonical: text, w0: 0, w1: 0, w2: 0, w3: ipv4 };
+  if (text.length > MAX_ADDRESS_LENGTH || text.indexOf(':') < 0) return undefined;
+  return parseIpv6(text);
 }
 
 /**
- * Rewrites a trailing dotted-decimal IPv4 part as two hex groups (`::ffff:1.2.3.4` → `::ffff:102:304`),
- * or returns undefined when the dotted part is not strict four-part decimal.
- */
-function replaceDottedTail(text: string): string | undefined {
-  const lastColon = text.lastIndexOf(':');
-  const head = text.slice(0, lastColon + 1);
-  const tail = text.slice(lastColon + 1);
-  // A dot before the last colon (`1.2::3.4.5.6`) is left in `head`, where the IPv6 parser refuses it.
-  if (!ipaddr.IPv4.isValidFourPartDecimal(tail)) return undefined;
-  const [a = 0, b = 0, c = 0, d = 0] = ipaddr.IPv4.parse(tail).octets;
-  return `${head}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-}
-
-function fromIPv4Octets(octets: readonly number[]): ParsedIp {
-  const bytes = new Uint8Array(16);
-  bytes.set(octets, 12);
-  return { version: 4, canonical: octets.join('.'), bytes };
-}
-
-/**
- * The value of a strict dotted quad (four decimal parts 0..255, no leading zeros: the form of
- * `ipaddr.IPv4.isValidFourPartDecimal`, and its own canonical form), or -1 for any other text.
+ * The value of a strict dotted quad (four decimal parts 0..255 without leading zeros, its own
+ * canonical form) as an unsigned 32-bit integer, or -1 for any other text.
  */
 export function dottedQuad(text: string): number {
   const length = text.length;
@@ -164,4 +70,152 @@ export function dottedQuad(text: string): number {
     }
   }
   return parts === 4 ? value : -1;
+}
+
+/** The dotted quad of an unsigned 32-bit IPv4 value. */
+export function ipv4Text(value: number): string {
+  return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
+}
+
+function parseIpv6(text: string): IpAddress | undefined {
+  const length = text.length;
+  const groups = [0, 0, 0, 0, 0, 0, 0, 0];
+  let count = 0;
+  let gap = -1; // the index in `groups` where `::` stands
+  let canonical = true; // lower case, no leading zeros, no dotted tail (the zero runs are checked below)
+  let i = 0;
+  if (text.charCodeAt(0) === 58) {
+    if (text.charCodeAt(1) !== 58) return undefined;
+    gap = 0;
+    i = 2;
+  }
+  while (i < length) {
+    const start = i;
+    let group = 0;
+    for (; i < length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) group = group * 16 + c - 48;
+      else if (c >= 97 && c <= 102) group = group * 16 + c - 87;
+      else if (c >= 65 && c <= 70) {
+        group = group * 16 + c - 55;
+        canonical = false;
+      } else break;
+    }
+    if (i < length && text.charCodeAt(i) === 46) {
+      // The last 32 bits in dotted decimal.
+      const ipv4 = dottedQuad(text.slice(start));
+      if (ipv4 < 0 || count > 6) return undefined;
+      groups[count++] = ipv4 >>> 16;
+      groups[count++] = ipv4 & 0xffff;
+      canonical = false;
+      break;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 4 || count === 8) return undefined;
+    if (digits > 1 && text.charCodeAt(start) === 48) canonical = false;
+    groups[count++] = group;
+    if (i === length) break;
+    if (text.charCodeAt(i) !== 58 || ++i === length) return undefined; // another character, or a lone trailing `:`
+    if (text.charCodeAt(i) === 58) {
+      if (gap >= 0) return undefined; // a second `::`
+      gap = count;
+      i++;
+    }
+  }
+  // `::` stands for one group or more; without it there are exactly eight.
+  if (gap >= 0 ? count > 7 : count !== 8) return undefined;
+  if (gap >= 0) {
+    const zeros = 8 - count;
+    groups.copyWithin(gap + zeros, gap, count);
+    groups.fill(0, gap, gap + zeros);
+  }
+  const w0 = ((groups[0] as number) * 0x10000 + (groups[1] as number)) >>> 0;
+  const w1 = ((groups[2] as number) * 0x10000 + (groups[3] as number)) >>> 0;
+  const w2 = ((groups[4] as number) * 0x10000 + (groups[5] as number)) >>> 0;
+  const w3 = ((groups[6] as number) * 0x10000 + (groups[7] as number)) >>> 0;
+  if (w0 === 0 && w1 === 0 && w2 === 0xffff) return { version: 4, canonical: ipv4Text(w3), w0: 0, w1: 0, w2: 0, w3 };
+  const [runStart, runLength] = longestZeroRun(groups);
+  const compressedAsCanonical = runLength === 0 ? gap < 0 : gap === runStart && 8 - count === runLength;
+  return { version: 6, canonical: canonical && compressedAsCanonical ? text : rfc5952(groups, runStart, runLength), w0, w1, w2, w3 };
+}
+
+/** The first longest run of two or more zero groups (RFC 5952 section 4.2): its start and length, or length 0. */
+function longestZeroRun(groups: readonly number[]): [number, number] {
+  let bestStart = -1;
+  let bestLength = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < 8 && groups[end] === 0) end++;
+    if (end - i > bestLength && end - i >= 2) {
+      bestStart = i;
+      bestLength = end - i;
+    }
+    i = end;
+  }
+  return [bestStart, bestLength];
+}
+
+/** RFC 5952 text of eight groups, with the run found by {@link longestZeroRun} written `::`. */
+function rfc5952(groups: readonly number[], runStart: number, runLength: number): string {
+  let text = '';
+  let afterGap = false;
+  for (let i = 0; i < 8; i++) {
+    if (i === runStart) {
+      text += '::';
+      i += runLength - 1;
+      afterGap = true;
+      continue;
+    }
+    if (i > 0 && !afterGap) text += ':';
+    afterGap = false;
+    text += (groups[i] as number).toString(16);
+  }
+  return text;
+}
+
+/**
+ * The 16 bytes of an address in network order (IPv4 at ::a.b.c.d): the form access lists and
+ * MaxMind DB writers take.
+ */
+export function addressBytes(address: IpAddress): Uint8Array {
+  const bytes = new Uint8Array(16);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, address.w0);
+  view.setUint32(4, address.w1);
+  view.setUint32(8, address.w2);
+  view.setUint32(12, address.w3);
+  return bytes;
+}
+
+/** An address in the shape the rest of the service used before {@link IpAddress}: version, canonical text, 16 bytes. */
+export interface ParsedIp {
+  version: 4 | 6;
+  canonical: string;
+  /** 16 bytes, IPv4 a.b.c.d at ::a.b.c.d. */
+  bytes: Uint8Array;
+}
+
+/** Text that is not an IPv4 or IPv6 address in an accepted form ({@link parseIp}). */
+export class IpAddressError extends Error {
+  override readonly name = 'IpAddressError';
+  readonly kind = 'invalid';
+  constructor() {
+    super('The value is not a valid IPv4 or IPv6 address.');
+  }
+}
+
+/**
+ * {@link parseIp}, for callers that want the bytes and an exception (account whitelists, client keys).
+ *
+ * @throws {IpAddressError} when the text is not an address.
+ * @example parseIpAddress('2001:db8::1').bytes // Uint8Array [0x20, 0x01, 0x0d, 0xb8, 0, …, 1]
+ */
+export function parseIpAddress(text: string): ParsedIp {
+  const address = typeof text === 'string' ? parseIp(text) : undefined;
+  if (address === undefined) throw new IpAddressError();
+  return { version: address.version, canonical: address.canonical, bytes: addressBytes(address) };
 }

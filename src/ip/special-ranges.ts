@@ -1,6 +1,5 @@
-/** @module Special-purpose address ranges (IANA IPv4 and IPv6 Special-Purpose Address Registries, RFC 6890), which the service refuses to look up. */
-import ipaddr from 'ipaddr.js';
-import { IpAddressError, type ParsedIp, parseIpAddress } from './address';
+/** @module The one table of special-purpose address ranges (IANA IPv4 and IPv6 Special-Purpose Address Registries, RFC 6890), which the service refuses to look up, and its classifier. */
+import { type IpAddress, parseIp } from './address.ts';
 
 /** Machine names of the kinds of special-purpose range; several ranges can share a name (five are `documentation`). */
 export type SpecialRangeName =
@@ -63,7 +62,7 @@ const range = (name: SpecialRangeName, cidr: string, rfc: string, description: s
  * in 0.0.0.0/8, the 2001::/23 assignments); an address is reported with the most specific block.
  *
  * Deliberately absent:
- * - IPv4-mapped `::ffff:0:0/96`: folded to IPv4 by {@link parseIpAddress} and classified as IPv4.
+ * - IPv4-mapped `::ffff:0:0/96`: folded to IPv4 by {@link parseIp} and classified as IPv4.
  * - 6to4 `2002::/16` (RFC 3056): its addresses embed a public IPv4 address in bits 16..47, and MaxMind DB
  *   trees alias the block to the IPv4 tree, so such an address can be looked up.
  *
@@ -130,72 +129,65 @@ export const SPECIAL_RANGES: readonly SpecialRange[] = Object.freeze([
   range('multicast', 'ff00::/8', 'RFC 4291', 'multicast prefix'),
 ]);
 
+/** A range compiled for matching: its network and mask as four 32-bit words (IPv4 in the last). */
 interface CompiledRange {
   readonly range: SpecialRange;
-  readonly version: 4 | 6;
-  /** The network address: 4 bytes for IPv4, 16 for IPv6. */
-  readonly network: Uint8Array;
   readonly prefixLength: number;
+  readonly network: readonly [number, number, number, number];
+  readonly mask: readonly [number, number, number, number];
 }
 
-/** Longest prefix first, so that the first match is the most specific block. */
-const COMPILED: readonly CompiledRange[] = SPECIAL_RANGES.map(compile).sort((a, b) => b.prefixLength - a.prefixLength);
-
-function compile(range: SpecialRange): CompiledRange {
-  const [address, prefixLength] = ipaddr.parseCIDR(range.cidr);
-  const network = Uint8Array.from(address.toByteArray());
+function compile(range: SpecialRange): { version: 4 | 6; compiled: CompiledRange } {
+  const [text = '', prefix = ''] = range.cidr.split('/');
+  const address = parseIp(text);
+  if (address === undefined) throw new Error(`special range ${range.cidr} is not a CIDR block`);
+  const prefixLength = Number(prefix) + (address.version === 4 ? 96 : 0);
+  const mask = [0, 1, 2, 3].map((k) => {
+    const bits = Math.min(32, Math.max(0, prefixLength - 32 * k));
+    return bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  }) as [number, number, number, number];
+  const network = [address.w0, address.w1, address.w2, address.w3] as [number, number, number, number];
   // A typo that leaves host bits set would make the CIDR shown to clients disagree with what is matched.
-  if (network.some((byte, i) => (byte & maskAt(i, prefixLength)) !== byte)) {
-    throw new Error(`special range ${range.cidr} has host bits set`);
-  }
-  return { range, version: address.kind() === 'ipv4' ? 4 : 6, network, prefixLength };
+  if (network.some((word, k) => (word & (mask[k] as number)) >>> 0 !== word)) throw new Error(`special range ${range.cidr} has host bits set`);
+  return { version: address.version, compiled: { range, prefixLength, network, mask } };
 }
 
-/** The bits of byte `index` that lie inside a prefix of `prefixLength` bits. */
-function maskAt(index: number, prefixLength: number): number {
-  const bits = Math.min(8, Math.max(0, prefixLength - index * 8));
-  return (0xff << (8 - bits)) & 0xff;
-}
-
-function inPrefix(address: Uint8Array, network: Uint8Array, prefixLength: number): boolean {
-  for (let i = 0; i * 8 < prefixLength; i++) {
-    const mask = maskAt(i, prefixLength);
-    if (((address[i] ?? 0) & mask) !== ((network[i] ?? 0) & mask)) return false;
+/** The ranges of each family by the address's first byte, most specific (longest prefix) first. */
+const BY_FIRST_BYTE: { readonly [version in 4 | 6]: readonly (readonly CompiledRange[])[] } = (() => {
+  const tables = { 4: Array.from({ length: 256 }, (): CompiledRange[] => []), 6: Array.from({ length: 256 }, (): CompiledRange[] => []) };
+  for (const range of SPECIAL_RANGES) {
+    const { version, compiled } = compile(range);
+    const word = version === 4 ? compiled.network[3] : compiled.network[0];
+    const first = word >>> 24;
+    const familyPrefix = compiled.prefixLength - (version === 4 ? 96 : 0);
+    const span = familyPrefix >= 8 ? 1 : 2 ** (8 - familyPrefix);
+    for (let byte = first; byte < first + span; byte++) tables[version][byte]?.push(compiled);
   }
-  return true;
-}
+  for (const table of [tables[4], tables[6]]) for (const list of table) list.sort((a, b) => b.prefixLength - a.prefixLength);
+  return tables;
+})();
 
 /**
- * The most specific special-purpose range that holds the address, or undefined for a public address.
- *
- * IPv4 addresses (including IPv4-mapped IPv6, which {@link parseIpAddress} folds) are matched against
- * the IPv4 registry only, IPv6 against the IPv6 registry only: IPv4 0.0.0.1 and IPv6 ::1 share their bytes.
+ * The most specific special-purpose range that holds `address`, or undefined for a public address.
+ * IPv4 addresses (IPv4-mapped IPv6 included, which {@link parseIp} folds) are matched against the IPv4
+ * registry only, IPv6 against the IPv6 registry only: IPv4 0.0.0.1 and IPv6 ::1 share their bits.
  *
  * @example
- * classifySpecialRange(parseIpAddress('192.168.1.1'));  // { name: 'private', cidr: '192.168.0.0/16', rfc: 'RFC 1918', … }
- * classifySpecialRange(parseIpAddress('2002:808:808::1')); // undefined (6to4 is looked up)
+ * specialRangeOf(parseIp('192.168.1.1')!)     // { name: 'private', cidr: '192.168.0.0/16', rfc: 'RFC 1918', … }
+ * specialRangeOf(parseIp('2002:808:808::1')!) // undefined (6to4 is looked up)
  */
-export function classifySpecialRange(parsed: ParsedIp): SpecialRange | undefined {
-  const address = parsed.version === 4 ? parsed.bytes.subarray(12) : parsed.bytes;
-  for (const candidate of COMPILED) {
-    if (candidate.version === parsed.version && inPrefix(address, candidate.network, candidate.prefixLength)) {
-      return candidate.range;
+export function specialRangeOf(address: IpAddress): SpecialRange | undefined {
+  const { w0, w1, w2, w3 } = address;
+  const candidates = BY_FIRST_BYTE[address.version][(address.version === 4 ? w3 : w0) >>> 24] as readonly CompiledRange[];
+  for (const { range, network, mask } of candidates) {
+    if (
+      (w3 & mask[3]) >>> 0 === network[3] &&
+      (w0 & mask[0]) >>> 0 === network[0] &&
+      (w1 & mask[1]) >>> 0 === network[1] &&
+      (w2 & mask[2]) >>> 0 === network[2]
+    ) {
+      return range;
     }
   }
   return undefined;
-}
-
-/**
- * Parses an address and refuses special-purpose ones: the one call a route makes before a lookup.
- *
- * @throws {IpAddressError} of kind `invalid` (text not an address) or `reserved` (with `range` and `address`).
- * @example
- * parseAndCheckPublic('8.8.8.8').canonical; // '8.8.8.8'
- * parseAndCheckPublic('fe80::1');           // throws IpAddressError: 'fe80::1 is in fe80::/10, a link-local prefix (RFC 4291).'
- */
-export function parseAndCheckPublic(text: string): ParsedIp {
-  const parsed = parseIpAddress(text);
-  const special = classifySpecialRange(parsed);
-  if (special !== undefined) throw IpAddressError.reserved(parsed.canonical, special);
-  return parsed;
 }

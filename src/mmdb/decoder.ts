@@ -9,6 +9,13 @@
 /** A decoded value: numbers above 2⁵³ (uint64, uint128) become bigint. */
 export type MmdbDecoded = string | number | boolean | bigint | Uint8Array | MmdbDecoded[] | { [key: string]: MmdbDecoded };
 
+/** The data types of a MaxMind DB data section, by their type numbers (as mmdb-lib names them). */
+// biome-ignore format: one line per group of the specification's table.
+export const MmdbType = {
+  Pointer: 1, String: 2, Double: 3, Bytes: 4, Uint16: 5, Uint32: 6, Map: 7,
+  Int32: 8, Uint64: 9, Uint128: 10, Array: 11, Boolean: 14, Float: 15,
+} as const;
+
 /** The database is malformed; `message` says where and how. */
 export class MmdbFormatError extends Error {
   override readonly name = 'MmdbFormatError';
@@ -19,7 +26,7 @@ export class MmdbFormatError extends Error {
  * one and pass it again, so that walking a record allocates nothing but the values it keeps.
  */
 export interface MmdbField {
-  /** MaxMind DB type number: 2 string, 3 double, 4 bytes, 5 uint16, 6 uint32, 7 map, 8 int32, … (never 1: pointers are followed). */
+  /** {@link MmdbType} number (never a pointer: pointers are followed). */
   type: number;
   /** Bytes of a string, bytes or number field; entries of a map or array; the value of a boolean. */
   size: number;
@@ -95,12 +102,12 @@ export class MmdbDecoder {
       const target = this.pointerTarget(control, offset + 1);
       const end = this.pointerEnd;
       this.header(target, out);
-      if (out.type === 1) throw new MmdbFormatError(`pointer to a pointer at offset ${offset}`);
-      if (out.type !== 7 && out.type !== 11) this.scalarEnd(out);
+      if (out.type === MmdbType.Pointer) throw new MmdbFormatError(`pointer to a pointer at offset ${offset}`);
+      if (out.type !== MmdbType.Map && out.type !== MmdbType.Array) this.scalarEnd(out);
       out.next = end;
     } else {
       this.header(offset, out);
-      out.next = out.type !== 7 && out.type !== 11 ? this.scalarEnd(out) : withNext ? this.skip(offset, 0) : -1;
+      out.next = out.type !== MmdbType.Map && out.type !== MmdbType.Array ? this.scalarEnd(out) : withNext ? this.skip(offset, 0) : -1;
     }
     return out;
   }
@@ -137,16 +144,16 @@ export class MmdbDecoder {
     }
     // Read before recursing, so one scratch field serves every level.
     const field = this.header(offset, this.scratch);
-    if (field.type !== 7 && field.type !== 11) return this.scalarEnd(field);
+    if (field.type !== MmdbType.Map && field.type !== MmdbType.Array) return this.scalarEnd(field);
     let at = field.payload;
-    const items = field.type === 7 ? field.size * 2 : field.size;
+    const items = field.type === MmdbType.Map ? field.size * 2 : field.size;
     for (let i = 0; i < items; i++) at = this.skip(at, depth + 1);
     return at;
   }
 
   /** The string a field located by {@link field} holds. @throws MmdbFormatError when it is not one. */
   stringOf(field: MmdbField): string {
-    if (field.type !== 2) throw new MmdbFormatError(`expected a string at offset ${field.start}, found type ${field.type}`);
+    if (field.type !== MmdbType.String) throw new MmdbFormatError(`expected a string at offset ${field.start}, found type ${field.type}`);
     return this.utf8(field.payload, field.payload + field.size, field.start);
   }
 
@@ -157,22 +164,22 @@ export class MmdbDecoder {
    */
   numberOf(field: MmdbField): number {
     switch (field.type) {
-      case 5:
-      case 6:
-      case 9:
-      case 10: {
+      case MmdbType.Uint16:
+      case MmdbType.Uint32:
+      case MmdbType.Uint64:
+      case MmdbType.Uint128: {
         if (field.size > 6 && this.uint(field.payload, field.size - 6) > 0x1f) {
           throw new MmdbFormatError(`unsigned integer above 2^53 at offset ${field.start}`);
         }
         return this.uint(field.payload, field.size);
       }
-      case 8: {
+      case MmdbType.Int32: {
         const raw = this.uint(field.payload, field.size);
         return field.size === 4 ? raw | 0 : raw;
       }
-      case 3:
+      case MmdbType.Double:
         return this.view.getFloat64(field.payload);
-      case 15:
+      case MmdbType.Float:
         return this.view.getFloat32(field.payload);
       default:
         throw new MmdbFormatError(`expected a number at offset ${field.start}, found type ${field.type}`);
@@ -192,7 +199,7 @@ export class MmdbDecoder {
       if (type < 8 || type > 15) throw new MmdbFormatError(`unknown extended type ${type} at offset ${offset}`);
     }
     let size = control & 0x1f;
-    if (type !== 1 && size >= 29) {
+    if (type !== MmdbType.Pointer && size >= 29) {
       const extra = size - 28;
       const raw = this.uint(cursor, extra);
       cursor += extra;
@@ -200,7 +207,7 @@ export class MmdbDecoder {
     }
     const limit = SIZE_LIMITS[type] as number;
     if (limit < 0) throw new MmdbFormatError(`unexpected type ${type} at offset ${offset}`);
-    if (size > limit || ((type === 3 || type === 15) && size !== limit)) {
+    if (size > limit || ((type === MmdbType.Double || type === MmdbType.Float) && size !== limit)) {
       throw new MmdbFormatError(`field of type ${type} and size ${size} at offset ${offset}`);
     }
     out.type = type;
@@ -212,7 +219,7 @@ export class MmdbDecoder {
 
   /** The end of a scalar field's payload, checked against the section's end. */
   private scalarEnd(field: MmdbField): number {
-    return field.type === 14 ? field.payload : this.checkedEnd(field.payload, field.size, 'field');
+    return field.type === MmdbType.Boolean ? field.payload : this.checkedEnd(field.payload, field.size, 'field');
   }
 
   private decodeAt(offset: number, depth: number, viaPointer: boolean): [MmdbDecoded, number] {
@@ -225,7 +232,7 @@ export class MmdbDecoder {
       cursor++;
       if (type < 8 || type > 15) throw new MmdbFormatError(`unknown extended type ${type} at offset ${offset}`);
     }
-    if (type === 1) {
+    if (type === MmdbType.Pointer) {
       if (viaPointer) throw new MmdbFormatError(`pointer to a pointer at offset ${offset}`);
       const [target, end] = this.pointer(control, cursor);
       const [value] = this.decodeAt(target, depth + 1, true);
@@ -239,24 +246,24 @@ export class MmdbDecoder {
       size = size === 29 ? 29 + raw : size === 30 ? 285 + raw : 65_821 + raw;
     }
     switch (type) {
-      case 2: {
+      case MmdbType.String: {
         const end = this.checkedEnd(cursor, size, 'string');
         return [this.utf8(cursor, end, offset), end];
       }
-      case 3:
+      case MmdbType.Double:
         if (size !== 8) throw new MmdbFormatError(`double of ${size} bytes at offset ${offset}`);
         this.checkedEnd(cursor, 8, 'double');
         return [this.view.getFloat64(cursor), cursor + 8];
-      case 4: {
+      case MmdbType.Bytes: {
         const end = this.checkedEnd(cursor, size, 'bytes');
         return [this.bytes.slice(cursor, end), end];
       }
-      case 5:
-      case 6:
-        if (size > (type === 5 ? 2 : 4)) throw new MmdbFormatError(`uint of ${size} bytes at offset ${offset}`);
+      case MmdbType.Uint16:
+      case MmdbType.Uint32:
+        if (size > (type === MmdbType.Uint16 ? 2 : 4)) throw new MmdbFormatError(`uint of ${size} bytes at offset ${offset}`);
         this.checkedEnd(cursor, size, 'uint');
         return [this.uint(cursor, size), cursor + size];
-      case 7: {
+      case MmdbType.Map: {
         const map: { [key: string]: MmdbDecoded } = {};
         let at = cursor;
         for (let i = 0; i < size; i++) {
@@ -268,21 +275,21 @@ export class MmdbDecoder {
         }
         return [map, at];
       }
-      case 8: {
+      case MmdbType.Int32: {
         if (size > 4) throw new MmdbFormatError(`int32 of ${size} bytes at offset ${offset}`);
         this.checkedEnd(cursor, size, 'int32');
         const raw = this.uint(cursor, size);
         return [size === 4 ? raw | 0 : raw, cursor + size];
       }
-      case 9:
-      case 10: {
-        if (size > (type === 9 ? 8 : 16)) throw new MmdbFormatError(`uint of ${size} bytes at offset ${offset}`);
+      case MmdbType.Uint64:
+      case MmdbType.Uint128: {
+        if (size > (type === MmdbType.Uint64 ? 8 : 16)) throw new MmdbFormatError(`uint of ${size} bytes at offset ${offset}`);
         const end = this.checkedEnd(cursor, size, 'uint');
         let n = 0n;
         for (let i = cursor; i < end; i++) n = (n << 8n) | BigInt(this.bytes[i] as number);
         return [n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n, end];
       }
-      case 11: {
+      case MmdbType.Array: {
         const array: MmdbDecoded[] = [];
         let at = cursor;
         for (let i = 0; i < size; i++) {
@@ -292,10 +299,10 @@ export class MmdbDecoder {
         }
         return [array, at];
       }
-      case 14:
+      case MmdbType.Boolean:
         if (size > 1) throw new MmdbFormatError(`boolean of value ${size} at offset ${offset}`);
         return [size === 1, cursor];
-      case 15:
+      case MmdbType.Float:
         if (size !== 4) throw new MmdbFormatError(`float of ${size} bytes at offset ${offset}`);
         this.checkedEnd(cursor, 4, 'float');
         return [this.view.getFloat32(cursor), cursor + 4];

@@ -2,7 +2,7 @@
  * @module The metadata section of a MaxMind DB file: found by its marker within the last 128 KiB, and
  * decoded into the fields a reader needs (MaxMind DB format specification, "Database Metadata").
  */
-import { MmdbDecoder, MmdbFormatError } from './decoder.ts';
+import { type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
 
 /** The metadata map of a database, with the fields every reader needs checked. */
 export interface MmdbMetadata {
@@ -17,6 +17,8 @@ export interface MmdbMetadata {
   readonly description: Readonly<Record<string, string>>;
   readonly binaryFormatMajorVersion: number;
   readonly binaryFormatMinorVersion: number;
+  /** The whole metadata map as decoded, with any keys beyond the standard ones. */
+  readonly map: Readonly<Record<string, MmdbDecoded>>;
 }
 
 const MARKER = Uint8Array.of(0xab, 0xcd, 0xef, ...new TextEncoder().encode('MaxMind.com'));
@@ -82,5 +84,6 @@ export function readMetadata(bytes: Uint8Array): MmdbMetadata {
         : {},
     binaryFormatMajorVersion: major,
     binaryFormatMinorVersion: uint('binary_format_minor_version'),
+    map: raw,
   };
 }

@@ -1,36 +1,72 @@
-/**
- * @module A bounded cache keyed by offset (a data-section offset identifies a stored value), for
- * values that are decoded or derived once and asked for often.
- *
- * Direct-mapped: each offset has one slot (a Fibonacci hash of it), and a newer entry replaces the
- * one in its slot. A lookup or a replacement costs a multiply and two array reads; there is no
- * eviction bookkeeping, and the memory is fixed when it is made, whatever is asked.
- */
+/** @module The one cache of the lookup path: a bounded, set-associative map from 32-bit integer keys (data offsets, address prefixes) to values. */
 
-/** A direct-mapped cache of `2 ** bits` slots from non-negative offsets to values. */
+/**
+ * A cache of `2 ** bits` slots. A key's Fibonacci hash picks a set of `ways` slots kept in order of
+ * use, the most recent first: a key found in its set moves to the front, and a new entry takes the
+ * front and drops the last. Memory is fixed when it is made, whatever is asked; a lookup costs a
+ * multiply and, on a hit in the first slot, two array reads.
+ *
+ * `undefined` is not a value: {@link get} answers it for a key that is not cached.
+ *
+ * @example
+ * const names = new OffsetCache<string>(12, 4);
+ * names.get(4711) ?? names.set(4711, decode(4711));
+ */
 export class OffsetCache<V> {
   private readonly keys: Int32Array;
   private readonly values: (V | undefined)[];
   private readonly shift: number;
+  private readonly ways: number;
+  /** Clears the low bits of a slot index: the first slot of its set. */
+  private readonly setMask: number;
 
-  /** @param bits log2 of the number of slots, 1..30. */
-  constructor(bits: number) {
-    if (!Number.isInteger(bits) || bits < 1 || bits > 30) throw new RangeError(`cache bits ${bits} out of 1..30`);
+  /**
+   * @param bits log2 of the slots, 1 to 24.
+   * @param ways slots per set: 1 (direct-mapped), 2, 4 or 8, at most the slots.
+   * @throws RangeError for other values.
+   */
+  constructor(bits: number, ways = 4) {
+    if (!Number.isInteger(bits) || bits < 1 || bits > 24) throw new RangeError(`a cache cannot have 2^${bits} slots`);
+    if (![1, 2, 4, 8].includes(ways) || 1 << bits < ways) throw new RangeError(`a cache of 2^${bits} slots cannot have sets of ${ways}`);
+    // An empty slot's key is -1 and its value undefined, so a get of key -1 finds "not cached" there.
     this.keys = new Int32Array(1 << bits).fill(-1);
     this.values = new Array<V | undefined>(1 << bits).fill(undefined);
     this.shift = 32 - bits;
+    this.ways = ways;
+    this.setMask = ~(ways - 1);
   }
 
-  /** The value stored for `offset`, or undefined. */
-  get(offset: number): V | undefined {
-    const slot = Math.imul(offset, 0x9e3779b1) >>> this.shift;
-    return this.keys[slot] === offset ? this.values[slot] : undefined;
+  /** The value cached for `key` (an int32), or undefined. */
+  get(key: number): V | undefined {
+    const keys = this.keys;
+    const set = (Math.imul(key, 0x9e3779b1) >>> this.shift) & this.setMask;
+    if (keys[set] === key) return this.values[set];
+    const end = set + this.ways;
+    for (let at = set + 1; at < end; at++) {
+      if (keys[at] === key) {
+        const value = this.values[at];
+        this.moveToFront(set, at, key, value);
+        return value;
+      }
+    }
+    return undefined;
   }
 
-  /** Stores `value` for `offset` (0 ≤ offset < 2³¹), replacing whatever held its slot. */
-  set(offset: number, value: V): void {
-    const slot = Math.imul(offset, 0x9e3779b1) >>> this.shift;
-    this.keys[slot] = offset;
-    this.values[slot] = value;
+  /** Caches `value` for `key` in front of its set, dropping the set's least recently used entry. */
+  set(key: number, value: V): V {
+    const set = (Math.imul(key, 0x9e3779b1) >>> this.shift) & this.setMask;
+    this.moveToFront(set, set + this.ways - 1, key, value);
+    return value;
+  }
+
+  /** Moves the entries from `set` up to `at` (exclusive) one slot back and puts `key` first. */
+  private moveToFront(set: number, at: number, key: number, value: V | undefined): void {
+    const { keys, values } = this;
+    for (let slot = at; slot > set; slot--) {
+      keys[slot] = keys[slot - 1] as number;
+      values[slot] = values[slot - 1];
+    }
+    keys[set] = key;
+    values[set] = value;
   }
 }

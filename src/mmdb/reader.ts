@@ -1,34 +1,22 @@
-/**
- * @module Reads a MaxMind DB held in memory: its metadata (`metadata.ts`), search-tree lookups by
- * 16-byte address (or, on the service's hot path, by 32-bit IPv4 number), and a walk over every
- * network. Works in Workers and in Node; it allocates nothing per lookup.
- */
+/** @module Reads a MaxMind DB held in memory: its metadata, search-tree lookups by address (IPv4 as one 32-bit word, IPv6 as four) without allocating, and a walk over every network. */
 import { type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
 import { findMarker, type MmdbMetadata, readMetadata } from './metadata.ts';
+import { OffsetCache } from './offset-cache.ts';
 
-/** Where an address led: a data offset (or -1 when the address has no data) and the prefix length. */
-export interface MmdbLookup {
-  /** Offset in the data section, or -1. */
-  offset: number;
-  /** Prefix length of the network found, in the address's own family (0..32 or 0..128). */
-  prefixLength: number;
-}
-
-/**
- * log2 of the slots of the IPv6 /32 path cache (8 bytes each: 512 KB). The benchmark's 20,000 IPv6
- * addresses fall in 10,725 /32s.
- */
+/** log2 of the slots of the /16 path caches (every address passes through a few thousand /16 nodes). */
+const SLASH16_BITS = 16;
+/** log2 of the slots of the IPv6 /32 path cache (the benchmark's 20,000 IPv6 addresses fall in 10,725 /32s). */
 const IPV6_PATH_BITS = 16;
 
 /**
  * A MaxMind DB reader over bytes already in memory.
  *
  * @throws MmdbFormatError from the constructor when the metadata or the layout is invalid, and from
- *   `lookup`/`decode` when the tree or data is corrupt where they read it.
+ *   the lookups and `decode` when the tree or data is corrupt where they read it.
  */
 export class MmdbReader {
   readonly metadata: MmdbMetadata;
-  /** Decoder for the data section; offsets are those of {@link MmdbLookup}. */
+  /** Decoder for the data section; offsets are those the lookups return. */
   readonly data: MmdbDecoder;
   private readonly bytes: Uint8Array;
   /** The search tree only: reads of records never leave it. */
@@ -39,23 +27,17 @@ export class MmdbReader {
   private readonly dataSize: number;
   private readonly ipv4Root: number;
   private readonly ipv4RootDepth: number;
-  /** Where each IPv4 /16 leads from the IPv4 root (0: not looked up yet; the root is no one's child). */
-  private ipv4Jump: Int32Array | undefined;
-  /** The same for the first 16 bits of an IPv6 address, from the root. */
-  private ipv6Jump: Int32Array | undefined;
-  /** Where recently seen IPv6 /32s lead, per slot: [the first 32 bits, the node] (node 0: empty). See {@link ipv6Slash32}. */
-  private ipv6Paths: Int32Array | undefined;
-  private readonly ipv6PathShift: number;
+  /** Where IPv4 /16s lead from the IPv4 root; IPv6 /16s and /32s from the root (see {@link offsetOfIpv6}). */
+  private readonly ipv4Slash16s = new OffsetCache<number>(SLASH16_BITS);
+  private readonly ipv6Slash16s = new OffsetCache<number>(SLASH16_BITS);
+  private readonly ipv6Slash32s: OffsetCache<number>;
 
   /**
    * @param buffer the whole MMDB file.
-   * @param ipv6PathBits log2 of the slots of the IPv6 /32 path cache (see {@link offsetOf}), 1 to 24; tests make it tiny.
-   * @throws RangeError for `ipv6PathBits` outside 1 to 24.
+   * @param ipv6PathBits log2 of the slots of the IPv6 /32 path cache, 2 to 24; tests make it tiny.
    */
   constructor(buffer: ArrayBuffer | Uint8Array, ipv6PathBits = IPV6_PATH_BITS) {
-    if (!Number.isInteger(ipv6PathBits) || ipv6PathBits < 1 || ipv6PathBits > 24)
-      throw new RangeError(`an IPv6 path cache cannot have 2^${ipv6PathBits} slots`);
-    this.ipv6PathShift = 32 - ipv6PathBits;
+    this.ipv6Slash32s = new OffsetCache<number>(ipv6PathBits, 4);
     // A plain view even of a Node Buffer, whose subarrays would be Buffers, slower to make.
     this.bytes = buffer instanceof Uint8Array ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : new Uint8Array(buffer);
     this.metadata = readMetadata(this.bytes);
@@ -81,40 +63,6 @@ export class MmdbReader {
   }
 
   /**
-   * Finds the data for a 16-byte address (IPv4 at ::a.b.c.d), writing into `out` to avoid
-   * allocating. For an IPv4 address pass `ipv4 = true`: the prefix length is then 0..32.
-   *
-   * @throws MmdbFormatError when a record points outside the file.
-   */
-  lookup(bytes: Uint8Array, ipv4: boolean, out: MmdbLookup = { offset: -1, prefixLength: 0 }): MmdbLookup {
-    let node: number;
-    let depth: number;
-    if (this.metadata.ipVersion === 4) {
-      if (!ipv4) {
-        out.offset = -1;
-        out.prefixLength = 0;
-        return out;
-      }
-      node = 0;
-      depth = 96;
-    } else if (ipv4) {
-      node = this.ipv4Root;
-      depth = this.ipv4RootDepth;
-    } else {
-      node = 0;
-      depth = 0;
-    }
-    while (node < this.nodeCount && depth < 128) {
-      node = this.record(node, ((bytes[depth >> 3] as number) >> (7 - (depth & 7))) & 1);
-      depth++;
-    }
-    const familyDepth = ipv4 ? depth - 96 : depth;
-    out.prefixLength = Math.max(0, familyDepth);
-    out.offset = this.resolve(node);
-    return out;
-  }
-
-  /**
    * The data offset of an IPv4 address given as an unsigned 32-bit integer (`a << 24 | b << 16 | …`,
    * as `>>> 0`), or -1 when the database has no data for it: the service's hot path, with no
    * allocation and the record size resolved once per lookup, not once per bit.
@@ -131,13 +79,8 @@ export class MmdbReader {
    * use, and a lookup walks 16 levels, not 32.
    */
   private ipv4Slash16(address: number): number {
-    this.ipv4Jump ??= new Int32Array(1 << 16);
-    let node = this.ipv4Jump[address >>> 16] as number;
-    if (node === 0) {
-      node = this.walkIpv4(this.ipv4Root, address, 31, 16);
-      this.ipv4Jump[address >>> 16] = node;
-    }
-    return node;
+    const top = address >>> 16;
+    return this.ipv4Slash16s.get(top) ?? this.ipv4Slash16s.set(top, this.walkIpv4(this.ipv4Root, address, 31, 16));
   }
 
   /**
@@ -199,62 +142,35 @@ export class MmdbReader {
   }
 
   /**
-   * The data offset of a 16-byte address (IPv4 at ::a.b.c.d with `ipv4 = true`), or -1: like
-   * {@link lookup} without the prefix length.
+   * The data offset of an IPv6 address given as four unsigned 32-bit words, most significant first,
+   * or -1 when the database has no data for it (or holds IPv4 only). IPv4 is looked up with
+   * {@link offsetOfIpv4}, which an IPv6 database aliases at ::a.b.c.d.
+   *
+   * Where the first 16 and 32 bits lead is cached: every address passes through the same few thousand
+   * nodes at the top, and below them the 16 levels to a /32 cost a random IPv6 address about 16 node
+   * reads on 7 cache lines, more than all the rest of its lookup. Announced IPv6 space comes in /32s
+   * and longer, and the addresses a service sees share few of them.
    *
    * @throws MmdbFormatError when a record points outside the data section.
    */
-  offsetOf(bytes: Uint8Array, ipv4: boolean): number {
-    if (ipv4) {
-      const address = (((bytes[12] as number) << 24) | ((bytes[13] as number) << 16) | ((bytes[14] as number) << 8) | (bytes[15] as number)) >>> 0;
-      return this.offsetOfIpv4(address);
-    }
+  offsetOfIpv6(w0: number, w1: number, w2: number, w3: number): number {
     if (this.metadata.ipVersion === 4) return -1;
-    return this.resolve(this.walkBytes(this.ipv6Slash32(bytes), bytes, 32, 128));
-  }
-
-  /**
-   * Where the first 32 bits of an IPv6 address lead from the root (a node, or a final record when the
-   * network is shorter). Below the /16 of {@link ipv6Slash16}, the 16 levels to a /32 cost a random
-   * IPv6 address about 16 node reads on 7 cache lines and 2.3 pages (measured over the benchmark's
-   * sample), more than all the rest of its lookup. Announced IPv6 space comes in /32s and longer, and
-   * the addresses a service sees share few of them, so the end of that walk is cached per /32: a
-   * direct-mapped table of 2^{@link IPV6_PATH_BITS} slots, each the /32's bits and the node, where a /32
-   * takes the slot of another with the same hash.
-   */
-  private ipv6Slash32(bytes: Uint8Array): number {
-    const top = ((bytes[0] as number) << 24) | ((bytes[1] as number) << 16) | ((bytes[2] as number) << 8) | (bytes[3] as number);
-    this.ipv6Paths ??= new Int32Array(2 << (32 - this.ipv6PathShift));
-    const paths = this.ipv6Paths;
-    const slot = (Math.imul(top, 0x9e3779b1) >>> this.ipv6PathShift) << 1;
-    let node = paths[slot + 1] as number;
-    if (node === 0 || paths[slot] !== top) {
-      node = this.walkBytes(this.ipv6Slash16(bytes), bytes, 16, 32);
-      paths[slot] = top;
-      paths[slot + 1] = node;
+    let node = this.ipv6Slash32s.get(w0 | 0);
+    if (node === undefined) {
+      const top = w0 >>> 16;
+      const slash16 = this.ipv6Slash16s.get(top) ?? this.ipv6Slash16s.set(top, this.walkWord(0, w0, 31, 16));
+      node = this.ipv6Slash32s.set(w0 | 0, this.walkWord(slash16, w0, 15, 0));
     }
-    return node;
+    node = this.walkWord(node, w1, 31, 0);
+    node = this.walkWord(node, w2, 31, 0);
+    return this.resolve(this.walkWord(node, w3, 31, 0));
   }
 
-  /** Where the first 16 bits of an IPv6 address lead from the root, remembered per value of them as for IPv4. */
-  private ipv6Slash16(bytes: Uint8Array): number {
-    this.ipv6Jump ??= new Int32Array(1 << 16);
-    const top = ((bytes[0] as number) << 8) | (bytes[1] as number);
-    let node = this.ipv6Jump[top] as number;
-    if (node === 0) {
-      node = this.walkBytes(0, bytes, 0, 16);
-      this.ipv6Jump[top] = node;
-    }
-    return node;
-  }
-
-  /** Follows the bits `first` up to `end` (exclusive, 0 = most significant) of 16 bytes from `from`. */
-  private walkBytes(from: number, bytes: Uint8Array, first: number, end: number): number {
+  /** Follows the bits `first` down to `last` (inclusive, 31 = most significant) of `word` from `from`. */
+  private walkWord(from: number, word: number, first: number, last: number): number {
     const nodeCount = this.nodeCount;
     let node = from;
-    for (let depth = first; depth < end && node < nodeCount; depth++) {
-      node = this.record(node, ((bytes[depth >> 3] as number) >> (7 - (depth & 7))) & 1);
-    }
+    for (let bit = first; bit >= last && node < nodeCount; bit--) node = this.record(node, (word >>> bit) & 1);
     return node;
   }
 

@@ -1,10 +1,8 @@
-/**
- * @module Validation hooks for routes whose failures are not the app's default ones (the default hook
- * in `app.ts` answers `IP_ADDRESS_INVALID` for any path parameter and `BODY_INVALID` for any body).
- * Like the default hook they throw, so the one error handler renders the problem.
- */
+/** @module Validation hooks: the app's one default hook for lookup routes and the hooks of routes whose failures are their own; they throw, and the error handler renders. */
 import type { Context } from 'hono';
-import type { ProblemError } from '../errors/problem.ts';
+import { ProblemError } from '../errors/problem.ts';
+import { LANGUAGES } from '../geo/languages.ts';
+import { MAX_BULK_IPS } from '../schemas/bulk.ts';
 
 /** A zod issue, as much of it as the hooks read. */
 export interface Issue {
@@ -34,4 +32,37 @@ export function failWith(toProblem: (issues: readonly Issue[], c: Context<any, a
     if (!result.success) throw toProblem(result.error.issues, c);
     return undefined;
   };
+}
+
+/**
+ * The problem for a failed validation of a lookup route, by where it failed: `lang` is
+ * `LANGUAGE_UNSUPPORTED` (listing the supported codes), `fields` `FIELDS_INVALID` (naming the unknown
+ * field), the `{ip}` path parameter `IP_ADDRESS_INVALID`, more than 50 bulk addresses `TOO_MANY_IPS`,
+ * any other body `BODY_INVALID`.
+ */
+export function validationProblem(target: string, issues: readonly Issue[], c: Context): ProblemError {
+  const issue = issues[0];
+  const field = issue?.path[0];
+  if (target === 'query' && field === 'lang') {
+    const sent = c.req.query('lang') ?? '';
+    return new ProblemError('LANGUAGE_UNSUPPORTED', `lang: ${JSON.stringify(sent)} is not supported; use one of ${LANGUAGES.join(', ')}.`, {
+      extensions: { languages: [...LANGUAGES] },
+    });
+  }
+  if (target === 'query' && field === 'fields') return new ProblemError('FIELDS_INVALID', `fields: ${issue?.message ?? 'not a list of fields'}`);
+  if (target === 'param') return new ProblemError('IP_ADDRESS_INVALID', describeIssue(issues));
+  if (issues.some((one) => one.code === 'too_big' && one.path.length === 1 && one.path[0] === 'ips')) {
+    return new ProblemError('TOO_MANY_IPS', `A bulk request holds at most ${MAX_BULK_IPS} addresses; split the list.`, { extensions: { limit: MAX_BULK_IPS } });
+  }
+  return new ProblemError('BODY_INVALID', describeIssue(issues));
+}
+
+/**
+ * The app's default hook (`@hono/zod-openapi`): every validation failure becomes a problem
+ * ({@link validationProblem}), so that raw validator output never reaches a client.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the hook serves routes of any path and input.
+export function validationHook(result: Outcome & { readonly target: string }, c: Context<any, any>): undefined {
+  if (!result.success) throw validationProblem(result.target, result.error.issues, c);
+  return undefined;
 }

@@ -27,7 +27,7 @@ const { regionCode: _regionCode, ...bulkFields } = IpInfoFields;
 /** One record of a bulk answer: spec 2.1 without `regionCode`. */
 export const BulkIpInfoSchema = z.object(bulkFields).openapi('BulkIpInfo', {
   description:
-    'IP info record of a bulk answer: the single-lookup record (IpInfo) without `regionCode`, which the specification leaves out of the bulk shape. No field is ever absent.',
+    "IP info record of a bulk answer: the single-lookup record (IpInfo) without `regionCode`, which the specification leaves out of the bulk shape. With `fields`, exactly the fields named, `regionCode` included when named: `fields` means exactly these fields on every route, and without it the bulk shape stays the specification's. Without `fields` no field is ever absent.",
 });
 
 /** `POST /api/bulk/json`. */

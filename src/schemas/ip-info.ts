@@ -13,7 +13,10 @@ export const IpInfoFields = {
   }),
   latitude: z.number().openapi({ description: 'WGS84 latitude in decimal degrees, four decimals; 0 when unknown.', example: 37.751 }),
   longitude: z.number().openapi({ description: 'WGS84 longitude in decimal degrees, four decimals; 0 when unknown.', example: -97.822 }),
-  countryName: z.string().openapi({ description: 'English country name; empty when unknown.', example: 'United States' }),
+  countryName: z.string().openapi({
+    description: 'Country name, in `lang` (English by default; English where the data has no name in `lang`); empty when unknown.',
+    example: 'United States',
+  }),
   countryCode: z.string().openapi({ description: 'ISO 3166-1 alpha-2 country code; empty when unknown.', example: 'US' }),
   capital: z.string().openapi({ description: 'Capital of the country; may be empty.', example: 'Washington D.C.' }),
   phoneCodes: z.array(z.number().int()).openapi({ description: 'International dialling codes of the country, without "+"; may be empty.', example: [1] }),
@@ -22,12 +25,18 @@ export const IpInfoFields = {
     example: ['America/Chicago', 'America/New_York'],
   }),
   zipCode: z.string().openapi({ description: 'Postal code; often empty.', example: '' }),
-  cityName: z.string().openapi({ description: 'English city name; often empty.', example: '' }),
-  regionName: z.string().openapi({ description: 'First-level subdivision, English name; may be empty.', example: '' }),
-  regionCode: z
+  cityName: z.string().openapi({ description: 'City name, in `lang` (English by default and where the data has none in `lang`); often empty.', example: '' }),
+  regionName: z
     .string()
-    .openapi({ description: 'ISO 3166-2 subdivision code without the country prefix ("CA", "ENG"); empty when unknown. Single lookup only.', example: '' }),
-  continent: z.string().openapi({ description: 'English continent name; empty when unknown.', example: 'North America' }),
+    .openapi({ description: 'First-level subdivision name, in `lang` (English by default and where the data has none in `lang`); may be empty.', example: '' }),
+  regionCode: z.string().openapi({
+    description: 'ISO 3166-2 subdivision code without the country prefix ("CA", "ENG"); empty when unknown. In bulk records only when `fields` names it.',
+    example: '',
+  }),
+  continent: z.string().openapi({
+    description: 'Continent name, in `lang` (English by default and where the data has none in `lang`); empty when unknown.',
+    example: 'North America',
+  }),
   continentCode: z.string().openapi({ description: 'Two-letter continent code (AF, AN, AS, EU, NA, OC, SA); empty when unknown.', example: 'NA' }),
   currencies: z.array(z.string()).openapi({ description: 'ISO 4217 currency codes of the country; may be empty.', example: ['USD', 'USN'] }),
   languages: z.array(z.string()).openapi({ description: 'ISO 639-1 language codes of the country; may be empty.', example: ['en'] }),
@@ -42,7 +51,7 @@ export const IpInfoFields = {
 /** The single-lookup record. */
 export const IpInfoSchema = z.object(IpInfoFields).openapi('IpInfo', {
   description:
-    'IP info record (spec 2.1). No field is ever absent: unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item, booleans `true`/`false`.',
+    'IP info record (spec 2.1). Without `fields` no field is ever absent: unknown values are empty strings, empty arrays or 0; with `fields`, exactly the fields named, in this order. XML: root `response`, one element per field, one repeated element per array item, booleans `true`/`false`.',
 });
 
 /** The path parameter of the single lookup. */

@@ -1,40 +1,66 @@
 /**
- * @module The lookup's answers (`src/lookup/`): the record, its JSON and its XML, assembled from parts
- * cached by data offset, against what they stand for: the record decoded by the generic MMDB decoder
- * and joined with `countries-list` and `countries-and-timezones` here, `JSON.stringify` of the record,
- * and `toXml` of it. Over the compiled database (a seeded sample, twice, so that cached parts answer
- * the second time) and over small databases written here with awkward values.
+ * @module The lookup pipeline and its renderer (`src/lookup/`) against an oracle that shares no code
+ * with them: addresses read with ipaddr.js (`test/support/ip-oracle.ts`), records decoded by mmdb-lib,
+ * country facts from `countries-list` and `countries-and-timezones`, texts written by `JSON.stringify`
+ * and `toXml` of the record object. Every view: the whole record, the bulk record, field selections,
+ * every language (English names where the data has no other). Over the compiled database (a seeded
+ * sample, twice, so that cached entries answer the second time) and small databases with awkward values.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
+import { Reader } from 'mmdb-lib';
+import Decoder from 'mmdb-lib/lib/decoder';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mmdbType } from '../../data/mmdb/data-section.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
 import { MmdbWriter } from '../../data/mmdb/writer.ts';
-import { ProblemError } from '../../src/errors/problem.ts';
 import { toXml } from '../../src/format/xml.ts';
-import { GeoDatabase } from '../../src/geo/database.ts';
+import { DataUnavailableError, GeoDatabase } from '../../src/geo/database.ts';
+import { LANGUAGES } from '../../src/geo/languages.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE, type StoredRecord } from '../../src/geo/schema.ts';
-import { parseIpAddress } from '../../src/ip/address.ts';
-import { parseAndCheckPublic } from '../../src/ip/special-ranges.ts';
-import type { IpInfo } from '../../src/lookup/ip-info.ts';
-import { lookupAddress, lookupBulkJsons, lookupJson, lookupXml } from '../../src/lookup/lookup.ts';
+import { ALL_FIELDS, BULK_FIELDS, FIELD, FIELDS, type FieldName, type View } from '../../src/lookup/fields.ts';
+import { lookupAll, type Outcome } from '../../src/lookup/pipeline.ts';
+import { renderRecord, singleXml } from '../../src/lookup/render.ts';
+import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
 const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
 
-/** The record an address should get, from the generic decoder and the country packages directly. */
-function expected(database: GeoDatabase, text: string): IpInfo | string {
-  let parsed: ReturnType<typeof parseAndCheckPublic>;
-  try {
-    parsed = parseAndCheckPublic(text);
-  } catch {
-    return 'refused';
-  }
-  const { offset } = database.reader.lookup(parsed.bytes, parsed.version === 4);
-  if (offset < 0) return 'IP_ADDRESS_NOT_FOUND';
-  const stored = database.reader.decode(offset) as StoredRecord;
+type Record20 = Record<FieldName, string | number | boolean | number[] | string[]>;
+
+/** A compiled file read by mmdb-lib: its reader, and its metadata with the keys mmdb-lib does not keep. */
+interface Oracle {
+  readonly reader: Reader<never>;
+  readonly languages: readonly string[];
+  readonly countryNames: Readonly<Record<string, readonly string[]>>;
+  readonly continentNames: Readonly<Record<string, readonly string[]>>;
+}
+
+function oracleOf(bytes: Buffer): Oracle {
+  const start = bytes.lastIndexOf(Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1')) + 14;
+  const metadata = new Decoder(bytes, start).decode(start).value as Record<string, unknown>;
+  return {
+    reader: new Reader(bytes) as Reader<never>,
+    languages: (metadata.languages as string[] | undefined) ?? ['en'],
+    countryNames: (metadata.country_names as Record<string, string[]> | undefined) ?? {},
+    continentNames: (metadata.continent_names as Record<string, string[]> | undefined) ?? {},
+  };
+}
+
+/** `names` in `language` (a code), else `english`. */
+function named(oracle: Oracle, names: readonly string[] | undefined, language: string, english: string): string {
+  if (language === 'en') return english;
+  return names?.[oracle.languages.indexOf(language)] || english;
+}
+
+/** The record an address should get in `language`, or the kind of failure, from the oracle alone. */
+function expected(oracle: Oracle, text: string, language: string): Record20 | 'invalid' | 'reserved' | 'not-found' {
+  const parsed = oracleParse(text);
+  if (parsed === 'invalid') return 'invalid';
+  if (oracleRange(parsed.canonical)) return 'reserved';
+  const stored = oracle.reader.get(parsed.canonical) as StoredRecord | null;
+  if (stored === null) return 'not-found';
   const location = stored.location ?? {};
   const code = location.country_code ?? '';
   const country = code ? countries[code as keyof typeof countries] : undefined;
@@ -45,16 +71,21 @@ function expected(database: GeoDatabase, text: string): IpInfo | string {
     ipAddress: parsed.canonical,
     latitude: (location.latitude ?? 0) / COORDINATE_SCALE,
     longitude: (location.longitude ?? 0) / COORDINATE_SCALE,
-    countryName: country?.name ?? '',
+    countryName: named(oracle, oracle.countryNames[code], language, country?.name ?? ''),
     countryCode: code,
     capital: country?.capital ?? '',
     phoneCodes: country ? [...country.phone] : [],
     timeZones: own ? [own, ...zones.filter((zone) => zone !== own)] : [...zones],
     zipCode: location.postal_code ?? '',
-    cityName: location.city ?? '',
-    regionName: location.region ?? '',
+    cityName: named(oracle, location.city_names, language, location.city ?? ''),
+    regionName: named(oracle, location.region_names, language, location.region ?? ''),
     regionCode: location.region_code ?? '',
-    continent: country ? continents[country.continent as keyof typeof continents] : '',
+    continent: named(
+      oracle,
+      country ? oracle.continentNames[country.continent] : undefined,
+      language,
+      country ? continents[country.continent as keyof typeof continents] : '',
+    ),
     continentCode: country?.continent ?? '',
     currencies: country ? [...country.currency] : [],
     languages: country ? [...country.languages] : [],
@@ -64,29 +95,45 @@ function expected(database: GeoDatabase, text: string): IpInfo | string {
   };
 }
 
-/** What a lookup function answers: its value, or the code of its problem. */
-function outcome<T>(call: () => T): T | string {
-  try {
-    return call();
-  } catch (error) {
-    if (error instanceof ProblemError) return error.code.startsWith('IP_ADDRESS_') && error.code !== 'IP_ADDRESS_NOT_FOUND' ? 'refused' : error.code;
-    throw error;
-  }
+/** The fields of `record` in `mask`, in the record's order. */
+function pick(record: Record20, mask: number): Partial<Record20> {
+  return Object.fromEntries(FIELDS.filter((_, i) => mask & (1 << i)).map((name) => [name, record[name]]));
 }
 
-/** Every lookup form agrees with the expected record and with the whole-record renderings. */
-function checkAddress(database: GeoDatabase, text: string): void {
-  const want = expected(database, text);
-  const record = outcome(() => lookupAddress(database, text));
-  expect(record, text).toEqual(want);
-  const json = outcome(() => lookupJson(database, text));
-  const xml = outcome(() => lookupXml(database, text));
-  if (typeof record === 'string') {
-    expect([json, xml], text).toEqual([record, record]);
-  } else {
-    expect(json, text).toBe(JSON.stringify(record));
-    expect(xml, text).toBe(toXml('response', { ...record }));
-  }
+/** Views to check each address in: the whole record, the bulk record, a language, a random selection. */
+function views(random: () => number): View[] {
+  const language = Math.floor(random() * LANGUAGES.length);
+  const selection = Math.floor(random() * ALL_FIELDS) + 1;
+  return [
+    { fields: ALL_FIELDS, language: LANGUAGES.indexOf('en') },
+    { fields: BULK_FIELDS, language: LANGUAGES.indexOf('en') },
+    { fields: ALL_FIELDS, language },
+    { fields: selection, language },
+  ];
+}
+
+/** Every address of `texts` answered as the oracle says, in every view and both formats. */
+function check(database: GeoDatabase, oracle: Oracle, texts: readonly string[], random: () => number): number {
+  const outcomes: Outcome[] = lookupAll(database, texts);
+  expect(outcomes).toHaveLength(texts.length);
+  let found = 0;
+  texts.forEach((text, i) => {
+    const want = expected(oracle, text, 'en');
+    const got = outcomes[i] as Outcome;
+    if (typeof want === 'string') {
+      expect(got.kind, text).toBe(want);
+      return;
+    }
+    expect(got.kind, text).toBe('found');
+    if (got.kind !== 'found') return;
+    found++;
+    for (const view of views(random)) {
+      const fields = pick(expected(oracle, text, LANGUAGES[view.language] as string) as Record20, view.fields);
+      expect(renderRecord(got, 'json', view), `${text} ${JSON.stringify(view)}`).toBe(JSON.stringify(fields));
+      expect(singleXml(renderRecord(got, 'xml', view)), `${text} ${JSON.stringify(view)}`).toBe(toXml('response', fields));
+    }
+  });
+  return found;
 }
 
 describe.runIf(existsSync(COMPILED))(
@@ -108,73 +155,39 @@ describe.runIf(existsSync(COMPILED))(
       }
     });
 
-    it('answers a seeded sample as the generic decoder and the country packages say, in all three forms', () => {
-      let found = 0;
-      for (const text of sample) {
-        checkAddress(database, text);
-        if (typeof outcome(() => lookupAddress(database, text)) !== 'string') found++;
-      }
+    it('answers a seeded sample as the oracle says, in every view, as one list and address by address', () => {
+      const oracle = oracleOf(readFileSync(COMPILED));
+      const random = seededRandom(11);
+      const found = check(database, oracle, [...sample, 'not an address', '10.0.0.1', '::1', '2001:db8::1'], random);
       expect(found).toBeGreaterThan(4_000);
-    });
-
-    it('answers the same once the parts are cached', () => {
-      for (const text of sample) checkAddress(database, text);
-    });
-
-    it('answers a whole list at once as the generic decoder says, each without regionCode (lookupBulkJsons)', () => {
-      const texts = [...sample, 'not an address', '10.0.0.1', '::1'];
-      const answers = lookupBulkJsons(database, texts);
-      expect(answers).toHaveLength(texts.length);
-      texts.forEach((text, i) => {
-        const want = expected(database, text);
-        const got = answers[i];
-        if (typeof want === 'string') {
-          expect(
-            got instanceof ProblemError
-              ? outcome(() => {
-                  throw got;
-                })
-              : got,
-            text,
-          ).toBe(want);
-        } else {
-          const { regionCode: _omitted, ...bulk } = want;
-          expect(got, text).toBe(JSON.stringify(bulk));
-        }
-      });
-    });
-
-    it('decodes every field of the schema as the generic decoder does (factsAt)', () => {
-      for (const text of sample) {
-        const parsed = parseIpAddress(text);
-        const { offset } = database.reader.lookup(parsed.bytes, parsed.version === 4);
-        if (offset < 0) continue;
-        const stored = database.reader.decode(offset) as StoredRecord;
-        const location = stored.location ?? {};
-        expect(database.factsAt(offset), text).toEqual({
-          countryCode: location.country_code ?? '',
-          regionName: location.region ?? '',
-          regionCode: location.region_code ?? '',
-          cityName: location.city ?? '',
-          postalCode: location.postal_code ?? '',
-          latitude: (location.latitude ?? 0) / COORDINATE_SCALE,
-          longitude: (location.longitude ?? 0) / COORDINATE_SCALE,
-          timeZone: location.time_zone ?? '',
-          asn: stored.network?.asn ?? 0,
-          asnOrganization: stored.network?.organization ?? '',
-          isProxy: stored.proxy === true,
-        });
-      }
+      // Again, with the entries cached, one address at a time (the single routes' call).
+      for (const text of sample.slice(0, 2_000)) check(database, oracle, [text], random);
     });
   },
   120_000,
 );
 
-/** A small compiled-schema database holding `records` at the networks given. */
-function smallDatabase(records: Array<[string, Record<string, unknown>]>): GeoDatabase {
-  const writer = new MmdbWriter({ ipVersion: 6, databaseType: DATABASE_TYPE, languages: ['en'] });
+/** A small compiled-schema database holding `records` at the networks given, and mmdb-lib over its bytes. */
+function smallDatabase(
+  records: Array<[string, Record<string, unknown>]>,
+  metadata: { languages?: string[]; extra?: Record<string, never> } = {},
+): { database: GeoDatabase; oracle: Oracle } {
+  const writer = new MmdbWriter({
+    ipVersion: 6,
+    databaseType: DATABASE_TYPE,
+    languages: metadata.languages ?? ['en'],
+    ...(metadata.extra ? { extra: metadata.extra } : {}),
+  });
   for (const [cidr, record] of records) writer.insert(parseNetwork(cidr), record as never);
-  return new GeoDatabase(writer.build());
+  const bytes = writer.build();
+  return { database: new GeoDatabase(bytes), oracle: oracleOf(Buffer.from(bytes)) };
+}
+
+/** The JSON of one view of one address. */
+function json(database: GeoDatabase, text: string, view: View): string {
+  const [outcome] = lookupAll(database, [text]);
+  if (outcome?.kind !== 'found') throw new Error(`${text}: ${outcome?.kind}`);
+  return renderRecord(outcome, 'json', view);
 }
 
 const at = (latitude: number, longitude: number) => ({ latitude: mmdbType.int32(latitude), longitude: mmdbType.int32(longitude) });
@@ -229,43 +242,97 @@ describe('answers over awkward data', () => {
   ]);
 
   it('escapes, sanitises and decodes every kind of string as the whole-record rendering does', () => {
-    for (let round = 0; round < 2; round++) {
-      for (const text of [
-        '1.0.0.1',
-        '1.0.1.1',
-        '1.0.2.1',
-        '1.0.3.1',
-        '1.0.4.1',
-        '1.0.5.1',
-        '1.0.6.1',
-        '1.0.7.1',
-        '2001:4860::8888',
-        '::ffff:1.0.0.1',
-        '10.0.0.1',
-        'nonsense',
-      ]) {
-        checkAddress(awkward, text);
-      }
-    }
-    expect(lookupXml(awkward, '1.0.2.1')).toContain('<cityName>Control\uFFFDCharacter\uFFFDCity</cityName>');
-    expect(lookupJson(awkward, '1.0.0.1')).toContain('"cityName":"Saint-Étienne & <Loire> \\"42\\""');
+    const random = seededRandom(5);
+    const texts = [
+      '1.0.0.1',
+      '1.0.1.1',
+      '1.0.2.1',
+      '1.0.3.1',
+      '1.0.4.1',
+      '1.0.5.1',
+      '1.0.6.1',
+      '1.0.7.1',
+      '2001:4860::8888',
+      '::ffff:1.0.0.1',
+      '10.0.0.1',
+      'nonsense',
+    ];
+    for (let round = 0; round < 2; round++) check(awkward.database, awkward.oracle, texts, random);
+    const [controls] = lookupAll(awkward.database, ['1.0.2.1']);
+    if (controls?.kind !== 'found') throw new Error('1.0.2.1 not found');
+    expect(renderRecord(controls, 'xml', { fields: ALL_FIELDS, language: 1 })).toContain('<cityName>Control\uFFFDCharacter\uFFFDCity</cityName>');
+    expect(json(awkward.database, '1.0.0.1', { fields: ALL_FIELDS, language: 1 })).toContain('"cityName":"Saint-Étienne & <Loire> \\"42\\""');
   });
 
   it('starts afresh when another database is loaded, whose offsets mean other records', () => {
-    const first = smallDatabase([['1.0.0.0/24', { location: { country_code: 'FR', city: 'Paris' } }]]);
-    const second = smallDatabase([['1.0.0.0/24', { location: { country_code: 'IT', city: 'Roma' } }]]);
-    expect(lookupAddress(first, '1.0.0.1').cityName).toBe('Paris');
-    expect(lookupAddress(second, '1.0.0.1').cityName).toBe('Roma');
-    expect(lookupAddress(first, '1.0.0.1').cityName).toBe('Paris');
+    const first = smallDatabase([['1.0.0.0/24', { location: { country_code: 'FR', city: 'Paris' } }]]).database;
+    const second = smallDatabase([['1.0.0.0/24', { location: { country_code: 'IT', city: 'Roma' } }]]).database;
+    const city = { fields: 1 << FIELDS.indexOf('cityName'), language: 1 };
+    expect(json(first, '1.0.0.1', city)).toBe('{"cityName":"Paris"}');
+    expect(json(second, '1.0.0.1', city)).toBe('{"cityName":"Roma"}');
+    expect(json(first, '1.0.0.1', city)).toBe('{"cityName":"Paris"}');
   });
 
-  it('answers DATA_UNAVAILABLE for a record of the wrong shape, as for any corrupt data', () => {
-    const corrupt = smallDatabase([
+  it('fails the whole list for a record of the wrong shape, as for any corrupt data, and says so on the database', () => {
+    const { database: corrupt } = smallDatabase([
       ['1.0.0.0/24', { location: 'not a map' }],
       ['1.0.1.0/24', { location: { city: 42 } }],
     ]);
-    expect(outcome(() => lookupAddress(corrupt, '1.0.0.1'))).toBe('DATA_UNAVAILABLE');
-    expect(outcome(() => lookupAddress(corrupt, '1.0.1.1'))).toBe('DATA_UNAVAILABLE');
-    expect(outcome(() => lookupJson(corrupt, '1.0.1.1'))).toBe('DATA_UNAVAILABLE');
+    expect(() => lookupAll(corrupt, ['8.8.8.8', '1.0.0.1'])).toThrow(DataUnavailableError);
+    expect(() => lookupAll(corrupt, ['1.0.1.1'])).toThrow(DataUnavailableError);
+    expect(corrupt.damage).toMatch(/not a map/);
+  });
+
+  it('answers no-location for an address without a position only where one is asked for', () => {
+    const outcomes = lookupAll(awkward.database, ['1.0.3.1', '1.0.0.1'], { positions: true });
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['no-location', 'found']);
+    expect(lookupAll(awkward.database, ['1.0.3.1'])[0]?.kind).toBe('found');
+  });
+});
+
+describe('names in other languages', () => {
+  // Stored in another order than the service's, with gaps: the reader must reorder and fall back.
+  const languages = ['ja', 'en', 'de', 'zh-CN'];
+  const { database, oracle } = smallDatabase(
+    [
+      [
+        '1.0.0.0/24',
+        {
+          location: {
+            country_code: 'JP',
+            city: 'Tokyo',
+            city_names: ['東京', 'Tokyo', 'Tokio', ''],
+            region: 'Tokyo',
+            region_code: '13',
+            region_names: ['東京都', 'Tokyo', '', '东京都'],
+            ...at(356895, 1396917),
+            time_zone: 'Asia/Tokyo',
+          },
+        },
+      ],
+      ['1.0.1.0/24', { location: { country_code: 'DE', city: 'Berlin', ...at(525200, 134050) } }],
+    ],
+    {
+      languages,
+      extra: {
+        country_names: { JP: ['日本', 'Japan', 'Japan', '日本'], DE: ['ドイツ', 'Germany', 'Deutschland', ''] },
+        continent_names: { AS: ['アジア', 'Asia', 'Asien', '亚洲'], EU: ['ヨーロッパ', 'Europe', 'Europa', '欧洲'] },
+      } as never,
+    },
+  );
+  const names = { fields: FIELD.countryName | FIELD.cityName | FIELD.regionName | FIELD.continent };
+  const view = (code: string): View => ({ ...names, language: LANGUAGES.indexOf(code as (typeof LANGUAGES)[number]) });
+
+  it("answers the data's names in the language asked, and English where it has none", () => {
+    expect(json(database, '1.0.0.1', view('ja'))).toBe('{"countryName":"日本","cityName":"東京","regionName":"東京都","continent":"アジア"}');
+    expect(json(database, '1.0.0.1', view('de'))).toBe('{"countryName":"Japan","cityName":"Tokio","regionName":"Tokyo","continent":"Asien"}');
+    expect(json(database, '1.0.0.1', view('zh-CN'))).toBe('{"countryName":"日本","cityName":"Tokyo","regionName":"东京都","continent":"亚洲"}');
+    expect(json(database, '1.0.0.1', view('fr'))).toBe('{"countryName":"Japan","cityName":"Tokyo","regionName":"Tokyo","continent":"Asia"}');
+    expect(json(database, '1.0.1.1', view('zh-CN'))).toBe('{"countryName":"Germany","cityName":"Berlin","regionName":"","continent":"欧洲"}');
+  });
+
+  it('answers every language and view as the oracle says', () => {
+    const random = seededRandom(9);
+    for (let round = 0; round < 20; round++) check(database, oracle, ['1.0.0.1', '1.0.1.1', '1.0.2.1'], random);
   });
 });

@@ -10,9 +10,11 @@
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.ts';
-import type { GeoDatabase } from '../../src/geo/database.ts';
+import { asProblem } from '../../src/errors/render.ts';
+import { DataUnavailableError, type GeoDatabase } from '../../src/geo/database.ts';
 import { CHECK_INTERVAL_MS, DatabaseSlot, resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY, versionObjectKey } from '../../src/geo/published.ts';
+import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { readMetadata } from '../../src/mmdb/metadata.ts';
 import { compiledBuild, publish } from '../worker/publish.ts';
 
@@ -52,7 +54,8 @@ function harness() {
     try {
       return await slot.get(env, ctx);
     } catch (error) {
-      if (error instanceof ProblemError) return error;
+      // The domain's failure as the routes answer it (errors/render.ts): 503 with Retry-After.
+      if (error instanceof DataUnavailableError) return asProblem(error);
       throw error;
     }
   };
@@ -166,11 +169,11 @@ describe('a database that cannot be trusted', () => {
     const database = expectDatabase(await get());
     let thrown: unknown;
     try {
-      database.factsAt(database.offsetOfIpv4(0x5102458e));
+      lookupAll(database, ['81.2.69.142']);
     } catch (error) {
       thrown = error;
     }
-    expect(thrown instanceof ProblemError && thrown.code).toBe('DATA_UNAVAILABLE');
+    expect(thrown).toBeInstanceOf(DataUnavailableError);
     expect(database.damage).toMatch(/not a map/);
     expectUnavailable(await get()); // dropped at once; that version is refused
     clock.now += 5_000;

@@ -155,3 +155,29 @@ describe('GET /docs on a paid server', () => {
     expect(html).not.toMatch(/https?:\/\//);
   });
 });
+
+describe('lang and fields in the OpenAPI document', () => {
+  const LOOKUPS = ['/api/json/{ip}', '/api/json', '/api/xml/{ip}', '/api/xml', '/api/bulk/json', '/api/bulk/xml', '/api/distance'];
+
+  it('documents lang with its codes, and fields, on every lookup route, with their problems', () => {
+    for (const path of LOOKUPS) {
+      const [operation] = Object.values(document.paths[path] as Record<string, Json>);
+      const parameters = (operation?.parameters ?? []) as Json[];
+      const lang = parameters.find((parameter) => parameter.name === 'lang' && parameter.in === 'query');
+      expect(lang?.schema?.enum, path).toEqual(['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN']);
+      const responses = JSON.stringify(operation?.responses);
+      expect(responses, path).toContain('LANGUAGE_UNSUPPORTED');
+      if (path === '/api/distance') continue;
+      expect(
+        parameters.some((parameter) => parameter.name === 'fields' && parameter.in === 'query'),
+        path,
+      ).toBe(true);
+      expect(responses, path).toContain('FIELDS_INVALID');
+    }
+  });
+
+  it('says on the bulk routes that regionCode is there only when fields names it', () => {
+    const fields = (document.paths['/api/bulk/json'].post.parameters as Json[]).find((parameter) => parameter.name === 'fields');
+    expect(fields?.description).toMatch(/`regionCode` is in a bulk record only when `fields` names it/);
+  });
+});

@@ -3,20 +3,23 @@
  * IPv6 address parses to the canonical form that ipaddr.js gives for the same address (made from its
  * bytes, not from the text), and no input throws anything but `IpAddressError`.
  *
- * The parsers under test are named once, in {@link PARSERS}: the general parser of `src/ip/` and the
- * lookup's own (`src/lookup/parse.ts`, which refuses special-purpose addresses too). When the parsers
- * are merged, point this table at what remains.
+ * The parsers under test are named once, in {@link PARSERS}: the one parser of `src/ip/address.ts`
+ * (`parseIp`, which answers undefined for text that is no address, and so must never throw) and its
+ * throwing form `parseIpAddress`.
  */
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { IpAddressError, parseIpAddress } from '../../src/ip/address.ts';
-import { newPublicAddress, parsePublicAddress } from '../../src/lookup/parse.ts';
+import { IpAddressError, parseIp, parseIpAddress } from '../../src/ip/address.ts';
 
-/** Each public parsing function, as text → canonical text; may throw `IpAddressError` (`reserved` only for a valid address). */
+/** Each public parsing function, as text → canonical text; may throw `IpAddressError` only. */
 const PARSERS: Readonly<Record<string, (text: string) => string>> = {
   parseIpAddress: (text) => parseIpAddress(text).canonical,
-  parsePublicAddress: (text) => parsePublicAddress(text, newPublicAddress()).canonical,
+  parseIp: (text) => {
+    const address = parseIp(text);
+    if (address === undefined) throw new IpAddressError();
+    return address.canonical;
+  },
 };
 
 const RUNS = { numRuns: 2000 };
@@ -27,16 +30,6 @@ function expectedCanonical(bytes: readonly number[]): string {
   if (address.kind() === 'ipv4') return address.toString();
   const ipv6 = address as ipaddr.IPv6;
   return ipv6.isIPv4MappedAddress() ? ipv6.toIPv4Address().toString() : ipv6.toRFC5952String();
-}
-
-/** The canonical text from a parser, or the address it refused as reserved. */
-function canonicalOrReserved(parse: (text: string) => string, text: string): string {
-  try {
-    return parse(text);
-  } catch (error) {
-    if (error instanceof IpAddressError && error.kind === 'reserved' && error.address !== undefined) return error.address;
-    throw error;
-  }
 }
 
 const byte = fc.integer({ min: 0, max: 255 });
@@ -79,7 +72,7 @@ describe.each(Object.entries(PARSERS))('%s', (_, parse) => {
   it('reads every dotted quad as ipaddr.js writes it', () => {
     fc.assert(
       fc.property(ipv4Bytes, (bytes) => {
-        expect(canonicalOrReserved(parse, bytes.join('.'))).toBe(expectedCanonical(bytes));
+        expect(parse(bytes.join('.'))).toBe(expectedCanonical(bytes));
       }),
       RUNS,
     );
@@ -88,7 +81,7 @@ describe.each(Object.entries(PARSERS))('%s', (_, parse) => {
   it('reads every textual form of an IPv6 address as the canonical form ipaddr.js gives', () => {
     fc.assert(
       fc.property(ipv6Text, ({ text, bytes }) => {
-        expect(canonicalOrReserved(parse, text), text).toBe(expectedCanonical(bytes));
+        expect(parse(text), text).toBe(expectedCanonical(bytes));
       }),
       RUNS,
     );
@@ -101,7 +94,7 @@ describe.each(Object.entries(PARSERS))('%s', (_, parse) => {
       fc.property(anything, (text) => {
         let canonical: string;
         try {
-          canonical = canonicalOrReserved(parse, text);
+          canonical = parse(text);
         } catch (error) {
           expect(error).toBeInstanceOf(IpAddressError);
           return;

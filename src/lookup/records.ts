@@ -1,0 +1,112 @@
+/** @module The records of one loaded database as answers need them, through bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of the lookup path"). */
+import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
+import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
+import { OffsetCache } from '../mmdb/offset-cache.ts';
+import { CountryEntry, continentOf, LocationEntry, NetworkEntry } from './entries.ts';
+
+/** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
+export const CACHE_BITS = { records: 16, locations: 15, networks: 16, runs: 14 } as const;
+
+/** What a record holds, its parts resolved. */
+export interface RecordEntry {
+  readonly location: LocationEntry;
+  readonly network: NetworkEntry;
+  readonly proxy: boolean;
+}
+
+const EMPTY_NETWORK = new NetworkEntry(NO_NETWORK);
+
+/**
+ * Runs are cached by `location offset × 2 + variant` in an int32 key, so a location beyond this offset
+ * (a data section over 1 GiB) has its run made afresh each time.
+ */
+const RUN_OFFSET_LIMIT = 2 ** 30;
+
+/**
+ * The caches of one database (offsets mean nothing in another):
+ *
+ * - records: record offset → the offsets of its location and network and its proxy flag; offsets, not
+ *   entries, so that a cached record keeps no location or network alive;
+ * - locations and networks: offset → entry, each shared by every record that points to it (a location
+ *   by about four records, a network by six);
+ * - runs: (location, language, variant) → one finished text, for the answers that every client asks
+ *   for (the whole record in JSON, single or bulk): a lookup then reads one string, not fifteen.
+ */
+export class Records {
+  private readonly records: OffsetCache<RecordParts>;
+  private readonly locations: OffsetCache<LocationEntry>;
+  private readonly networks: OffsetCache<NetworkEntry>;
+  private readonly runs: OffsetCache<string>;
+  /** Country entries by code: 250 at most, so a table, not a cache. */
+  private readonly countries = new Map<string, CountryEntry>();
+  private readonly emptyLocation: LocationEntry;
+
+  /** @param bits log2 of each cache's slots, at least 1 (a test makes them tiny to see evictions). */
+  constructor(
+    private readonly database: GeoDatabase,
+    bits: { readonly [cache in keyof typeof CACHE_BITS]: number } = CACHE_BITS,
+  ) {
+    // Sets of four slots (fewer in a cache too small for them).
+    this.records = new OffsetCache(bits.records, Math.min(4, 1 << bits.records));
+    this.locations = new OffsetCache(bits.locations, Math.min(4, 1 << bits.locations));
+    this.networks = new OffsetCache(bits.networks, Math.min(4, 1 << bits.networks));
+    this.runs = new OffsetCache(bits.runs, Math.min(4, 1 << bits.runs));
+    this.emptyLocation = new LocationEntry(-1, NO_LOCATION, this.country(''), undefined);
+  }
+
+  /** The entry of country `code` as stored (ISO 3166-1 alpha-2, or '' when the data has none). */
+  country(code: string): CountryEntry {
+    let entry = this.countries.get(code);
+    if (entry === undefined) {
+      entry = new CountryEntry(code, this.database.countryNames(code), this.database.continentNames(continentOf(code)));
+      this.countries.set(code, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * The record at data offset `offset`, its parts decoded or found in the caches.
+   *
+   * @throws DataUnavailableError when the data is corrupt there.
+   */
+  recordAt(offset: number): RecordEntry {
+    const parts = this.records.get(offset) ?? this.records.set(offset, this.database.partsAt(offset, { location: -1, network: -1, proxy: false }));
+    const { location, network } = parts;
+    return {
+      location: location < 0 ? this.emptyLocation : (this.locations.get(location) ?? this.locations.set(location, this.locationEntry(location))),
+      network: network < 0 ? EMPTY_NETWORK : (this.networks.get(network) ?? this.networks.set(network, new NetworkEntry(this.database.networkAt(network)))),
+      proxy: parts.proxy,
+    };
+  }
+
+  private locationEntry(offset: number): LocationEntry {
+    const location = this.database.locationAt(offset);
+    return new LocationEntry(offset, location, this.country(location.countryCode), this.database);
+  }
+
+  /**
+   * The finished text of `location`'s run of fields for `language` and `variant` (0 or 1, which run
+   * the caller means), made by `make` when it is not cached. Only English runs are cached: the answer
+   * nearly every client asks for, and texts of one byte per character, where a run with Japanese,
+   * Chinese or Russian names takes two (`bench:memory` with the eight languages in turn went over the
+   * 96 MiB budget with every language's runs cached: BENCHMARKS.md, "Caches of the lookup path").
+   */
+  run(location: LocationEntry, language: LanguageIndex, variant: 0 | 1, make: () => string): string {
+    const { offset } = location;
+    if (language !== ENGLISH || offset < 0 || offset >= RUN_OFFSET_LIMIT) return make();
+    const key = offset * 2 + variant;
+    return this.runs.get(key) ?? this.runs.set(key, make());
+  }
+}
+
+const byDatabase = new WeakMap<GeoDatabase, Records>();
+
+/** The records of `database`, made on first use; they go with the database when it is replaced. */
+export function recordsOf(database: GeoDatabase): Records {
+  let records = byDatabase.get(database);
+  if (records === undefined) {
+    records = new Records(database);
+    byDatabase.set(database, records);
+  }
+  return records;
+}

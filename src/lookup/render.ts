@@ -1,0 +1,60 @@
+/** @module The one renderer of a found record (JSON or XML, for a view of fields and language, single or bulk) and of the bulk documents around the items. */
+import { xmlDocument, xmlElement } from '../format/xml.ts';
+import { type Format, fragment } from './entries.ts';
+import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
+import type { Found } from './pipeline.ts';
+
+const JSON_START = { 4: '{"ipVersion":4,"ipAddress":"', 6: '{"ipVersion":6,"ipAddress":"' } as const;
+const JSON_PROXY = { true: '"isProxy":true}', false: '"isProxy":false}' } as const;
+
+/**
+ * A found record in `format` for `view`: in JSON the record object, in XML its field elements (the
+ * content of a `response` or bulk `item` element); exactly what `JSON.stringify` and `toXml` write for
+ * the record object of those fields (`test/data/lookup-answers.test.ts` holds it to that).
+ *
+ * @example renderRecord(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // '{"countryName":"英国","cityName":"…"}'
+ */
+export function renderRecord(found: Found, format: Format, view: View): string {
+  const { address, record } = found;
+  const { location, network } = record;
+  const { fields, language } = view;
+  if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
+    // The whole record, as nearly every client asks: the location's run is one cached text.
+    const withRegionCode = fields === ALL_FIELDS;
+    const run = found.records.run(location, language, withRegionCode ? 0 : 1, () => location.jsonRun(language, withRegionCode));
+    return `${JSON_START[address.version]}${address.canonical}",${run}${network.fragment('json', 0)},${network.fragment('json', 1)},${JSON_PROXY[record.proxy ? 'true' : 'false']}`;
+  }
+  const pieces: string[] = [];
+  for (let i = 0; i < FIELDS.length; i++) {
+    if ((fields & (1 << i)) === 0) continue;
+    const name = FIELDS[i] as (typeof FIELDS)[number];
+    if (i === 0) pieces.push(fragment(format, name, address.version));
+    else if (i === 1) pieces.push(fragment(format, name, address.canonical));
+    else if (i < 17) pieces.push(location.fragment(format, name, language));
+    else if (i < 19) pieces.push(network.fragment(format, i === 17 ? 0 : 1));
+    else pieces.push(fragment(format, name, record.proxy));
+  }
+  return format === 'json' ? `{${pieces.join(',')}}` : pieces.join('');
+}
+
+/** The single lookup's XML document: `response` holding the elements {@link renderRecord} wrote. */
+export function singleXml(elements: string): string {
+  return xmlDocument(`<response>${elements}</response>`);
+}
+
+/**
+ * The bulk answer (spec 4.3): in JSON an object keyed by the addresses as sent, each value an item;
+ * in XML `response` > `results` > one `item` per address with its `ip` attribute, holding the item.
+ *
+ * @param items per key, a record as {@link renderRecord} wrote it, or a problem object (JSON text, or
+ *   the `problem` element).
+ */
+export function bulkDocument(format: Format, keys: readonly string[], items: readonly string[]): string {
+  const pieces: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const item = items[i] as string;
+    pieces.push(format === 'json' ? `${JSON.stringify(key)}:${item}` : xmlElement('item', { ip: key }, item));
+  }
+  return format === 'json' ? `{${pieces.join(',')}}` : xmlDocument(`<response><results>${pieces.join('')}</results></response>`);
+}

@@ -1,0 +1,57 @@
+/**
+ * @module The caches of one database (`src/lookup/records.ts`) over a database that counts its
+ * decodes: each record answered with its own parts, and decoded again only once a cache dropped it.
+ */
+import { describe, expect, it } from 'vitest';
+import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
+import { ENGLISH, NO_NAMES } from '../../src/geo/languages.ts';
+import { Records } from '../../src/lookup/records.ts';
+
+// Record n points to location n + 1000 and network n + 2000; odd records are proxies.
+const decoded = { records: [] as number[], locations: [] as number[], networks: [] as number[] };
+const database = {
+  partsAt(offset: number, out: RecordParts): RecordParts {
+    decoded.records.push(offset);
+    out.location = offset + 1000;
+    out.network = offset + 2000;
+    out.proxy = offset % 2 === 1;
+    return out;
+  },
+  locationAt(offset: number): GeoLocation {
+    decoded.locations.push(offset);
+    return { ...NO_LOCATION, cityName: `city ${offset}` };
+  },
+  networkAt(offset: number): GeoNetwork {
+    decoded.networks.push(offset);
+    return { asn: offset, organization: `network ${offset}` };
+  },
+  countryNames: () => NO_NAMES,
+  continentNames: () => NO_NAMES,
+} as unknown as GeoDatabase;
+
+describe('Records over a database that counts its decodes', () => {
+  it('answers each record with its own parts, and decodes again only what a set of two slots dropped', () => {
+    const records = new Records(database, { records: 1, locations: 1, networks: 1, runs: 1 });
+    for (const offset of [1, 2, 1, 3, 1, 2]) {
+      const { location, network, proxy } = records.recordAt(offset);
+      expect([location.cityName(ENGLISH), network.asn, proxy]).toEqual([`city ${offset + 1000}`, String(offset + 2000), offset % 2 === 1]);
+    }
+    // 1 and 2 decoded; 1 cached; 3 drops 2; 1 cached; 2 drops 3.
+    expect(decoded.records).toEqual([1, 2, 3, 2]);
+    expect(decoded.locations).toEqual([1001, 1002, 1003, 1002]);
+    expect(decoded.networks).toEqual([2001, 2002, 2003, 2002]);
+  });
+
+  it('makes an English run once per location and variant while it is cached, and one in another language each time', () => {
+    const records = new Records(database, { records: 2, locations: 2, networks: 2, runs: 2 });
+    const location = records.recordAt(7).location;
+    let made = 0;
+    const make = () => `run ${++made}`;
+    expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
+    expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
+    expect(records.run(location, ENGLISH, 1, make)).toBe('run 2');
+    expect(records.run(location, 0, 0, make)).toBe('run 3');
+    expect(records.run(location, 0, 0, make)).toBe('run 4');
+    expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
+  });
+});
