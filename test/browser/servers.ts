@@ -1,17 +1,21 @@
 /**
  * @module What the browser tests run against, started once, in Node: `wrangler dev` of the free
  * deployment and of the paid `de` deployment, on local state in a temporary directory (the compiled
- * database in each local R2 bucket; accounts made with the operator tool), and a server of plain test
+ * database published in each local R2 bucket; accounts made with the operator tool), and a server of plain test
  * pages that answers for every hostname. Chromium reaches them through hostnames that it maps to
  * 127.0.0.1 (`--host-resolver-rules`). Ports 8741-8745.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { build, DATABASE_FILE } from '../../data/build.ts';
+import { readBuildFile } from '../../data/publish/build-file.ts';
+import { bucketOf } from '../../data/publish/cli.ts';
+import { publishTo } from '../../data/publish/record.ts';
+import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import { run as accounts } from '../../scripts/accounts.ts';
 import { copyDocsAssets } from '../../scripts/docs-assets.ts';
 
@@ -33,11 +37,6 @@ declare module 'vitest' {
 const children: ChildProcess[] = [];
 let pages: Server | undefined;
 let state: string | undefined;
-
-function wrangler(args: string[]): void {
-  const result = spawnSync('npx', ['wrangler', ...args], { encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
-  if (result.status !== 0) throw new Error(`wrangler ${args.join(' ')} failed: ${result.stderr || result.stdout}`);
-}
 
 async function operator(...argv: string[]): Promise<void> {
   const errors: string[] = [];
@@ -101,11 +100,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
   copyDocsAssets();
   state = mkdtempSync(join(tmpdir(), 'ipgeo-browser-'));
-  for (const [environment, bucket] of [
-    ['free', 'ipgeo-data'],
-    ['de', 'ipgeo-data-de'],
-  ] as const) {
-    wrangler(['r2', 'object', 'put', `${bucket}/ipgeo.mmdb`, '--local', '--persist-to', state, '--env', environment, '--file', DATABASE_FILE]);
+  // Published as `npm run data:publish` does: the version's object, then the bucket's current record.
+  const local = readBuildFile(DATABASE_FILE);
+  for (const environment of ['free', 'de'] as const) {
+    const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false, persistTo: state });
+    await publishTo(bucket, { ...local, body: DATABASE_FILE }, new Date(), () => {});
   }
   await operator('create', ACCOUNTS.active.id);
   await operator('allow-domain', ACCOUNTS.active.id, ACCOUNTS.active.hostname);
