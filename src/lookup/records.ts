@@ -5,7 +5,7 @@ import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { CountryEntry, continentOf, LocationEntry, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
-export const CACHE_BITS = { records: 16, locations: 15, networks: 16, runs: 14 } as const;
+export const CACHE_BITS = { records: 16, locations: 14, networks: 15, runs: 13 } as const;
 
 /** What a record holds, its parts resolved. */
 export interface RecordEntry {
