@@ -1,23 +1,8 @@
-/**
- * @module The operator tool's list, disallow-ip, disallow-domain, renew and rotate-key commands, in
- * Node as operators run them, on local KV state in a temporary directory: their output, exit status
- * and messages, and that a refused command changes nothing. Accounts `ops-*`, used by this file only.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { run, USAGE, WranglerKv } from '../../scripts/accounts.ts';
+import { describe, expect, it } from 'vitest';
+import { USAGE, WranglerKv } from '../../scripts/accounts.ts';
+import { accountsCli } from '../support/accounts-cli.ts';
 
-const state = mkdtempSync(join(tmpdir(), 'accounts-ops-test-'));
-afterAll(() => rmSync(state, { recursive: true, force: true }));
-
-async function accounts(...argv: string[]): Promise<{ status: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const status = await run([...argv, '--persist-to', state], { out: (line) => out.push(...line.split('\n')), err: (line) => err.push(...line.split('\n')) });
-  return { status, out, err };
-}
+const { state, accounts } = accountsCli('accounts-ops-test-');
 
 async function show(account: string): Promise<{
   status: string;

@@ -3,22 +3,11 @@
  * temporary directory (never the developer's `.wrangler/state`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { run, USAGE, WranglerKv } from '../../scripts/accounts.ts';
+import { describe, expect, it } from 'vitest';
+import { USAGE, WranglerKv } from '../../scripts/accounts.ts';
+import { accountsCli } from '../support/accounts-cli.ts';
 
-const state = mkdtempSync(join(tmpdir(), 'accounts-cli-test-'));
-afterAll(() => rmSync(state, { recursive: true, force: true }));
-
-/** Runs the tool in this process on the temporary state; returns its status and output lines. */
-async function accounts(...argv: string[]): Promise<{ status: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const status = await run([...argv, '--persist-to', state], { out: (line) => out.push(...line.split('\n')), err: (line) => err.push(...line.split('\n')) });
-  return { status, out, err };
-}
+const { state, accounts } = accountsCli('accounts-cli-test-');
 
 describe('npm run accounts', () => {
   it('creates an account, makes, revokes and whitelists, cancels, and shows it without keys', async () => {
