@@ -6,7 +6,7 @@
 import { HTTPException } from 'hono/http-exception';
 import { toXml, type XmlValue } from '../format/xml.ts';
 import { DataUnavailableError, RETRY_AFTER_SECONDS } from '../geo/database.ts';
-import { type ProblemCode, ProblemError, problemType } from './problem.ts';
+import { PROBLEMS, type ProblemCode, ProblemError, problemType } from './problem.ts';
 
 /** Codes for the HTTP errors that Hono's own middleware may raise (body limit, malformed input, …). */
 const HTTP_EXCEPTION_CODES: Readonly<Record<number, ProblemCode>> = {
@@ -30,12 +30,15 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
-/** The problem object for an error, as JSON members (also used inside bulk answers). */
-export function problemBody(error: ProblemError, instance?: string): ProblemBody {
+/**
+ * The problem object for an error, as JSON members; also for a problem that is not raised (a failed
+ * item of a bulk answer), given as its code, detail and extensions.
+ */
+export function problemBody(error: Pick<ProblemError, 'code' | 'detail' | 'options'>, instance?: string): ProblemBody {
   return {
     type: problemType(error.code),
-    title: error.title,
-    status: error.status,
+    title: PROBLEMS[error.code].title,
+    status: PROBLEMS[error.code].status,
     detail: error.detail,
     code: error.code,
     ...(instance === undefined ? {} : { instance }),

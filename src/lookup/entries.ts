@@ -3,7 +3,7 @@ import { type XmlValue, xmlFragment } from '../format/xml.ts';
 import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
 import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';
 import { countryFacts } from '../reference/countries.ts';
-import { FIELDS, type FieldName } from './fields.ts';
+import { FIELD_INDEX, FIELDS, type FieldName } from './fields.ts';
 
 /** An answer's format. */
 export type Format = 'json' | 'xml';
@@ -17,6 +17,10 @@ export function fragment(format: Format, name: FieldName, value: XmlValue): stri
 function nameIn(names: Names, language: LanguageIndex, english: string): string {
   return language === ENGLISH ? english : (names[language] as string) || english;
 }
+
+/** The fields of the record that a country answers: the run before `timeZones`, and the run after `regionCode`. */
+const COUNTRY_HEAD = ['countryName', 'countryCode', 'capital', 'phoneCodes'] as const;
+const COUNTRY_TAIL = ['continent', 'continentCode', 'currencies', 'languages'] as const;
 
 /**
  * The facts of one country (or of an unknown or empty code): its fields rendered once per format and,
@@ -33,8 +37,11 @@ export class CountryEntry {
   readonly continentCode: string;
   private readonly zones: readonly string[];
   private readonly byOwnZone = new Map<string, ZonesEntry>();
-  /** Rendered fields by format, language and field ({@link slot}); made when first asked. */
+  /** Rendered fields by format, language and field ({@link FIELD_INDEX}); made when first asked. */
   private readonly rendered: (string | undefined)[] = [];
+  /** The JSON members of {@link COUNTRY_HEAD} and of {@link COUNTRY_TAIL}, joined, by language. */
+  private readonly jsonHeads: (string | undefined)[] = [];
+  private readonly jsonTails: (string | undefined)[] = [];
 
   /**
    * @param code ISO 3166-1 alpha-2 as stored, or ''.
@@ -74,13 +81,33 @@ export class CountryEntry {
 
   /** A field of the country (`countryName`, `capital`, `phoneCodes`, `continent` … `languages`) rendered. */
   fragment(format: Format, name: FieldName, language: LanguageIndex): string {
-    const slot = ((format === 'json' ? 0 : LANGUAGES.length) + language) * FIELDS.length + FIELDS.indexOf(name);
+    const slot = ((format === 'json' ? 0 : LANGUAGES.length) + language) * FIELDS.length + FIELD_INDEX[name];
     let text = this.rendered[slot];
     if (text === undefined) {
       text = fragment(format, name, this.value(name, language));
       this.rendered[slot] = text;
     }
     return text;
+  }
+
+  /** The JSON members `countryName` to `phoneCodes`, in `language`. */
+  jsonHead(language: LanguageIndex): string {
+    return this.jsonRun(this.jsonHeads, COUNTRY_HEAD, language);
+  }
+
+  /** The JSON members `continent` to `languages`, in `language`. */
+  jsonTail(language: LanguageIndex): string {
+    return this.jsonRun(this.jsonTails, COUNTRY_TAIL, language);
+  }
+
+  /** The members of `names` joined, kept in `runs` by language. */
+  private jsonRun(runs: (string | undefined)[], names: readonly FieldName[], language: LanguageIndex): string {
+    let run = runs[language];
+    if (run === undefined) {
+      run = names.map((name) => this.fragment('json', name, language)).join(',');
+      runs[language] = run;
+    }
+    return run;
   }
 
   private value(name: FieldName, language: LanguageIndex): XmlValue {
@@ -125,18 +152,19 @@ export function continentOf(code: string): string {
 /** A stored location with its country and its zones. Held by the location cache, by data offset. */
 export class LocationEntry {
   readonly zones: ZonesEntry;
+  /** `"latitude":…,"longitude":…`: the record's run before the country's {@link CountryEntry.jsonHead}. */
+  readonly jsonPoint: string;
+  /** The English {@link jsonPlace}, made on first use: the answer nearly every client asks for. */
+  private englishPlace: string | undefined;
 
-  /**
-   * @param offset the location's data offset, which names it in caches.
-   * @param database where its names in other languages are read, when asked for.
-   */
+  /** @param database where its names in other languages are read, when asked for. */
   constructor(
-    readonly offset: number,
     readonly location: GeoLocation,
     readonly country: CountryEntry,
     private readonly database: GeoDatabase | undefined,
   ) {
     this.zones = country.zonesFor(location.timeZone);
+    this.jsonPoint = `"latitude":${JSON.stringify(location.latitude)},"longitude":${JSON.stringify(location.longitude)}`;
   }
 
   /** The city's name in `language` (English when the data has none in it). */
@@ -154,31 +182,14 @@ export class LocationEntry {
   }
 
   /**
-   * The JSON members of the whole record's run from `latitude` to `languages`, each followed by a
-   * comma, in `language`; without `regionCode` for the bulk record. The location's own fields are
-   * written by two `JSON.stringify` calls, its country's come rendered (a run is made on every miss of
-   * the runs cache, so this is the bulk route's hot path too).
+   * `"zipCode":…,"cityName":…,"regionName":…` in `language`: the record's run after `timeZones`, up to
+   * `regionCode`, which the single record has and the bulk record has not. The English one is kept.
    */
-  jsonRun(language: LanguageIndex, withRegionCode: boolean): string {
-    const { location, country } = this;
-    const point = JSON.stringify({ latitude: location.latitude, longitude: location.longitude });
-    const place = { zipCode: location.postalCode, cityName: this.cityName(language), regionName: this.regionName(language) };
-    const placeJson = JSON.stringify(withRegionCode ? { ...place, regionCode: location.regionCode } : place);
-    const countryField = (name: FieldName) => country.fragment('json', name, language);
-    return [
-      point.slice(1, -1),
-      countryField('countryName'),
-      countryField('countryCode'),
-      countryField('capital'),
-      countryField('phoneCodes'),
-      this.zones.json,
-      placeJson.slice(1, -1),
-      countryField('continent'),
-      countryField('continentCode'),
-      countryField('currencies'),
-      countryField('languages'),
-      '',
-    ].join(',');
+  jsonPlace(language: LanguageIndex): string {
+    if (language === ENGLISH && this.englishPlace !== undefined) return this.englishPlace;
+    const place = JSON.stringify({ zipCode: this.location.postalCode, cityName: this.cityName(language), regionName: this.regionName(language) }).slice(1, -1);
+    if (language === ENGLISH) this.englishPlace = place;
+    return place;
   }
 
   /** A field of the record that this location (with its country) answers, rendered. */
@@ -211,21 +222,21 @@ export class LocationEntry {
 export class NetworkEntry {
   readonly asn: string;
   readonly organization: string;
-  private jsonTexts: readonly [string, string] | undefined;
+  /** Both members in JSON, `"asn":…,"asnOrganization":…`: the record's run after the location's. */
+  readonly json: string;
   private xmlTexts: readonly [string, string] | undefined;
 
   constructor(network: GeoNetwork) {
     this.asn = network.asn ? String(network.asn) : '';
     this.organization = network.organization;
+    this.json = JSON.stringify({ asn: this.asn, asnOrganization: this.organization }).slice(1, -1);
   }
 
-  /** `asn` (0) or `asnOrganization` (1) rendered. */
-  fragment(format: Format, which: 0 | 1): string {
-    if (format === 'json') {
-      this.jsonTexts ??= [fragment('json', 'asn', this.asn), fragment('json', 'asnOrganization', this.organization)];
-      return this.jsonTexts[which];
-    }
+  /** `asn` or `asnOrganization` rendered. */
+  fragment(format: Format, name: 'asn' | 'asnOrganization'): string {
+    const value = name === 'asn' ? this.asn : this.organization;
+    if (format === 'json') return fragment('json', name, value);
     this.xmlTexts ??= [fragment('xml', 'asn', this.asn), fragment('xml', 'asnOrganization', this.organization)];
-    return this.xmlTexts[which];
+    return this.xmlTexts[name === 'asn' ? 0 : 1];
   }
 }

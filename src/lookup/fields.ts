@@ -1,5 +1,5 @@
 /** @module What a client asks of a lookup beyond the address: which fields of the record (spec 2.1), and names in which language. */
-import { ENGLISH, type LanguageIndex, languageIndex } from '../geo/languages.ts';
+import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
 
 /** The fields of the IP info record, in the specification's order (spec 2.1). */
 export const FIELDS = [
@@ -30,6 +30,9 @@ export type FieldName = (typeof FIELDS)[number];
 
 /** A set of fields: bit `i` stands for `FIELDS[i]`. */
 export type FieldMask = number;
+
+/** The index of each field in {@link FIELDS}. */
+export const FIELD_INDEX = Object.fromEntries(FIELDS.map((name, index) => [name, index])) as { readonly [name in FieldName]: number };
 
 /** The bit of each field in a {@link FieldMask}. */
 export const FIELD = Object.fromEntries(FIELDS.map((name, index) => [name, 1 << index])) as { readonly [name in FieldName]: number };
@@ -65,22 +68,4 @@ export function parseFields(list: string): FieldMask | { readonly unknown: strin
     mask |= bit;
   }
   return mask;
-}
-
-/**
- * The view a client asks for: `fields` (a list for {@link parseFields}; absent, `defaults`) and
- * `lang` (a language code; absent, English).
- *
- * @returns the view, or which of the two names something unknown.
- */
-export function viewOf(
-  lang: string | undefined,
-  fields: string | undefined,
-  defaults: FieldMask,
-): View | { readonly unknownLanguage: string } | { readonly unknownField: string } {
-  const language = lang === undefined ? ENGLISH : languageIndex(lang);
-  if (language < 0) return { unknownLanguage: lang as string };
-  if (fields === undefined) return language === ENGLISH && defaults === ALL_FIELDS ? SINGLE_VIEW : { fields: defaults, language };
-  const mask = parseFields(fields);
-  return typeof mask === 'number' ? { fields: mask, language } : { unknownField: mask.unknown };
 }

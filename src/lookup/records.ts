@@ -1,11 +1,10 @@
 /** @module The records of one loaded database as answers need them, through bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of the lookup path"). */
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
-import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { CountryEntry, continentOf, LocationEntry, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
-export const CACHE_BITS = { records: 16, locations: 14, networks: 15, runs: 13 } as const;
+export const CACHE_BITS = { records: 17, locations: 15, networks: 15 } as const;
 
 /** What a record holds, its parts resolved. */
 export interface RecordEntry {
@@ -17,26 +16,19 @@ export interface RecordEntry {
 const EMPTY_NETWORK = new NetworkEntry(NO_NETWORK);
 
 /**
- * Runs are cached by `location offset × 2 + variant` in an int32 key, so a location beyond this offset
- * (a data section over 1 GiB) has its run made afresh each time.
- */
-const RUN_OFFSET_LIMIT = 2 ** 30;
-
-/**
  * The caches of one database (offsets mean nothing in another):
  *
  * - records: record offset → the offsets of its location and network and its proxy flag; offsets, not
  *   entries, so that a cached record keeps no location or network alive;
  * - locations and networks: offset → entry, each shared by every record that points to it (a location
- *   by about four records, a network by six);
- * - runs: (location, language, variant) → one finished text, for the answers that every client asks
- *   for (the whole record in JSON, single or bulk): a lookup then reads one string, not fifteen.
+ *   by about four records, a network by six). An entry keeps its fields rendered in English (the
+ *   answer nearly every client asks for), so a lookup of a cached location reads a few strings, not
+ *   fifteen values.
  */
 export class Records {
   private readonly records: OffsetCache<RecordParts>;
   private readonly locations: OffsetCache<LocationEntry>;
   private readonly networks: OffsetCache<NetworkEntry>;
-  private readonly runs: OffsetCache<string>;
   /** Country entries by code: 250 at most, so a table, not a cache. */
   private readonly countries = new Map<string, CountryEntry>();
   private readonly emptyLocation: LocationEntry;
@@ -50,8 +42,7 @@ export class Records {
     this.records = new OffsetCache(bits.records, Math.min(4, 1 << bits.records));
     this.locations = new OffsetCache(bits.locations, Math.min(4, 1 << bits.locations));
     this.networks = new OffsetCache(bits.networks, Math.min(4, 1 << bits.networks));
-    this.runs = new OffsetCache(bits.runs, Math.min(4, 1 << bits.runs));
-    this.emptyLocation = new LocationEntry(-1, NO_LOCATION, this.country(''), undefined);
+    this.emptyLocation = new LocationEntry(NO_LOCATION, this.country(''), undefined);
   }
 
   /** The entry of country `code` as stored (ISO 3166-1 alpha-2, or '' when the data has none). */
@@ -81,21 +72,7 @@ export class Records {
 
   private locationEntry(offset: number): LocationEntry {
     const location = this.database.locationAt(offset);
-    return new LocationEntry(offset, location, this.country(location.countryCode), this.database);
-  }
-
-  /**
-   * The finished text of `location`'s run of fields for `language` and `variant` (0 or 1, which run
-   * the caller means), made by `make` when it is not cached. Only English runs are cached: the answer
-   * nearly every client asks for, and texts of one byte per character, where a run with Japanese,
-   * Chinese or Russian names takes two (`bench:memory` with the eight languages in turn went over the
-   * 96 MiB budget with every language's runs cached: BENCHMARKS.md, "Caches of the lookup path").
-   */
-  run(location: LocationEntry, language: LanguageIndex, variant: 0 | 1, make: () => string): string {
-    const { offset } = location;
-    if (language !== ENGLISH || offset < 0 || offset >= RUN_OFFSET_LIMIT) return make();
-    const key = offset * 2 + variant;
-    return this.runs.get(key) ?? this.runs.set(key, make());
+    return new LocationEntry(location, this.country(location.countryCode), this.database);
   }
 }
 

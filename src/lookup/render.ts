@@ -19,20 +19,21 @@ export function renderRecord(found: Found, format: Format, view: View): string {
   const { location, network } = record;
   const { fields, language } = view;
   if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
-    // The whole record, as nearly every client asks: the location's run is one cached text.
-    const withRegionCode = fields === ALL_FIELDS;
-    const run = found.records.run(location, language, withRegionCode ? 0 : 1, () => location.jsonRun(language, withRegionCode));
-    return `${JSON_START[address.version]}${address.canonical}",${run}${network.fragment('json', 0)},${network.fragment('json', 1)},${JSON_PROXY[record.proxy ? 'true' : 'false']}`;
+    // The whole record, as nearly every client asks: runs of members that the entries keep, the
+    // country's shared by every location in it.
+    const { country } = location;
+    const regionCode = fields === ALL_FIELDS ? `"regionCode":${JSON.stringify(location.location.regionCode)},` : '';
+    return `${JSON_START[address.version]}${address.canonical}",${location.jsonPoint},${country.jsonHead(language)},${location.zones.json},${location.jsonPlace(language)},${regionCode}${country.jsonTail(language)},${network.json},${JSON_PROXY[record.proxy ? 'true' : 'false']}`;
   }
   const pieces: string[] = [];
   for (let i = 0; i < FIELDS.length; i++) {
     if ((fields & (1 << i)) === 0) continue;
     const name = FIELDS[i] as (typeof FIELDS)[number];
-    if (i === 0) pieces.push(fragment(format, name, address.version));
-    else if (i === 1) pieces.push(fragment(format, name, address.canonical));
-    else if (i < 17) pieces.push(location.fragment(format, name, language));
-    else if (i < 19) pieces.push(network.fragment(format, i === 17 ? 0 : 1));
-    else pieces.push(fragment(format, name, record.proxy));
+    if (name === 'ipVersion') pieces.push(fragment(format, name, address.version));
+    else if (name === 'ipAddress') pieces.push(fragment(format, name, address.canonical));
+    else if (name === 'asn' || name === 'asnOrganization') pieces.push(network.fragment(format, name));
+    else if (name === 'isProxy') pieces.push(fragment(format, name, record.proxy));
+    else pieces.push(location.fragment(format, name, language));
   }
   return format === 'json' ? `{${pieces.join(',')}}` : pieces.join('');
 }

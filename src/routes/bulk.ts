@@ -12,7 +12,7 @@ import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '
 import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { readJsonBody } from './json-body.ts';
-import { problemOf, viewOfQuery } from './lookup-problems.ts';
+import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
 import { documented, validate } from './validate.ts';
 
 const PROBLEMS = [
@@ -65,7 +65,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
       const database = await loadDatabase(c.env, c.executionCtx);
       const items = lookupAll(database, keys).map((outcome) => {
         if (outcome.kind === 'found') return renderRecord(outcome, format, view);
-        const problem = problemBody(problemOf(outcome));
+        const problem = problemBody(lookupProblem(outcome));
         return format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' });
       });
       return c.body(bulkDocument(format, keys, items), 200, { 'Content-Type': CONTENT_TYPE[format] });

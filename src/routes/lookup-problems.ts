@@ -1,48 +1,54 @@
-/** @module What the lookup routes share: the problem of each lookup failure (one exhaustive switch), and the view a validated query asks for. */
+/** @module What the lookup routes share: the problem of each lookup failure (one exhaustive switch), and the view a parsed query asks for. */
 import { ProblemError } from '../errors/problem.ts';
-import type { Language } from '../geo/languages.ts';
-import { type FieldMask, type View, viewOf } from '../lookup/fields.ts';
+import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
+import type { FieldMask, View } from '../lookup/fields.ts';
 import type { LookupFailure } from '../lookup/pipeline.ts';
 
 /**
- * The problem of a lookup failure: `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` (with `range` and
- * `rfc`), or `IP_ADDRESS_NOT_FOUND` (an address the data does not cover, or, for distance, one it
- * has no position for).
+ * The problem of a lookup failure, as its code, detail and extensions: `IP_ADDRESS_INVALID`,
+ * `IP_ADDRESS_RESERVED` (with `range` and `rfc`), or `IP_ADDRESS_NOT_FOUND` (an address the data does
+ * not cover, or, for distance, one it has no position for). A bulk answer writes it as an item
+ * (`problemBody`); {@link problemOf} raises it.
  *
  * @param side for distance: which address failed; the detail starts with it and the problem carries it.
  */
-export function problemOf(failure: LookupFailure, side?: 'from' | 'to'): ProblemError {
+export function lookupProblem(failure: LookupFailure, side?: 'from' | 'to'): Pick<ProblemError, 'code' | 'detail' | 'options'> {
   const prefix = side === undefined ? '' : `${side}: `;
-  const sided = side === undefined ? {} : { side };
+  const extensions = side === undefined ? {} : { side };
   switch (failure.kind) {
     case 'invalid':
-      return new ProblemError('IP_ADDRESS_INVALID', `${prefix}The value is not a valid IPv4 or IPv6 address.`, { extensions: sided });
+      return { code: 'IP_ADDRESS_INVALID', detail: `${prefix}The value is not a valid IPv4 or IPv6 address.`, options: { extensions } };
     case 'reserved': {
       const { cidr, description, rfc } = failure.range;
-      return new ProblemError('IP_ADDRESS_RESERVED', `${prefix}${failure.address} is in ${cidr}, a ${description} (${rfc}).`, {
-        extensions: { range: cidr, rfc, ...sided },
-      });
+      return {
+        code: 'IP_ADDRESS_RESERVED',
+        detail: `${prefix}${failure.address} is in ${cidr}, a ${description} (${rfc}).`,
+        options: { extensions: { range: cidr, rfc, ...extensions } },
+      };
     }
     case 'not-found':
-      return new ProblemError('IP_ADDRESS_NOT_FOUND', `${prefix}${failure.address} is a public address that the geolocation data does not cover.`, {
-        extensions: sided,
-      });
+      return {
+        code: 'IP_ADDRESS_NOT_FOUND',
+        detail: `${prefix}${failure.address} is a public address that the geolocation data does not cover.`,
+        options: { extensions },
+      };
     case 'no-location':
-      return new ProblemError('IP_ADDRESS_NOT_FOUND', `${prefix}the data has no position for ${failure.address}.`, { extensions: sided });
+      return { code: 'IP_ADDRESS_NOT_FOUND', detail: `${prefix}the data has no position for ${failure.address}.`, options: { extensions } };
     default:
       return failure satisfies never;
   }
 }
 
+/** The {@link lookupProblem} of a failure, raised: a {@link ProblemError} for the app's error handler. */
+export function problemOf(failure: LookupFailure, side?: 'from' | 'to'): ProblemError {
+  const { code, detail, options } = lookupProblem(failure, side);
+  return new ProblemError(code, detail, options);
+}
+
 /**
- * The view of a query that the route's schema has validated (`lang` one of the languages, `fields` a
- * list of fields), with `defaults` for absent `fields`.
- *
- * @throws ProblemError `LANGUAGE_UNSUPPORTED` or `FIELDS_INVALID` should the query not have been validated.
+ * The view of a query that the route's schema has parsed (`lang` a language's index, `fields` a field
+ * mask; see `schemas/lookup-options.ts`), with `defaults` for absent `fields` and English for absent `lang`.
  */
-export function viewOfQuery(query: { readonly lang?: Language | undefined; readonly fields?: string | undefined }, defaults: FieldMask): View {
-  const view = viewOf(query.lang, query.fields, defaults);
-  if ('unknownLanguage' in view) throw new ProblemError('LANGUAGE_UNSUPPORTED', `lang: ${JSON.stringify(view.unknownLanguage)} is not supported.`);
-  if ('unknownField' in view) throw new ProblemError('FIELDS_INVALID', `fields: ${JSON.stringify(view.unknownField)} is not a field of the record.`);
-  return view;
+export function viewOfQuery(query: { readonly lang?: LanguageIndex | undefined; readonly fields?: FieldMask | undefined }, defaults: FieldMask): View {
+  return { fields: query.fields ?? defaults, language: query.lang ?? ENGLISH };
 }

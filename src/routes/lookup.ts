@@ -1,5 +1,5 @@
 /** @module Single lookup routes (spec 4.1 and 4.2): `GET {prefix}/json|xml[/{ip}]` with `?lang=` and `?fields=`; validate, look up, render. */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
@@ -44,7 +44,7 @@ function route(format: Format, path: string, withIp: boolean, tags: string[], de
   } as const;
 }
 
-type Query = { readonly lang?: (typeof LookupQuerySchema)['_output']['lang']; readonly fields?: string | undefined };
+type Query = z.output<typeof LookupQuerySchema>;
 
 function answer(c: Context<AppEnv>, format: Format, text: string, query: Query): Response | Promise<Response> {
   const loaded = loadDatabase(c.env, c.executionCtx);

@@ -1,7 +1,7 @@
 /** @module The lookup routes' request schemas as one synchronous validator, and as the OpenAPI parameters and body that document them (a route with one handler: no validator chain, no promise for Hono to await). */
 import { createRoute, OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { ZodObject, ZodType } from 'zod';
+import type { ZodObject, ZodSafeParseResult, ZodType } from 'zod';
 import { validationProblem } from './hooks.ts';
 
 /** The request schemas of a GET route, as `createRoute` takes them. */
@@ -21,11 +21,29 @@ export interface RequestSchemas {
 export function validate<P, Q, J = never>(request: RequestSchemas, c: Context, body?: unknown): { param: P; query: Q; json: J } {
   const param = request.params?.safeParse(c.req.param());
   if (param && !param.success) throw validationProblem('param', param.error.issues, c);
-  const query = request.query?.safeParse(c.req.query());
+  const query = request.query && parsedQuery(request.query, c);
   if (query && !query.success) throw validationProblem('query', query.error.issues, c);
   const json = request.json?.safeParse(body);
   if (json && !json.success) throw validationProblem('json', json.error.issues, c);
   return { param: param?.data as P, query: query?.data as Q, json: json?.data as J };
+}
+
+/** Each query schema's result for `{}`, the query of a request without a query string. */
+const emptyQueries = new WeakMap<ZodObject, ZodSafeParseResult<unknown>>();
+
+/**
+ * The query of the request parsed by `schema`. Most lookups carry no query string, and then the input
+ * is always `{}`: its result is parsed once per schema and kept (the query validation cost a single
+ * lookup about 3% of its CPU time in workerd: BENCHMARKS.md, "Validation of the lookup routes").
+ */
+function parsedQuery(schema: ZodObject, c: Context): ZodSafeParseResult<unknown> {
+  if (c.req.url.includes('?')) return schema.safeParse(c.req.query());
+  let parsed = emptyQueries.get(schema);
+  if (parsed === undefined) {
+    parsed = schema.safeParse({});
+    emptyQueries.set(schema, parsed);
+  }
+  return parsed;
 }
 
 /** What documents a request in an OpenAPI operation: its parameters and its body. */

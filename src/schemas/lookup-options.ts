@@ -1,10 +1,12 @@
 /** @module The query parameters of the lookup routes (`lang`, `fields`) as zod schemas: validated through the app's one hook and documented with their values. */
 import { z } from '@hono/zod-openapi';
-import { LANGUAGES } from '../geo/languages.ts';
+import { LANGUAGES, languageIndex } from '../geo/languages.ts';
 import { FIELDS, parseFields } from '../lookup/fields.ts';
 
+/** `lang`: one of the languages, parsed into its index (absent: English). */
 const lang = z
   .enum(LANGUAGES)
+  .transform(languageIndex)
   .optional()
   .openapi({
     param: { name: 'lang', in: 'query' },
@@ -12,14 +14,14 @@ const lang = z
     example: 'de',
   });
 
-/** `fields`: a list of record fields; an unknown name fails with a message that names it. */
+/** `fields`: a list of record fields, parsed into their mask; an unknown name fails with a message that names it. */
 export const fieldsParameter = z
   .string()
-  .superRefine((list, context) => {
+  .transform((list, context) => {
     const mask = parseFields(list);
-    if (typeof mask !== 'number') {
-      context.addIssue({ code: 'custom', message: `${JSON.stringify(mask.unknown)} is not a field of the record; the fields are ${FIELDS.join(', ')}.` });
-    }
+    if (typeof mask === 'number') return mask;
+    context.addIssue({ code: 'custom', message: `${JSON.stringify(mask.unknown)} is not a field of the record; the fields are ${FIELDS.join(', ')}.` });
+    return z.NEVER;
   })
   .optional();
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
-import { ENGLISH, NO_NAMES } from '../../src/geo/languages.ts';
+import { ENGLISH, LANGUAGES, NO_NAMES } from '../../src/geo/languages.ts';
 import { Records } from '../../src/lookup/records.ts';
 
 // Record n points to location n + 1000 and network n + 2000; odd records are proxies.
@@ -31,7 +31,7 @@ const database = {
 
 describe('Records over a database that counts its decodes', () => {
   it('answers each record with its own parts, and decodes again only what a set of two slots dropped', () => {
-    const records = new Records(database, { records: 1, locations: 1, networks: 1, runs: 1 });
+    const records = new Records(database, { records: 1, locations: 1, networks: 1 });
     for (const offset of [1, 2, 1, 3, 1, 2]) {
       const { location, network, proxy } = records.recordAt(offset);
       expect([location.cityName(ENGLISH), network.asn, proxy]).toEqual([`city ${offset + 1000}`, String(offset + 2000), offset % 2 === 1]);
@@ -42,16 +42,22 @@ describe('Records over a database that counts its decodes', () => {
     expect(decoded.networks).toEqual([2001, 2002, 2003, 2002]);
   });
 
-  it('makes an English run once per location and variant while it is cached, and one in another language each time', () => {
-    const records = new Records(database, { records: 2, locations: 2, networks: 2, runs: 2 });
+  it("answers a location's place in English without reading names, and in another language from its names, read each time", () => {
+    const named = {
+      ...database,
+      locationAt: (offset: number): GeoLocation => ({ ...NO_LOCATION, cityName: `city ${offset}`, cityNamesOffset: offset + 5000 }),
+      namesAt(offset: number) {
+        namesRead.push(offset);
+        return LANGUAGES.map((code) => (code === 'de' ? `Stadt ${offset}` : ''));
+      },
+    } as unknown as GeoDatabase;
+    const namesRead: number[] = [];
+    const records = new Records(named, { records: 2, locations: 2, networks: 2 });
     const location = records.recordAt(7).location;
-    let made = 0;
-    const make = () => `run ${++made}`;
-    expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
-    expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
-    expect(records.run(location, ENGLISH, 1, make)).toBe('run 2');
-    expect(records.run(location, 0, 0, make)).toBe('run 3');
-    expect(records.run(location, 0, 0, make)).toBe('run 4');
-    expect(records.run(location, ENGLISH, 0, make)).toBe('run 1');
+    for (let i = 0; i < 2; i++) expect(JSON.parse(`{${location.jsonPlace(ENGLISH)}}`)).toEqual({ zipCode: '', cityName: 'city 1007', regionName: '' });
+    expect(namesRead).toEqual([]);
+    const german = LANGUAGES.indexOf('de');
+    for (let i = 0; i < 2; i++) expect(JSON.parse(`{${location.jsonPlace(german)}}`)).toEqual({ zipCode: '', cityName: 'Stadt 6007', regionName: '' });
+    expect(namesRead).toEqual([6007, 6007]);
   });
 });
