@@ -8,8 +8,8 @@
  * the first eight hex digits of the file's SHA-256. The date tells a client how fresh the data is, the
  * digest tells two builds of the same sources apart.
  */
-import { MmdbDecoder } from '../mmdb/decoder.ts';
-import { findMarker } from '../mmdb/metadata.ts';
+import { isMmdbMap } from '../mmdb/decoder.ts';
+import { readMetadata } from '../mmdb/metadata.ts';
 
 /** One source of the loaded database. */
 export interface DatabaseSource {
@@ -78,15 +78,13 @@ export function isStale(identity: Pick<DatabaseIdentity, 'sources'>, now: number
  * the sources and counts its metadata holds. A file without them (an older schema) has no sources,
  * its counts 0, and its version dated by its own build.
  *
- * @throws MmdbFormatError when the bytes hold no MaxMind DB metadata.
+ * @throws MmdbFormatError when the bytes hold no MaxMind DB metadata a reader can use ({@link readMetadata}).
  */
 export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIdentity> {
   const view = new Uint8Array(bytes);
-  const metadata = new MmdbDecoder(view.subarray(findMarker(view) + MARKER_LENGTH)).decode(0);
-  const map = isMap(metadata) ? metadata : {};
-  const epoch = map.build_epoch;
-  const builtAt = new Date((typeof epoch === 'bigint' ? Number(epoch) : typeof epoch === 'number' ? epoch : 0) * 1000).toISOString();
-  const sources = (Array.isArray(map.sources) ? map.sources : []).filter(isMap).map(
+  const { buildEpoch, map } = readMetadata(view);
+  const builtAt = new Date(buildEpoch * 1000).toISOString();
+  const sources = (Array.isArray(map.sources) ? map.sources : []).filter(isMmdbMap).map(
     (s): DatabaseSource => ({
       name: text(s.name),
       provides: s.provides === 'network' || s.provides === 'proxy' ? s.provides : 'location',
@@ -96,7 +94,7 @@ export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIden
       attribution: text(s.attribution),
     }),
   );
-  const counts = isMap(map.counts) ? map.counts : {};
+  const counts = isMmdbMap(map.counts) ? map.counts : {};
   const sha256 = hex(await sha256Of(view));
   return {
     version: databaseVersion(sources, sha256, builtAt),
@@ -126,15 +124,6 @@ async function sha256Of(bytes: Uint8Array): Promise<ArrayBuffer> {
   for (let at = 0; at < bytes.length; at += DIGEST_CHUNK) await writer.write(bytes.subarray(at, at + DIGEST_CHUNK));
   await writer.close();
   return stream.digest;
-}
-
-/** `\xAB\xCD\xEF` + `MaxMind.com`: the metadata map starts right after it. */
-const MARKER_LENGTH = 14;
-
-type Decoded = ReturnType<MmdbDecoder['decode']>;
-
-function isMap(value: unknown): value is { [key: string]: Decoded } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 
 function text(value: unknown): string {

@@ -9,6 +9,11 @@
 /** A decoded value: numbers above 2⁵³ (uint64, uint128) become bigint. */
 export type MmdbDecoded = string | number | boolean | bigint | Uint8Array | MmdbDecoded[] | { [key: string]: MmdbDecoded };
 
+/** True when a decoded value is a map (not an array, bytes or a scalar). */
+export function isMmdbMap(value: MmdbDecoded | undefined): value is { [key: string]: MmdbDecoded } {
+  return typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
 /** The data types of a MaxMind DB data section, by their type numbers (as mmdb-lib names them). */
 // biome-ignore format: one line per group of the specification's table.
 export const MmdbType = {
@@ -78,14 +83,15 @@ export class MmdbDecoder {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  /** Decodes the value at `offset`. @throws MmdbFormatError */
+  /**
+   * Decodes the value at `offset`, following pointers: maps as objects, arrays as arrays, uint64 and
+   * uint128 above 2⁵³ as bigint (numbers otherwise), bytes as a copy.
+   *
+   * @throws MmdbFormatError when the value is malformed, nested deeper than 512 levels or runs past
+   *   the section.
+   */
   decode(offset: number): MmdbDecoded {
-    return this.decodeAt(offset, 0, false)[0];
-  }
-
-  /** Decodes the value at `offset` and returns it with the offset just past it. */
-  decodeWithEnd(offset: number): [MmdbDecoded, number] {
-    return this.decodeAt(offset, 0, false);
+    return this.decodeAt(offset, 0)[0];
   }
 
   /**
@@ -222,92 +228,50 @@ export class MmdbDecoder {
     return field.type === MmdbType.Boolean ? field.payload : this.checkedEnd(field.payload, field.size, 'field');
   }
 
-  private decodeAt(offset: number, depth: number, viaPointer: boolean): [MmdbDecoded, number] {
+  /** The value at `offset` and the offset just past it, read with {@link field}: one parser of control bytes. */
+  private decodeAt(offset: number, depth: number): [MmdbDecoded, number] {
     if (depth > MAX_DEPTH) throw new MmdbFormatError(`data nested deeper than ${MAX_DEPTH} levels at offset ${offset}`);
-    const control = this.byte(offset);
-    let cursor = offset + 1;
-    let type = control >> 5;
-    if (type === 0) {
-      type = 7 + this.byte(cursor);
-      cursor++;
-      if (type < 8 || type > 15) throw new MmdbFormatError(`unknown extended type ${type} at offset ${offset}`);
-    }
-    if (type === MmdbType.Pointer) {
-      if (viaPointer) throw new MmdbFormatError(`pointer to a pointer at offset ${offset}`);
-      const [target, end] = this.pointer(control, cursor);
-      const [value] = this.decodeAt(target, depth + 1, true);
-      return [value, end];
-    }
-    let size = control & 0x1f;
-    if (size >= 29) {
-      const extra = size - 28;
-      const raw = this.uint(cursor, extra);
-      cursor += extra;
-      size = size === 29 ? 29 + raw : size === 30 ? 285 + raw : 65_821 + raw;
-    }
+    // Without its end: for a container in place, the end is where decoding its content stops.
+    const field = this.field(offset, newField(), false);
+    const { type, size, payload, next } = field;
     switch (type) {
-      case MmdbType.String: {
-        const end = this.checkedEnd(cursor, size, 'string');
-        return [this.utf8(cursor, end, offset), end];
+      case MmdbType.String:
+        return [this.stringOf(field), next];
+      case MmdbType.Bytes:
+        return [this.bytes.slice(payload, payload + size), next];
+      case MmdbType.Boolean:
+        return [size === 1, next];
+      case MmdbType.Uint64:
+      case MmdbType.Uint128: {
+        let n = 0n;
+        for (let i = payload; i < payload + size; i++) n = (n << 8n) | BigInt(this.bytes[i] as number);
+        return [n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n, next];
       }
-      case MmdbType.Double:
-        if (size !== 8) throw new MmdbFormatError(`double of ${size} bytes at offset ${offset}`);
-        this.checkedEnd(cursor, 8, 'double');
-        return [this.view.getFloat64(cursor), cursor + 8];
-      case MmdbType.Bytes: {
-        const end = this.checkedEnd(cursor, size, 'bytes');
-        return [this.bytes.slice(cursor, end), end];
-      }
-      case MmdbType.Uint16:
-      case MmdbType.Uint32:
-        if (size > (type === MmdbType.Uint16 ? 2 : 4)) throw new MmdbFormatError(`uint of ${size} bytes at offset ${offset}`);
-        this.checkedEnd(cursor, size, 'uint');
-        return [this.uint(cursor, size), cursor + size];
       case MmdbType.Map: {
         const map: { [key: string]: MmdbDecoded } = {};
-        let at = cursor;
+        let at = payload;
         for (let i = 0; i < size; i++) {
-          const [key, afterKey] = this.decodeAt(at, depth + 1, false);
+          const [key, afterKey] = this.decodeAt(at, depth + 1);
           if (typeof key !== 'string') throw new MmdbFormatError(`map key is not a string at offset ${at}`);
-          const [value, afterValue] = this.decodeAt(afterKey, depth + 1, false);
+          const [value, afterValue] = this.decodeAt(afterKey, depth + 1);
           map[key] = value;
           at = afterValue;
         }
-        return [map, at];
-      }
-      case MmdbType.Int32: {
-        if (size > 4) throw new MmdbFormatError(`int32 of ${size} bytes at offset ${offset}`);
-        this.checkedEnd(cursor, size, 'int32');
-        const raw = this.uint(cursor, size);
-        return [size === 4 ? raw | 0 : raw, cursor + size];
-      }
-      case MmdbType.Uint64:
-      case MmdbType.Uint128: {
-        if (size > (type === MmdbType.Uint64 ? 8 : 16)) throw new MmdbFormatError(`uint of ${size} bytes at offset ${offset}`);
-        const end = this.checkedEnd(cursor, size, 'uint');
-        let n = 0n;
-        for (let i = cursor; i < end; i++) n = (n << 8n) | BigInt(this.bytes[i] as number);
-        return [n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n, end];
+        return [map, next < 0 ? at : next];
       }
       case MmdbType.Array: {
         const array: MmdbDecoded[] = [];
-        let at = cursor;
+        let at = payload;
         for (let i = 0; i < size; i++) {
-          const [value, after] = this.decodeAt(at, depth + 1, false);
+          const [value, after] = this.decodeAt(at, depth + 1);
           array.push(value);
           at = after;
         }
-        return [array, at];
+        return [array, next < 0 ? at : next];
       }
-      case MmdbType.Boolean:
-        if (size > 1) throw new MmdbFormatError(`boolean of value ${size} at offset ${offset}`);
-        return [size === 1, cursor];
-      case MmdbType.Float:
-        if (size !== 4) throw new MmdbFormatError(`float of ${size} bytes at offset ${offset}`);
-        this.checkedEnd(cursor, 4, 'float');
-        return [this.view.getFloat32(cursor), cursor + 4];
       default:
-        throw new MmdbFormatError(`unexpected type ${type} at offset ${offset}`);
+        // Uint16, Uint32, Int32, Double, Float: header() refuses every other type.
+        return [this.numberOf(field), next];
     }
   }
 
@@ -336,12 +300,7 @@ export class MmdbDecoder {
     }
   }
 
-  /** Pointer: `001SSVVV`; returns the target offset (relative to the section) and the end. */
-  private pointer(control: number, cursor: number): [number, number] {
-    return [this.pointerTarget(control, cursor), this.pointerEnd];
-  }
-
-  /** {@link pointer} without the pair: the target is returned, the end left in `pointerEnd`. */
+  /** Pointer: `001SSVVV`; returns the target offset (relative to the section), the end left in `pointerEnd`. */
   private pointerTarget(control: number, cursor: number): number {
     const sizeClass = (control >> 3) & 0x3;
     const high = control & 0x7;

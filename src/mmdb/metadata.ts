@@ -2,7 +2,7 @@
  * @module The metadata section of a MaxMind DB file: found by its marker within the last 128 KiB, and
  * decoded into the fields a reader needs (MaxMind DB format specification, "Database Metadata").
  */
-import { type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
+import { isMmdbMap, type MmdbDecoded, MmdbDecoder, MmdbFormatError } from './decoder.ts';
 
 /** The metadata map of a database, with the fields every reader needs checked. */
 export interface MmdbMetadata {
@@ -50,39 +50,26 @@ export function findMarker(bytes: Uint8Array): number {
 export function readMetadata(bytes: Uint8Array): MmdbMetadata {
   const start = findMarker(bytes) + MARKER.length;
   const raw = new MmdbDecoder(bytes.subarray(start)).decode(0);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || raw instanceof Uint8Array) {
-    throw new MmdbFormatError('metadata is not a map');
-  }
-  const uint = (key: string, max = 2 ** 32): number => {
+  if (!isMmdbMap(raw)) throw new MmdbFormatError('metadata is not a map');
+  /** The unsigned 32-bit integer at `key`, one of `allowed` when given. */
+  const uint = <T extends number>(key: string, allowed?: readonly T[]): T => {
     const value = raw[key];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= max) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= 2 ** 32) {
       throw new MmdbFormatError(`metadata ${key} is missing or not an unsigned integer`);
     }
-    return value;
+    if (allowed !== undefined && !allowed.includes(value as T)) throw new MmdbFormatError(`unsupported ${key} ${value}`);
+    return value as T;
   };
-  const recordSize = uint('record_size');
-  if (recordSize !== 24 && recordSize !== 28 && recordSize !== 32) {
-    throw new MmdbFormatError(`unsupported record size ${recordSize}`);
-  }
-  const ipVersion = uint('ip_version');
-  if (ipVersion !== 4 && ipVersion !== 6) throw new MmdbFormatError(`unsupported ip_version ${ipVersion}`);
-  const major = uint('binary_format_major_version');
-  if (major !== 2) throw new MmdbFormatError(`unsupported binary format major version ${major}`);
-  const epoch = raw.build_epoch;
-  const description = raw.description;
-  const languages = raw.languages;
+  const { build_epoch: epoch, description, languages } = raw;
   return {
     nodeCount: uint('node_count'),
-    recordSize,
-    ipVersion,
+    recordSize: uint('record_size', [24, 28, 32]),
+    ipVersion: uint('ip_version', [4, 6]),
     databaseType: typeof raw.database_type === 'string' ? raw.database_type : '',
     buildEpoch: typeof epoch === 'number' ? epoch : typeof epoch === 'bigint' ? Number(epoch) : 0,
     languages: Array.isArray(languages) ? languages.filter((l): l is string => typeof l === 'string') : [],
-    description:
-      typeof description === 'object' && description !== null && !Array.isArray(description) && !(description instanceof Uint8Array)
-        ? Object.fromEntries(Object.entries(description).filter((e): e is [string, string] => typeof e[1] === 'string'))
-        : {},
-    binaryFormatMajorVersion: major,
+    description: isMmdbMap(description) ? Object.fromEntries(Object.entries(description).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
+    binaryFormatMajorVersion: uint('binary_format_major_version', [2]),
     binaryFormatMinorVersion: uint('binary_format_minor_version'),
     map: raw,
   };
