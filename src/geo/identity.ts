@@ -130,6 +130,7 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function hex(digest: ArrayBuffer): string {
+/** A digest as lower-case hexadecimal. */
+export function hex(digest: ArrayBuffer): string {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -18,7 +18,7 @@
  *   that has not finished after {@link LOAD_ABANDONED_MS} is taken as abandoned and started again.
  */
 import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
-import { type DatabaseIdentity, identifyDatabase } from './identity.ts';
+import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
 import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedVersion } from './published.ts';
 
 /** An R2 object as the load reads it (the part of `R2ObjectBody` used). */
@@ -290,10 +290,6 @@ async function identifyOrFail(buffer: ArrayBuffer, version: PublishedVersion): P
   } catch (error) {
     return fail(`object ${version.key} is not a MaxMind DB: ${(error as Error).message}`);
   }
-}
-
-function hex(digest: ArrayBuffer): string {
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** Why the database cannot be had: said in the log, never to clients. */
