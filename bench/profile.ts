@@ -136,6 +136,11 @@ export async function profileRoutes(
     { name: 'single JSON (8.8.8.8)', bundle: 'lookup-only', next: () => get('/api/json/8.8.8.8') },
     { name: 'single XML', bundle: 'lookup-only', next: () => get(`/api/xml/${address()}`) },
     {
+      name: 'single JSON with lang and fields',
+      bundle: 'lookup-only',
+      next: () => get(`/api/json/${address()}?lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName`),
+    },
+    {
       name: 'bulk of 50',
       bundle: 'lookup-only',
       next: () => ({

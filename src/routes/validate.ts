@@ -28,20 +28,33 @@ export function validate<P, Q, J = never>(request: RequestSchemas, c: Context, b
   return { param: param?.data as P, query: query?.data as Q, json: json?.data as J };
 }
 
-/** Each query schema's result for `{}`, the query of a request without a query string. */
-const emptyQueries = new WeakMap<ZodObject, ZodSafeParseResult<unknown>>();
+/** Query strings longer than this are parsed on every request, not kept (a kept query costs its length). */
+const MAX_KEPT_QUERY = 256;
+/** How many parsed queries each schema keeps; when full, they are forgotten and kept again as they come. */
+const MAX_KEPT_QUERIES = 256;
+const parsedQueries = new WeakMap<ZodObject, Map<string, ZodSafeParseResult<unknown>>>();
 
 /**
- * The query of the request parsed by `schema`. Most lookups carry no query string, and then the input
- * is always `{}`: its result is parsed once per schema and kept (the query validation cost a single
- * lookup about 3% of its CPU time in workerd: BENCHMARKS.md, "Validation of the lookup routes").
+ * The query of the request parsed by `schema`. A query's result depends on its text alone, and clients
+ * send the same few (none, or their own `lang` and `fields`), so each schema keeps the results of up to
+ * {@link MAX_KEPT_QUERIES} query strings: zod validates each one once. Parsing `lang` and `fields` cost
+ * a lookup about 8% of its CPU time in workerd (BENCHMARKS.md, "Validation of the lookup routes").
  */
 function parsedQuery(schema: ZodObject, c: Context): ZodSafeParseResult<unknown> {
-  if (c.req.url.includes('?')) return schema.safeParse(c.req.query());
-  let parsed = emptyQueries.get(schema);
+  const { url } = c.req;
+  const at = url.indexOf('?');
+  const search = at < 0 ? '' : url.slice(at);
+  if (search.length > MAX_KEPT_QUERY) return schema.safeParse(c.req.query());
+  let kept = parsedQueries.get(schema);
+  if (kept === undefined) {
+    kept = new Map();
+    parsedQueries.set(schema, kept);
+  }
+  let parsed = kept.get(search);
   if (parsed === undefined) {
-    parsed = schema.safeParse({});
-    emptyQueries.set(schema, parsed);
+    parsed = schema.safeParse(at < 0 ? {} : c.req.query());
+    if (kept.size >= MAX_KEPT_QUERIES) kept.clear();
+    kept.set(search, parsed);
   }
   return parsed;
 }
