@@ -123,7 +123,6 @@ describe('problems of lang and fields', () => {
     }
   });
 
-
   it('answers a query as it answered it before, valid or not, also after more distinct queries than are kept', async () => {
     const asked = async (query: string) => {
       const response = await paidFetch(`/api/json/81.2.69.142?${query}`);
