@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { databaseVersion } from '../src/geo/identity.ts';
 import { DATABASE_TYPE, SCHEMA_VERSION } from '../src/geo/schema.ts';
+import { parseCommandLine } from './command-line.ts';
 import { compile } from './compile.ts';
 import { geolite2City } from './sources/geolite2-city.ts';
 import { ipLocationDbAsn } from './sources/ip-location-db.ts';
@@ -120,26 +120,19 @@ export interface Manifest {
 }
 
 function main(argv: string[]): number {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: false }>>;
-  const OPTIONS = {
-    'maxmind-city': { type: 'string' },
-    'maxmind-asn': { type: 'string' },
-    'maxmind-anonymous-ip': { type: 'string' },
-    'proxy-list': { type: 'string', multiple: true },
-    'if-missing': { type: 'boolean' },
-    help: { type: 'boolean' },
-  } as const;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseCommandLine(
+    argv,
+    {
+      'maxmind-city': { type: 'string' },
+      'maxmind-asn': { type: 'string' },
+      'maxmind-anonymous-ip': { type: 'string' },
+      'proxy-list': { type: 'string', multiple: true },
+      'if-missing': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
   if (values['if-missing'] && existsSync(DATABASE_FILE) && existsSync(MANIFEST_FILE)) {
     console.log(`${relative(ROOT, DATABASE_FILE)} exists; not rebuilding (run \`npm run data:build\` to rebuild).`);
     return 0;

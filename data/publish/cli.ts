@@ -9,8 +9,8 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { experimental_readRawConfig, unstable_readConfig } from 'wrangler';
+import { parseCommandLine } from '../command-line.ts';
 import { readBuildFile } from './build-file.ts';
 import { type Publication, PublishError, publishTo, rollBack, type VersionBucket } from './record.ts';
 import { verifyDatabase } from './verify.ts';
@@ -52,27 +52,19 @@ export function readBuild(file: string): Publication<string> {
 
 function main(argv: string[]): Promise<number> | number {
   const command = argv[0];
-  let values: { env?: string[]; all?: boolean; remote?: boolean; file?: string; 'persist-to'?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv.slice(1),
-      options: {
-        env: { type: 'string', multiple: true },
-        all: { type: 'boolean' },
-        remote: { type: 'boolean' },
-        file: { type: 'string' },
-        'persist-to': { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseCommandLine(
+    argv.slice(1),
+    {
+      env: { type: 'string', multiple: true },
+      all: { type: 'boolean' },
+      remote: { type: 'boolean' },
+      file: { type: 'string' },
+      'persist-to': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
   if ((command !== 'publish' && command !== 'rollback') || (!values.all && !values.env?.length) || (values.all && values.env?.length)) {
     console.error(USAGE);
     return 2;

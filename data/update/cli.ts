@@ -8,8 +8,8 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { OUT_DIR } from '../build.ts';
+import { parseCommandLine } from '../command-line.ts';
 import { UpdateError } from './download.ts';
 import { DEFAULT_EDITIONS, MAXMIND_BASE_URL } from './maxmind.ts';
 import { update } from './update.ts';
@@ -32,27 +32,19 @@ API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest ge
   --out DIR          where the build goes (default data/out)`;
 
 async function main(argv: string[]): Promise<number> {
-  let values: { editions?: string; 'proxy-lists'?: boolean; timeout?: string; cache?: string; out?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        editions: { type: 'string' },
-        'proxy-lists': { type: 'boolean' },
-        timeout: { type: 'string' },
-        cache: { type: 'string' },
-        out: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseCommandLine(
+    argv,
+    {
+      editions: { type: 'string' },
+      'proxy-lists': { type: 'boolean' },
+      timeout: { type: 'string' },
+      cache: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
   const timeout = Number(values.timeout ?? 300);
   if (!(timeout > 0)) {
     console.error(`--timeout must be a positive number of seconds\n\n${USAGE}`);
