@@ -1,4 +1,5 @@
 /** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`load.ts` loads it from R2). */
+import type { IpAddress } from '../ip/address.ts';
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
@@ -161,41 +162,16 @@ export class GeoDatabase {
   }
 
   /**
-   * The data offset for an IPv4 address as an unsigned 32-bit integer, or -1 when the data has none.
+   * The data offset of each address (-1 where the data has none), in order. The tree walks of the IPv4
+   * addresses advance together (`MmdbReader#offsetsOfIpv4`), so that a list's memory reads overlap.
    *
-   * @throws DataUnavailableError when the tree is corrupt at this address.
+   * @throws DataUnavailableError when the tree is corrupt where it reads.
    */
-  offsetOfIpv4(address: number): number {
+  offsetsOf(addresses: readonly IpAddress[]): number[] {
     try {
-      return this.reader.offsetOfIpv4(address);
-    } catch (error) {
-      throw this.corrupt(error);
-    }
-  }
-
-  /**
-   * The data offset for an IPv6 address as four unsigned 32-bit words, or -1.
-   *
-   * @throws DataUnavailableError when the tree is corrupt at this address.
-   */
-  offsetOfIpv6(w0: number, w1: number, w2: number, w3: number): number {
-    try {
-      return this.reader.offsetOfIpv6(w0, w1, w2, w3);
-    } catch (error) {
-      throw this.corrupt(error);
-    }
-  }
-
-  /**
-   * {@link offsetOfIpv4} of `count` addresses at once, into `out` (see `MmdbReader#offsetsOfIpv4`:
-   * the walks advance together so that their memory reads overlap).
-   *
-   * @param nodes scratch space of at least `count` entries.
-   * @throws DataUnavailableError when the tree is corrupt.
-   */
-  offsetsOfIpv4(addresses: Uint32Array, count: number, nodes: Int32Array, out: Int32Array): void {
-    try {
-      this.reader.offsetsOfIpv4(addresses, count, nodes, out);
+      const ipv4 = this.reader.offsetsOfIpv4(addresses.filter((a) => a.version === 4).map((a) => a.w3));
+      let k = 0;
+      return addresses.map((a) => (a.version === 4 ? (ipv4[k++] as number) : this.reader.offsetOfIpv6(a.w0, a.w1, a.w2, a.w3)));
     } catch (error) {
       throw this.corrupt(error);
     }
@@ -252,16 +228,7 @@ export class GeoDatabase {
    * @throws DataUnavailableError when it is corrupt.
    */
   locationAt(offset: number): GeoLocation {
-    let countryCode = '';
-    let regionName = '';
-    let regionNamesOffset = -1;
-    let regionCode = '';
-    let cityName = '';
-    let cityNamesOffset = -1;
-    let postalCode = '';
-    let latitude = 0;
-    let longitude = 0;
-    let timeZone = '';
+    const location: { -readonly [field in keyof GeoLocation]: GeoLocation[field] } = { ...NO_LOCATION };
     try {
       const data = this.reader.data;
       const { map } = this;
@@ -273,34 +240,34 @@ export class GeoDatabase {
         at = this.values.keyEnd;
         switch (key) {
           case KEY.country_code:
-            countryCode = this.values.stringAt(at);
+            location.countryCode = this.values.stringAt(at);
             break;
           case KEY.region:
-            regionName = this.values.stringAt(at);
+            location.regionName = this.values.stringAt(at);
             break;
           case KEY.region_code:
-            regionCode = this.values.stringAt(at);
+            location.regionCode = this.values.stringAt(at);
             break;
           case KEY.city:
-            cityName = this.values.stringAt(at);
+            location.cityName = this.values.stringAt(at);
             break;
           case KEY.postal_code:
-            postalCode = this.values.stringAt(at);
+            location.postalCode = this.values.stringAt(at);
             break;
           case KEY.latitude:
-            latitude = this.values.numberAt(at) / COORDINATE_SCALE;
+            location.latitude = this.values.numberAt(at) / COORDINATE_SCALE;
             break;
           case KEY.longitude:
-            longitude = this.values.numberAt(at) / COORDINATE_SCALE;
+            location.longitude = this.values.numberAt(at) / COORDINATE_SCALE;
             break;
           case KEY.time_zone:
-            timeZone = this.values.stringAt(at);
+            location.timeZone = this.values.stringAt(at);
             break;
           case KEY.region_names:
-            regionNamesOffset = this.values.referenceAt(at);
+            location.regionNamesOffset = this.values.referenceAt(at);
             break;
           case KEY.city_names:
-            cityNamesOffset = this.values.referenceAt(at);
+            location.cityNamesOffset = this.values.referenceAt(at);
             break;
           default:
             // A field the answer does not use (a newer build's): stepped over, not decoded.
@@ -311,7 +278,7 @@ export class GeoDatabase {
     } catch (error) {
       throw this.corrupt(error);
     }
-    return { countryCode, regionName, regionNamesOffset, regionCode, cityName, cityNamesOffset, postalCode, latitude, longitude, timeZone };
+    return location;
   }
 
   /**

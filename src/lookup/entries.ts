@@ -29,12 +29,9 @@ const COUNTRY_TAIL = ['continent', 'continentCode', 'currencies', 'languages'] a
 export class CountryEntry {
   /** English `countryName` and `continent`, from `countries-list` (the default answer). */
   readonly name: string;
-  readonly continentName: string;
-  readonly phoneCodes: readonly number[];
-  readonly currencies: readonly string[];
-  readonly languages: readonly string[];
-  readonly capital: string;
-  readonly continentCode: string;
+  private readonly continentName: string;
+  /** The fields of the country that are the same in every language, from `countries-list`. */
+  private readonly facts: Readonly<Partial<Record<FieldName, XmlValue>>>;
   private readonly zones: readonly string[];
   private readonly byOwnZone = new Map<string, ZonesEntry>();
   /** Rendered fields by format, language and field ({@link FIELD_INDEX}); made when first asked. */
@@ -56,11 +53,14 @@ export class CountryEntry {
     const facts = code ? countryFacts(code) : undefined;
     this.name = facts?.name ?? '';
     this.continentName = facts?.continentName ?? '';
-    this.capital = facts?.capital ?? '';
-    this.phoneCodes = Object.freeze([...(facts?.phoneCodes ?? [])]);
-    this.continentCode = facts?.continent ?? '';
-    this.currencies = Object.freeze([...(facts?.currencies ?? [])]);
-    this.languages = Object.freeze([...(facts?.languages ?? [])]);
+    this.facts = {
+      countryCode: code,
+      capital: facts?.capital ?? '',
+      phoneCodes: Object.freeze([...(facts?.phoneCodes ?? [])]),
+      continentCode: facts?.continent ?? '',
+      currencies: Object.freeze([...(facts?.currencies ?? [])]),
+      languages: Object.freeze([...(facts?.languages ?? [])]),
+    };
     this.zones = facts?.timeZones ?? [];
   }
 
@@ -111,26 +111,11 @@ export class CountryEntry {
   }
 
   private value(name: FieldName, language: LanguageIndex): XmlValue {
-    switch (name) {
-      case 'countryName':
-        return this.countryName(language);
-      case 'countryCode':
-        return this.code;
-      case 'capital':
-        return this.capital;
-      case 'phoneCodes':
-        return this.phoneCodes;
-      case 'continent':
-        return nameIn(this.continentNames, language, this.continentName);
-      case 'continentCode':
-        return this.continentCode;
-      case 'currencies':
-        return this.currencies;
-      case 'languages':
-        return this.languages;
-      default:
-        throw new RangeError(`${name} is not a field of a country`);
-    }
+    if (name === 'countryName') return this.countryName(language);
+    if (name === 'continent') return nameIn(this.continentNames, language, this.continentName);
+    const value = this.facts[name];
+    if (value === undefined) throw new RangeError(`${name} is not a field of a country`);
+    return value;
   }
 }
 

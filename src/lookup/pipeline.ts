@@ -41,41 +41,30 @@ export interface LookupOptions {
 
 /**
  * Looks every text up: `outcomes[i]` answers `texts[i]`. The tree walks of a list's IPv4 addresses
- * advance together (`MmdbReader#offsetsOfIpv4`), so that a bulk request's memory reads overlap.
+ * advance together (`GeoDatabase#offsetsOf`), so that a bulk request's memory reads overlap.
  *
  * @throws DataUnavailableError when the database itself fails (which fails every address).
  * @example lookupAll(database, ['81.2.69.142', '10.0.0.1']) // [{ kind: 'found', … }, { kind: 'reserved', … }]
  */
 export function lookupAll(database: GeoDatabase, texts: readonly string[], options: LookupOptions = {}): Outcome[] {
   const records = recordsOf(database);
-  const count = texts.length;
-  const outcomes: Outcome[] = new Array(count);
-  const addresses: IpAddress[] = new Array(count);
-  const offsets: number[] = new Array(count);
-  const ipv4: number[] = []; // indexes of the public IPv4 addresses
-  for (let i = 0; i < count; i++) {
+  const outcomes: Outcome[] = new Array(texts.length);
+  const publicAt: number[] = []; // where the public addresses are in `texts`
+  const addresses: IpAddress[] = [];
+  for (let i = 0; i < texts.length; i++) {
     const address = parseIp(texts[i] as string);
     const range = address && specialRangeOf(address);
     if (address === undefined) outcomes[i] = INVALID;
     else if (range !== undefined) outcomes[i] = { kind: 'reserved', address: address.canonical, range };
     else {
-      addresses[i] = address;
-      if (address.version === 6) offsets[i] = database.offsetOfIpv6(address.w0, address.w1, address.w2, address.w3);
-      else if (count === 1) offsets[i] = database.offsetOfIpv4(address.w3);
-      else ipv4.push(i);
+      publicAt.push(i);
+      addresses.push(address);
     }
   }
-  if (ipv4.length > 0) {
-    const found = new Int32Array(ipv4.length);
-    database.offsetsOfIpv4(
-      Uint32Array.from(ipv4, (i) => (addresses[i] as IpAddress).w3),
-      ipv4.length,
-      new Int32Array(ipv4.length),
-      found,
-    );
-    for (let k = 0; k < ipv4.length; k++) offsets[ipv4[k] as number] = found[k] as number;
+  const offsets = database.offsetsOf(addresses);
+  for (let k = 0; k < addresses.length; k++) {
+    outcomes[publicAt[k] as number] = located(records, addresses[k] as IpAddress, offsets[k] as number, options);
   }
-  for (let i = 0; i < count; i++) outcomes[i] ??= located(records, addresses[i] as IpAddress, offsets[i] as number, options);
   return outcomes;
 }
 

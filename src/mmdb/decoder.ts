@@ -61,6 +61,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 const SIZE_LIMITS: readonly number[] = [-1, UNBOUNDED, UNBOUNDED, 8, UNBOUNDED, 2, 4, UNBOUNDED, 4, 8, 16, UNBOUNDED, -1, -1, 1, 4];
 
+/** What a pointer of size 0, 1 or 2 adds to its value (MaxMind-DB-spec.md, "Pointer - 1"). */
+const POINTER_BIAS: readonly number[] = [0, 2048, 526_336];
+
 /**
  * Reads values from one section (the data section or the metadata) of a database.
  *
@@ -300,30 +303,21 @@ export class MmdbDecoder {
     }
   }
 
-  /** Pointer: `001SSVVV`; returns the target offset (relative to the section), the end left in `pointerEnd`. */
+  /**
+   * Pointer: `001SSVVV` and SS + 1 more bytes; returns the target offset (relative to the section), the
+   * end left in `pointerEnd`. Sizes 0 to 2 take VVV as the high bits and add the specification's bias
+   * (each size starts where the one before ends); size 3 is the next four bytes alone.
+   */
   private pointerTarget(control: number, cursor: number): number {
     const sizeClass = (control >> 3) & 0x3;
-    const high = control & 0x7;
-    let target: number;
-    let end: number;
-    if (sizeClass === 0) {
-      target = (high << 8) | this.byte(cursor);
-      end = cursor + 1;
-    } else if (sizeClass === 1) {
-      target = ((high << 16) | this.uint(cursor, 2)) + 2048;
-      end = cursor + 2;
-    } else if (sizeClass === 2) {
-      target = high * 2 ** 24 + this.uint(cursor, 3) + 526_336;
-      end = cursor + 3;
-    } else {
-      target = this.uint(cursor, 4);
-      end = cursor + 4;
-    }
+    const length = sizeClass + 1;
+    const value = this.uint(cursor, length);
+    const target = sizeClass === 3 ? value : (control & 0x7) * 2 ** (8 * length) + value + (POINTER_BIAS[sizeClass] as number);
     const local = target - this.pointerBase;
     if (local < 0 || local >= this.bytes.length) {
       throw new MmdbFormatError(`pointer to offset ${target} outside the section at offset ${cursor - 1}`);
     }
-    this.pointerEnd = end;
+    this.pointerEnd = cursor + length;
     return local;
   }
 

@@ -27,7 +27,7 @@ export class MmdbReader {
   private readonly dataSize: number;
   private readonly ipv4Root: number;
   private readonly ipv4RootDepth: number;
-  /** Where IPv4 /16s lead from the IPv4 root; IPv6 /16s and /32s from the root (see {@link offsetOfIpv6}). */
+  /** Where IPv4 /16s lead from the IPv4 root ({@link offsetsOfIpv4}); IPv6 /16s and /32s from the root ({@link offsetOfIpv6}). */
   private readonly ipv4Slash16s = new OffsetCache<number>(SLASH16_BITS);
   private readonly ipv6Slash16s = new OffsetCache<number>(SLASH16_BITS);
   private readonly ipv6Slash32s: OffsetCache<number>;
@@ -63,41 +63,26 @@ export class MmdbReader {
   }
 
   /**
-   * The data offset of an IPv4 address given as an unsigned 32-bit integer (`a << 24 | b << 16 | …`,
-   * as `>>> 0`), or -1 when the database has no data for it: the service's hot path, with no
-   * allocation and the record size resolved once per lookup, not once per bit.
+   * The data offsets of IPv4 addresses, each an unsigned 32-bit integer (`a << 24 | b << 16 | …`, as
+   * `>>> 0`): `offsets[i]` for `addresses[i]`, -1 where the database has no data. The service's hot path.
+   *
+   * Every address passes through the same few thousand nodes at the top of the tree, so where each /16
+   * leads is remembered on first use, and a lookup walks 16 levels, not 32. The walks of a list advance
+   * together, one level of every address before the next level, so that the reads of different
+   * addresses (each a likely cache miss) are independent and the processor overlaps them, where one
+   * walk after another waits for each miss in turn (the bulk route).
    *
    * @throws MmdbFormatError when a record points outside the data section.
    */
-  offsetOfIpv4(address: number): number {
-    return this.resolve(this.walkIpv4(this.ipv4Slash16(address), address, 15, 0));
-  }
-
-  /**
-   * Where the first 16 bits of an IPv4 address lead from the IPv4 root. Every address passes through
-   * the same few thousand nodes at the top of the tree, so where each /16 leads is remembered on first
-   * use, and a lookup walks 16 levels, not 32.
-   */
-  private ipv4Slash16(address: number): number {
-    const top = address >>> 16;
-    return this.ipv4Slash16s.get(top) ?? this.ipv4Slash16s.set(top, this.walkIpv4(this.ipv4Root, address, 31, 16));
-  }
-
-  /**
-   * The data offsets of many IPv4 addresses at once: `out[i]` is `offsetOfIpv4(addresses[i])` for each
-   * `i < count`. The walks advance together, one level of every address before the next level, so the
-   * reads of different addresses (each a likely cache miss) are independent and the processor overlaps
-   * them, where one walk after another waits for each miss in turn. For the bulk route.
-   *
-   * @param nodes scratch space of at least `count` entries, overwritten.
-   * @throws MmdbFormatError when a record points outside the data section.
-   */
-  offsetsOfIpv4(addresses: Uint32Array, count: number, nodes: Int32Array, out: Int32Array): void {
-    for (let i = 0; i < count; i++) nodes[i] = this.ipv4Slash16(addresses[i] as number);
+  offsetsOfIpv4(addresses: readonly number[]): number[] {
+    const nodes = addresses.map((address) => {
+      const top = address >>> 16;
+      return this.ipv4Slash16s.get(top) ?? this.ipv4Slash16s.set(top, this.walkWord(this.ipv4Root, address, 31, 16));
+    });
     const nodeCount = this.nodeCount;
     for (let bit = 15; bit >= 0; bit--) {
       let walking = false;
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < nodes.length; i++) {
         const node = nodes[i] as number;
         if (node < nodeCount) {
           nodes[i] = this.record(node, ((addresses[i] as number) >>> bit) & 1);
@@ -106,45 +91,13 @@ export class MmdbReader {
       }
       if (!walking) break;
     }
-    for (let i = 0; i < count; i++) out[i] = this.resolve(nodes[i] as number);
-  }
-
-  /**
-   * Follows the bits `first` down to `last` (inclusive, 31 = most significant) of an IPv4 address
-   * from `from`, stopping at a record that is not a node; returns where it stopped.
-   */
-  private walkIpv4(from: number, address: number, first: number, last: number): number {
-    const nodeCount = this.nodeCount;
-    let node = from;
-    let bit = first;
-    const view = this.view;
-    switch (this.recordSize) {
-      case 24:
-        for (; bit >= last && node < nodeCount; bit--) {
-          node = (address >>> bit) & 1 ? view.getUint32(node * 6 + 2) & 0xffffff : view.getUint32(node * 6) >>> 8;
-        }
-        break;
-      case 28:
-        for (; bit >= last && node < nodeCount; bit--) {
-          // node * 7: [left 24 bits][left high nibble | right high nibble][right 24 bits]
-          if ((address >>> bit) & 1) {
-            node = view.getUint32(node * 7 + 3) & 0x0fffffff;
-          } else {
-            const word = view.getUint32(node * 7);
-            node = ((word & 0xf0) << 20) | (word >>> 8);
-          }
-        }
-        break;
-      default:
-        for (; bit >= last && node < nodeCount; bit--) node = view.getUint32(node * 8 + ((address >>> bit) & 1) * 4);
-    }
-    return node;
+    return nodes.map((node) => this.resolve(node));
   }
 
   /**
    * The data offset of an IPv6 address given as four unsigned 32-bit words, most significant first,
    * or -1 when the database has no data for it (or holds IPv4 only). IPv4 is looked up with
-   * {@link offsetOfIpv4}, which an IPv6 database aliases at ::a.b.c.d.
+   * {@link offsetsOfIpv4}, which an IPv6 database aliases at ::a.b.c.d.
    *
    * Where the first 16 and 32 bits lead is cached: every address passes through the same few thousand
    * nodes at the top, and below them the 16 levels to a /32 cost a random IPv6 address about 16 node

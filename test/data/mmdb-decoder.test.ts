@@ -48,7 +48,7 @@ describe('decoding every type', () => {
 
   it.each(['1.1.1.1', '2.2.2.2'])('decodes the record of %s as mmdb-lib does, and skips it to where mmdb-lib ends', (address) => {
     const [a, b, c, d] = address.split('.').map(Number) as [number, number, number, number];
-    const offset = ours.offsetOfIpv4(((a << 24) | (b << 16) | (c << 8) | d) >>> 0);
+    const [offset] = ours.offsetsOfIpv4([((a << 24) | (b << 16) | (c << 8) | d) >>> 0]) as [number];
     expect(ours.decode(offset)).toEqual(asOurs(theirs.get(address)));
     expect(ours.data.skip(offset)).toBe(new Decoder(bytes, dataStart).decode(dataStart + offset).offset - dataStart);
   });
@@ -61,6 +61,25 @@ describe('decoding every type', () => {
   it('returns bytes as a copy, not a view of the file', () => {
     const { bytes: decoded } = ours.metadata.map.every_type as { bytes: Uint8Array[] };
     expect(decoded[1]?.buffer).not.toBe(bytes.buffer);
+  });
+});
+
+describe('following pointers', () => {
+  // MaxMind-DB-spec.md, "Pointer - 1": the target of each size class, from its value bits VVV and the bytes after it.
+  it.each([
+    ['size 0', [0x21, 0x23], (1 << 8) | 0x23],
+    ['size 1', [0x2a, 0x01, 0x02], ((2 << 16) | 0x0102) + 2048],
+    ['size 2', [0x31, 0x01, 0x00, 0x00], 1 * 2 ** 24 + 0x010000 + 526_336],
+    ['size 3', [0x3f, 0x01, 0x0c, 0x35, 0x00], 0x010c3500],
+  ])('follows a pointer of %s to where the specification and mmdb-lib say', (_size, pointer, target) => {
+    const section = Buffer.alloc(target + 2);
+    section.set(pointer, 0);
+    section.set([0x41, 0x78], target); // the string "x"
+    const ours = new MmdbDecoder(section);
+    expect(ours.decode(0)).toBe('x');
+    expect(new Decoder(section, 0).decode(0).value).toBe('x');
+    expect(ours.target(0)).toBe(target);
+    expect(ours.skip(0)).toBe(pointer.length);
   });
 });
 

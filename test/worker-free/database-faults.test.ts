@@ -14,6 +14,7 @@ import { asProblem } from '../../src/errors/render.ts';
 import { DataUnavailableError, type GeoDatabase } from '../../src/geo/database.ts';
 import { CHECK_INTERVAL_MS, DatabaseSlot, resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY, versionObjectKey } from '../../src/geo/published.ts';
+import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { readMetadata } from '../../src/mmdb/metadata.ts';
 import { compiledBuild, publish } from '../worker/publish.ts';
@@ -139,7 +140,7 @@ describe('a database that cannot be trusted', () => {
     await env.GEO_DATA.put(versionObjectKey(goodVersion), good);
     clock.now += 5_000;
     const database = expectDatabase(await get());
-    expect(database.offsetOfIpv4(0x5102458e)).toBeGreaterThanOrEqual(0);
+    expect(database.offsetsOf([parseIp('81.2.69.142') as IpAddress])[0]).toBeGreaterThanOrEqual(0);
     expect(slot.version).toBe(goodVersion);
   });
 
@@ -159,7 +160,7 @@ describe('a database that cannot be trusted', () => {
   it('drops a database whose reads find damage, refuses that version, and loads the next one published', async () => {
     const { clock, slot, get } = tracked();
     const probe = expectDatabase(await get());
-    const offset = probe.offsetOfIpv4(0x5102458e);
+    const [offset] = probe.offsetsOf([parseIp('81.2.69.142') as IpAddress]) as [number];
     slot.reset();
     // A build that passes the digest (published as it is) but whose record for 81.2.69.142 is no map.
     const broken = good.slice();
