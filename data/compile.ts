@@ -6,9 +6,9 @@
  * routing and proxy sources rewrite the leaves under theirs (`SearchTree.update`), so a network
  * ends up split exactly where any source draws a boundary.
  */
+import { LANGUAGES } from '../src/geo/languages.ts';
 import {
   DATABASE_TYPE,
-  NAME_LANGUAGES,
   SCHEMA_VERSION,
   type StoredLocation,
   type StoredMetadata,
@@ -209,7 +209,7 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
   });
   const sorted = (names: Map<string, StoredNames>) => Object.fromEntries([...names].sort(([a], [b]) => (a < b ? -1 : 1)));
   const extra: StoredMetadata = {
-    languages: NAME_LANGUAGES,
+    languages: LANGUAGES,
     country_names: sorted(countryNames),
     continent_names: sorted(continentNames),
     sources: [...input.locations, ...input.networks, ...input.proxies].map(

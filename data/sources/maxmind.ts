@@ -3,7 +3,8 @@
  * MaxMind licence downloads them: City or Country (locations), ASN (routing), Anonymous-IP (proxies).
  */
 import { basename } from 'node:path';
-import { NAME_LANGUAGES, type StoredLocation, type StoredNames, type StoredNetwork } from '../../src/geo/schema.ts';
+import { LANGUAGES } from '../../src/geo/languages.ts';
+import type { StoredLocation, StoredNames, StoredNetwork } from '../../src/geo/schema.ts';
 import type { MmdbReader } from '../../src/mmdb/reader.ts';
 import {
   compact,
@@ -51,15 +52,15 @@ function describe(reader: MmdbReader, path: string, file: SourceInfo['files'][nu
   };
 }
 
-/** The names of `names` in {@link NAME_LANGUAGES} order, '' where absent. */
+/** The names of `names` in {@link LANGUAGES} order, '' where absent. */
 function namesOf(place: Names | undefined): StoredNames {
-  return NAME_LANGUAGES.map((language) => place?.names?.[language] ?? '');
+  return LANGUAGES.map((language) => place?.names?.[language] ?? '');
 }
 
 /** The names array of a city or subdivision, or undefined when the source names it in English only (or not at all). */
 function localizedNames(place: Names | undefined): StoredNames | undefined {
   const names = place?.names;
-  if (names === undefined || !NAME_LANGUAGES.some((language) => language !== 'en' && names[language])) return undefined;
+  if (names === undefined || !LANGUAGES.some((language) => language !== 'en' && names[language])) return undefined;
   return namesOf(place);
 }
 
@@ -68,7 +69,7 @@ function localizedNames(place: Names | undefined): StoredNames | undefined {
  * compact schema. The country is the one where the address is used (`country`), falling back to where
  * it is registered (`registered_country`) when MaxMind gives no other; the region is the first
  * subdivision, with its own ISO 3166-2 code; names are kept in the eight languages of
- * {@link NAME_LANGUAGES}.
+ * {@link LANGUAGES}.
  *
  * @throws SourceError when the database is corrupt.
  */

@@ -47,7 +47,7 @@ export interface SourceInfo {
 }
 
 /**
- * Country and continent names of a location, by code, in the order of `NAME_LANGUAGES` ('' where the
+ * Country and continent names of a location, by code, in the order of `LANGUAGES` (`src/geo/languages.ts`) ('' where the
  * source has none): the build collects them into the metadata's `country_names` and `continent_names`.
  */
 export interface PlaceNames {

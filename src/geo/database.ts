@@ -169,9 +169,15 @@ export class GeoDatabase {
    */
   offsetsOf(addresses: readonly IpAddress[]): number[] {
     try {
-      const ipv4 = this.reader.offsetsOfIpv4(addresses.filter((a) => a.version === 4).map((a) => a.w3));
-      let k = 0;
-      return addresses.map((a) => (a.version === 4 ? (ipv4[k++] as number) : this.reader.offsetOfIpv6(a.w0, a.w1, a.w2, a.w3)));
+      const ipv4: number[] = [];
+      for (const address of addresses) if (address.version === 4) ipv4.push(address.w3);
+      const found = this.reader.offsetsOfIpv4(ipv4);
+      const offsets: number[] = new Array(addresses.length);
+      for (let i = 0, k = 0; i < addresses.length; i++) {
+        const a = addresses[i] as IpAddress;
+        offsets[i] = a.version === 4 ? (found[k++] as number) : this.reader.offsetOfIpv6(a.w0, a.w1, a.w2, a.w3);
+      }
+      return offsets;
     } catch (error) {
       throw this.corrupt(error);
     }

@@ -156,7 +156,7 @@ export class DatabaseSlot {
       }
       const buffer = await readObject(env, version);
       // The digest is computed in chunks (identity.ts): Web Crypto's one-shot digest would copy the file.
-      const identity = await identifyOrFail(buffer, version);
+      const identity = await identifyDatabase(buffer).catch((error: Error) => fail(`object ${version.key} is not a MaxMind DB: ${error.message}`));
       if (identity.sha256 !== version.sha256) {
         fail(`object ${version.key} has SHA-256 ${identity.sha256}, not the published ${version.sha256}: damaged`);
       }
@@ -282,14 +282,6 @@ async function verifyObject(env: DatabaseEnv, version: PublishedVersion): Promis
   const sha256 = hex(await digest.digest);
   if (total !== version.bytes) fail(`object ${version.key} ended after ${total} of its ${version.bytes} bytes`);
   if (sha256 !== version.sha256) fail(`object ${version.key} has SHA-256 ${sha256}, not the published ${version.sha256}: damaged`);
-}
-
-async function identifyOrFail(buffer: ArrayBuffer, version: PublishedVersion): Promise<DatabaseIdentity> {
-  try {
-    return await identifyDatabase(buffer);
-  } catch (error) {
-    return fail(`object ${version.key} is not a MaxMind DB: ${(error as Error).message}`);
-  }
 }
 
 /** Why the database cannot be had: said in the log, never to clients. */

@@ -41,14 +41,10 @@ export const SCHEMA_VERSION = 2;
 export const COORDINATE_SCALE = 10_000;
 
 /**
- * The languages of the names arrays, in their stored order (written as the metadata's `languages`):
- * GeoLite2's eight, as MaxMind lists them. A reader takes the order from the metadata, not from here.
+ * A name in each language of the metadata's `languages`, in that order ('' where the source has none):
+ * the build writes `LANGUAGES` (`languages.ts`), GeoLite2's eight as MaxMind lists them; a reader takes
+ * the order from the metadata.
  */
-export const NAME_LANGUAGES = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'] as const;
-/** One of {@link NAME_LANGUAGES}. */
-export type NameLanguage = (typeof NAME_LANGUAGES)[number];
-
-/** A name in each language of the metadata's `languages`, in that order; '' where the source has none. */
 export type StoredNames = readonly string[];
 
 /** Where an address is, as stored in the compiled database. */

@@ -75,14 +75,17 @@ export class MmdbReader {
    * @throws MmdbFormatError when a record points outside the data section.
    */
   offsetsOfIpv4(addresses: readonly number[]): number[] {
-    const nodes = addresses.map((address) => {
+    const count = addresses.length;
+    const nodes: number[] = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const address = addresses[i] as number;
       const top = address >>> 16;
-      return this.ipv4Slash16s.get(top) ?? this.ipv4Slash16s.set(top, this.walkWord(this.ipv4Root, address, 31, 16));
-    });
+      nodes[i] = this.ipv4Slash16s.get(top) ?? this.ipv4Slash16s.set(top, this.walkWord(this.ipv4Root, address, 31, 16));
+    }
     const nodeCount = this.nodeCount;
     for (let bit = 15; bit >= 0; bit--) {
       let walking = false;
-      for (let i = 0; i < nodes.length; i++) {
+      for (let i = 0; i < count; i++) {
         const node = nodes[i] as number;
         if (node < nodeCount) {
           nodes[i] = this.record(node, ((addresses[i] as number) >>> bit) & 1);
@@ -91,7 +94,8 @@ export class MmdbReader {
       }
       if (!walking) break;
     }
-    return nodes.map((node) => this.resolve(node));
+    for (let i = 0; i < count; i++) nodes[i] = this.resolve(nodes[i] as number);
+    return nodes;
   }
 
   /**
