@@ -126,10 +126,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (state) rmSync(state, { recursive: true, force: true });
   };
   try {
+    // One at a time: two workerd processes opening the same persisted state at once can find its SQLite
+    // files locked ("database is locked: SQLITE_BUSY"), and the second then never starts.
     serve('free', PORTS.free, PORTS.freeInspector);
+    await waitForHealth(PORTS.free);
     serve('de', PORTS.de, PORTS.deInspector);
     pages = await startPages();
-    await Promise.all([waitForHealth(PORTS.free), waitForHealth(PORTS.de)]);
+    await waitForHealth(PORTS.de);
   } catch (error) {
     await teardown();
     throw error;
