@@ -25,7 +25,8 @@ import maxmind from 'maxmind';
 import { Reader } from 'mmdb-lib';
 import { DATABASE_FILE } from '../data/build.ts';
 import { GeoDatabase } from '../src/geo/database.ts';
-import { SINGLE_VIEW } from '../src/lookup/fields.ts';
+import { ENGLISH } from '../src/geo/languages.ts';
+import { ALL_FIELDS } from '../src/lookup/fields.ts';
 import { lookupAll } from '../src/lookup/pipeline.ts';
 import { renderRecord } from '../src/lookup/render.ts';
 import { randomIpv4, randomIpv6, SEED } from './addresses.ts';
@@ -89,7 +90,7 @@ async function contenders(): Promise<Contender[]> {
   const ours = counting(found);
   const oursJson = counting((address) => {
     const outcome = found(address);
-    return outcome && renderRecord(outcome, 'json', SINGLE_VIEW);
+    return outcome && renderRecord(outcome, 'json', { fields: ALL_FIELDS, language: ENGLISH });
   });
   const lib = new Reader(bytes);
   const libGet = counting((address) => lib.get(address));

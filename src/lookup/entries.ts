@@ -28,7 +28,7 @@ const COUNTRY_TAIL = ['continent', 'continentCode', 'currencies', 'languages'] a
  */
 export class CountryEntry {
   /** English `countryName` and `continent`, from `countries-list` (the default answer). */
-  readonly name: string;
+  private readonly name: string;
   private readonly continentName: string;
   /** The fields of the country that are the same in every language, from `countries-list`. */
   private readonly facts: Readonly<Partial<Record<FieldName, XmlValue>>>;

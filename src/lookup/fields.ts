@@ -1,5 +1,5 @@
 /** @module What a client asks of a lookup beyond the address: which fields of the record (spec 2.1), and names in which language. */
-import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
+import type { LanguageIndex } from '../geo/languages.ts';
 
 /** The fields of the IP info record, in the specification's order (spec 2.1). */
 export const FIELDS = [
@@ -48,9 +48,6 @@ export interface View {
   readonly fields: FieldMask;
   readonly language: LanguageIndex;
 }
-
-/** The single lookup's default view: every field, English names. */
-export const SINGLE_VIEW: View = { fields: ALL_FIELDS, language: ENGLISH };
 
 /**
  * The fields a `fields` list names: comma-separated field names, blanks around them ignored, each
