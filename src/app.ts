@@ -8,7 +8,7 @@ import { planGate } from './access/plan-gate.ts';
 import { publicCors } from './cors/public.ts';
 import type { AppEnv, Plan } from './env.ts';
 import { ProblemError } from './errors/problem.ts';
-import { asProblem, problemResponse } from './errors/render.ts';
+import { asProblem, problemAnswer } from './errors/render.ts';
 import { OneSegmentRouter } from './router.ts';
 import { databaseVersionHeader } from './routes/database-version.ts';
 import { registerHealthRoute } from './routes/health.ts';
@@ -19,14 +19,9 @@ import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { registerStatusRoute } from './routes/status.ts';
 
-/** XML routes (`…/xml`, `…/xml/{ip}`, `/api/bulk/xml`) answer problems in XML too. */
-export function formatOf(path: string): 'json' | 'xml' {
-  return /\/xml(\/|$)/.test(path) ? 'xml' : 'json';
-}
-
 /** Answers a problem in the route's format, keeping headers middleware already set (CORS, RateLimit). */
 function renderProblem(error: unknown, c: Context<AppEnv>): Response {
-  return problemResponse(asProblem(error), formatOf(c.req.path), c.req.path, c.res.headers);
+  return problemAnswer(asProblem(error), c);
 }
 
 /**

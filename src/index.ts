@@ -8,9 +8,9 @@
  * `INTERNAL_ERROR` instead, the error going to the log only.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createApp, formatOf } from './app.ts';
+import { createApp } from './app.ts';
 import type { AppEnv, Plan } from './env.ts';
-import { asProblem, problemResponse } from './errors/render.ts';
+import { asProblem, formatOf, problemResponse } from './errors/render.ts';
 
 /**
  * The app of each plan, made on the isolate's first request: a deployment serves one plan, so the

@@ -8,7 +8,7 @@
  * modules, which need the Workers types; wrangler bundles it from the TypeScript sources like `main`.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { asProblem, problemResponse } from '../../src/errors/render.ts';
+import { asProblem, problemAnswer } from '../../src/errors/render.ts';
 import { OneSegmentRouter } from '../../src/router.ts';
 import { registerBulkRoutes } from '../../src/routes/bulk.ts';
 import { registerHealthRoute } from '../../src/routes/health.ts';
@@ -23,7 +23,7 @@ const app = new OpenAPIHono({
 registerHealthRoute(app);
 registerLookupRoutes(app, '/api', ['Lookup']);
 registerBulkRoutes(app);
-app.onError((error, c) => problemResponse(asProblem(error), /\/xml(\/|$)/.test(c.req.path) ? 'xml' : 'json', c.req.path, c.res.headers));
+app.onError((error, c) => problemAnswer(asProblem(error), c)); // the production apps' error handler (src/app.ts)
 
 export default { fetch: app.fetch };
 // The deployment's Durable Object binding names this class; nothing here calls it.

@@ -3,6 +3,7 @@
  * or `application/problem+xml` (RFC 9457 Appendix B, namespace `urn:ietf:rfc:7807`) when the route
  * answers XML. Unexpected errors become a 500 whose detail reveals nothing internal.
  */
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { toXml, type XmlValue } from '../format/xml.ts';
 import { DataUnavailableError, RETRY_AFTER_SECONDS } from '../geo/database.ts';
@@ -16,6 +17,14 @@ const HTTP_EXCEPTION_CODES: Readonly<Record<number, ProblemCode>> = {
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
 };
+
+/** A problem to answer: its code, detail and options, raised as a {@link ProblemError} or not. */
+export type Problem = Pick<ProblemError, 'code' | 'detail' | 'options'>;
+
+/** XML routes (`…/xml`, `…/xml/{ip}`, `/api/bulk/xml`) answer problems in XML too. */
+export function formatOf(path: string): 'json' | 'xml' {
+  return /\/xml(\/|$)/.test(path) ? 'xml' : 'json';
+}
 
 /** The wire shape of a problem (JSON), also described in the OpenAPI document. */
 export interface ProblemBody {
@@ -34,7 +43,7 @@ export interface ProblemBody {
  * The problem object for an error, as JSON members; also for a problem that is not raised (a failed
  * item of a bulk answer), given as its code, detail and extensions.
  */
-export function problemBody(error: Pick<ProblemError, 'code' | 'detail' | 'options'>, instance?: string): ProblemBody {
+export function problemBody(error: Problem, instance?: string): ProblemBody {
   return {
     type: problemType(error.code),
     title: PROBLEMS[error.code].title,
@@ -52,16 +61,27 @@ export function problemBody(error: Pick<ProblemError, 'code' | 'detail' | 'optio
  * @param format `xml` on XML routes, else JSON.
  * @param headers headers every answer carries (e.g. rate-limit fields, CORS), merged in.
  */
-export function problemResponse(error: ProblemError, format: 'json' | 'xml', instance: string, headers: Headers = new Headers()): Response {
+export function problemResponse(error: Problem, format: 'json' | 'xml', instance: string, headers: Headers = new Headers()): Response {
   const body = problemBody(error, instance);
+  const { status } = PROBLEMS[error.code];
   const out = new Headers(headers);
   for (const [name, value] of Object.entries(error.options.headers ?? {})) out.set(name, value);
   if (format === 'xml') {
     out.set('Content-Type', 'application/problem+xml; charset=utf-8');
-    return new Response(toXml('problem', body as unknown as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }), { status: error.status, headers: out });
+    return new Response(toXml('problem', body as unknown as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }), { status, headers: out });
   }
   out.set('Content-Type', 'application/problem+json; charset=utf-8');
-  return new Response(JSON.stringify(body), { status: error.status, headers: out });
+  return new Response(JSON.stringify(body), { status, headers: out });
+}
+
+/**
+ * The answer to a request that failed with `problem`, in its route's format, keeping the headers
+ * middleware already set (CORS, RateLimit): what the app's error handler answers for a raised
+ * {@link ProblemError}, and what a route answers for a problem it does not raise (no `Error`, so no
+ * stack trace to capture: a lookup of an address the data does not cover).
+ */
+export function problemAnswer(problem: Problem, c: Context): Response {
+  return problemResponse(problem, formatOf(c.req.path), c.req.path, c.res.headers);
 }
 
 /** Maps anything thrown to a ProblemError (a database that cannot be read: 503 with `Retry-After`); unknown errors are logged and hidden behind a 500. */

@@ -3,16 +3,17 @@ import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
+import { problemAnswer } from '../errors/render.ts';
 import { GeoDatabase } from '../geo/database.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { Format } from '../lookup/entries.ts';
 import { ALL_FIELDS } from '../lookup/fields.ts';
-import { lookupAll } from '../lookup/pipeline.ts';
+import { type LookupFailure, lookupAll } from '../lookup/pipeline.ts';
 import { renderRecord, singleXml } from '../lookup/render.ts';
 import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { problemOf, viewOfQuery } from './lookup-problems.ts';
+import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
 import { documented, validate } from './validate.ts';
 
 const LOOKUP_PROBLEMS = [
@@ -52,10 +53,13 @@ function answer(c: Context<AppEnv>, format: Format, text: string, query: Query):
   return loaded instanceof GeoDatabase ? respond(c, format, loaded, text, query) : loaded.then((database) => respond(c, format, database, text, query));
 }
 
+const INVALID: LookupFailure = { kind: 'invalid' };
+
 function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text: string, query: Query): Response {
   const view = viewOfQuery(query, ALL_FIELDS);
-  const [outcome] = lookupAll(database, [text]);
-  if (outcome === undefined || outcome.kind !== 'found') throw problemOf(outcome ?? { kind: 'invalid' });
+  const outcome = lookupAll(database, [text])[0] ?? INVALID;
+  // Answered, not raised: an Error would capture a stack trace for an everyday answer.
+  if (outcome.kind !== 'found') return problemAnswer(lookupProblem(outcome), c);
   const record = renderRecord(outcome, format, view);
   return c.body(format === 'json' ? record : singleXml(record), 200, { 'Content-Type': CONTENT_TYPE[format] });
 }
