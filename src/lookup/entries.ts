@@ -1,5 +1,11 @@
-/** @module What a stored location, network and country become in an answer: their values in every language, and their fields rendered as JSON members and XML elements. */
-import { type XmlValue, xmlFragment } from '../format/xml.ts';
+/**
+ * @module What a stored location, network and country become in an answer: their values in every
+ * language, and their fields rendered as JSON members and XML elements. The whole JSON record is
+ * written from a few runs of members that the entries keep, each ending in its comma, so that a record
+ * is one short concatenation (BENCHMARKS.md, "Issue 16, stop 23").
+ */
+import { type JsonValue, jsonString, jsonValue } from '../format/json.ts';
+import { xmlFragment } from '../format/xml.ts';
 import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
 import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';
 import { countryFacts } from '../reference/countries.ts';
@@ -9,8 +15,17 @@ import { FIELD_INDEX, FIELDS, type FieldName } from './fields.ts';
 export type Format = 'json' | 'xml';
 
 /** `"name":value` as `JSON.stringify` writes the member, or the field's XML elements (see {@link xmlFragment}). */
-export function fragment(format: Format, name: FieldName, value: XmlValue): string {
-  return format === 'json' ? `"${name}":${JSON.stringify(value)}` : xmlFragment(name, value);
+export function fragment(format: Format, name: FieldName, value: JsonValue): string {
+  return format === 'json' ? `"${name}":${jsonValue(value)}` : xmlFragment(name, value);
+}
+
+/**
+ * `parts` as one string, joined rather than concatenated: a joined string is one flat run of memory,
+ * which an answer's own concatenation copies in one go, where a concatenated one is a tree of its
+ * parts to walk each time (V8's strings; a bulk answer of trees cost 20% more in Node).
+ */
+function flat(...parts: string[]): string {
+  return parts.join('');
 }
 
 /** The name in `language` of `names`, else `english` (the English answer). */
@@ -31,7 +46,7 @@ export class CountryEntry {
   private readonly name: string;
   private readonly continentName: string;
   /** The fields of the country that are the same in every language, from `countries-list`. */
-  private readonly facts: Readonly<Partial<Record<FieldName, XmlValue>>>;
+  private readonly facts: Readonly<Partial<Record<FieldName, JsonValue>>>;
   private readonly zones: readonly string[];
   private readonly byOwnZone = new Map<string, ZonesEntry>();
   /** Rendered fields by format, language and field ({@link FIELD_INDEX}); made when first asked. */
@@ -90,27 +105,27 @@ export class CountryEntry {
     return text;
   }
 
-  /** The JSON members `countryName` to `phoneCodes`, in `language`. */
+  /** The JSON members `countryName` to `phoneCodes` in `language`, each followed by its comma. */
   jsonHead(language: LanguageIndex): string {
     return this.jsonRun(this.jsonHeads, COUNTRY_HEAD, language);
   }
 
-  /** The JSON members `continent` to `languages`, in `language`. */
+  /** The JSON members `continent` to `languages` in `language`, each followed by its comma. */
   jsonTail(language: LanguageIndex): string {
     return this.jsonRun(this.jsonTails, COUNTRY_TAIL, language);
   }
 
-  /** The members of `names` joined, kept in `runs` by language. */
+  /** The members of `names`, each followed by its comma, kept in `runs` by language. */
   private jsonRun(runs: (string | undefined)[], names: readonly FieldName[], language: LanguageIndex): string {
     let run = runs[language];
     if (run === undefined) {
-      run = names.map((name) => this.fragment('json', name, language)).join(',');
+      run = names.map((name) => `${this.fragment('json', name, language)},`).join('');
       runs[language] = run;
     }
     return run;
   }
 
-  private value(name: FieldName, language: LanguageIndex): XmlValue {
+  private value(name: FieldName, language: LanguageIndex): JsonValue {
     if (name === 'countryName') return this.countryName(language);
     if (name === 'continent') return nameIn(this.continentNames, language, this.continentName);
     const value = this.facts[name];
@@ -121,11 +136,17 @@ export class CountryEntry {
 
 /** `timeZones`: the address's own zone first, then its country's others (DESIGN.md section 2). */
 export class ZonesEntry {
+  /** The JSON member, followed by its comma. */
   readonly json: string;
   readonly xml: string;
   constructor(readonly timeZones: readonly string[]) {
-    this.json = fragment('json', 'timeZones', timeZones);
+    this.json = flat(fragment('json', 'timeZones', timeZones), ',');
     this.xml = fragment('xml', 'timeZones', timeZones);
+  }
+
+  /** The field rendered. */
+  fragment(format: Format): string {
+    return format === 'json' ? this.json.slice(0, -1) : this.xml;
   }
 }
 
@@ -137,10 +158,18 @@ export function continentOf(code: string): string {
 /** A stored location with its country and its zones. Held by the location cache, by data offset. */
 export class LocationEntry {
   readonly zones: ZonesEntry;
-  /** `"latitude":…,"longitude":…`: the record's run before the country's {@link CountryEntry.jsonHead}. */
+  /**
+   * `","latitude":…,"longitude":…,`: the whole JSON record's run from the end of the address to the
+   * country's {@link CountryEntry.jsonHead}.
+   */
   readonly jsonPoint: string;
-  /** The English {@link jsonPlace}, made on first use: the answer nearly every client asks for. */
-  private englishPlace: string | undefined;
+  /**
+   * The English `"zipCode":…,"cityName":…,"regionName":…,"regionCode":…,` (each member followed by its
+   * comma): the run after the zones, the answer nearly every client asks for.
+   */
+  private readonly englishPlace: string;
+  /** Where `"regionCode"` starts in {@link englishPlace}: the bulk record ends its place there. */
+  private readonly regionCodeAt: number;
 
   /** @param database where its names in other languages are read, when asked for. */
   constructor(
@@ -149,7 +178,10 @@ export class LocationEntry {
     private readonly database: GeoDatabase | undefined,
   ) {
     this.zones = country.zonesFor(location.timeZone);
-    this.jsonPoint = `"latitude":${JSON.stringify(location.latitude)},"longitude":${JSON.stringify(location.longitude)}`;
+    this.jsonPoint = flat('","latitude":', jsonValue(location.latitude), ',"longitude":', jsonValue(location.longitude), ',');
+    const place = this.namesMembers(location.cityName, location.regionName);
+    this.regionCodeAt = place.length;
+    this.englishPlace = flat(place, '"regionCode":', jsonString(location.regionCode), ',');
   }
 
   /** The city's name in `language` (English when the data has none in it). */
@@ -167,14 +199,18 @@ export class LocationEntry {
   }
 
   /**
-   * `"zipCode":…,"cityName":…,"regionName":…` in `language`: the record's run after `timeZones`, up to
-   * `regionCode`, which the single record has and the bulk record has not. The English one is kept.
+   * `"zipCode":…,"cityName":…,"regionName":…,` in `language`, then `"regionCode":…,` when
+   * `withRegionCode` (the single record has it, the bulk record has not): the whole JSON record's run
+   * after the zones, each member followed by its comma.
    */
-  jsonPlace(language: LanguageIndex): string {
-    if (language === ENGLISH && this.englishPlace !== undefined) return this.englishPlace;
-    const place = JSON.stringify({ zipCode: this.location.postalCode, cityName: this.cityName(language), regionName: this.regionName(language) }).slice(1, -1);
-    if (language === ENGLISH) this.englishPlace = place;
-    return place;
+  jsonPlace(language: LanguageIndex, withRegionCode: boolean): string {
+    if (language === ENGLISH) return withRegionCode ? this.englishPlace : this.englishPlace.slice(0, this.regionCodeAt);
+    const place = this.namesMembers(this.cityName(language), this.regionName(language));
+    return withRegionCode ? `${place}${this.englishPlace.slice(this.regionCodeAt)}` : place;
+  }
+
+  private namesMembers(cityName: string, regionName: string): string {
+    return `"zipCode":${jsonString(this.location.postalCode)},"cityName":${jsonString(cityName)},"regionName":${jsonString(regionName)},`;
   }
 
   /** A field of the record that this location (with its country) answers, rendered. */
@@ -188,7 +224,7 @@ export class LocationEntry {
       case 'countryCode':
         return fragment(format, name, location.countryCode);
       case 'timeZones':
-        return this.zones[format];
+        return this.zones.fragment(format);
       case 'zipCode':
         return fragment(format, name, location.postalCode);
       case 'cityName':
@@ -207,14 +243,14 @@ export class LocationEntry {
 export class NetworkEntry {
   readonly asn: string;
   readonly organization: string;
-  /** Both members in JSON, `"asn":…,"asnOrganization":…`: the record's run after the location's. */
+  /** Both members in JSON, `"asn":…,"asnOrganization":…,`: the whole JSON record's run after the country's tail. */
   readonly json: string;
   private xmlTexts: readonly [string, string] | undefined;
 
   constructor(network: GeoNetwork) {
     this.asn = network.asn ? String(network.asn) : '';
     this.organization = network.organization;
-    this.json = JSON.stringify({ asn: this.asn, asnOrganization: this.organization }).slice(1, -1);
+    this.json = flat('"asn":', jsonString(this.asn), ',"asnOrganization":', jsonString(this.organization), ',');
   }
 
   /** `asn` or `asnOrganization` rendered. */

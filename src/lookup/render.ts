@@ -1,4 +1,5 @@
 /** @module The one renderer of a found record (JSON or XML, for a view of fields and language, single or bulk) and of the bulk documents around the items. */
+import { jsonString } from '../format/json.ts';
 import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
@@ -19,11 +20,11 @@ export function renderRecord(found: Found, format: Format, view: View): string {
   const { location, network } = record;
   const { fields, language } = view;
   if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
-    // The whole record, as nearly every client asks: runs of members that the entries keep, the
-    // country's shared by every location in it.
+    // The whole record, as nearly every client asks: runs of members that the entries keep, each
+    // ending in its comma, the country's shared by every location in it. A canonical address needs no escape.
     const { country } = location;
-    const regionCode = fields === ALL_FIELDS ? `"regionCode":${JSON.stringify(location.location.regionCode)},` : '';
-    return `${JSON_START[address.version]}${address.canonical}",${location.jsonPoint},${country.jsonHead(language)},${location.zones.json},${location.jsonPlace(language)},${regionCode}${country.jsonTail(language)},${network.json},${JSON_PROXY[record.proxy ? 'true' : 'false']}`;
+    const place = location.jsonPlace(language, fields === ALL_FIELDS);
+    return `${JSON_START[address.version]}${address.canonical}${location.jsonPoint}${country.jsonHead(language)}${location.zones.json}${place}${country.jsonTail(language)}${network.json}${JSON_PROXY[record.proxy ? 'true' : 'false']}`;
   }
   const pieces: string[] = [];
   for (let i = 0; i < FIELDS.length; i++) {
@@ -55,7 +56,7 @@ export function bulkDocument(format: Format, keys: readonly string[], items: rea
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const item = items[i] as string;
-    pieces.push(format === 'json' ? `${JSON.stringify(key)}:${item}` : xmlElement('item', { ip: key }, item));
+    pieces.push(format === 'json' ? `${jsonString(key)}:${item}` : xmlElement('item', { ip: key }, item));
   }
   return format === 'json' ? `{${pieces.join(',')}}` : xmlDocument(`<response><results>${pieces.join('')}</results></response>`);
 }

@@ -54,10 +54,12 @@ describe('Records over a database that counts its decodes', () => {
     const namesRead: number[] = [];
     const records = new Records(named, { records: 2, locations: 2, networks: 2 });
     const location = records.recordAt(7).location;
-    for (let i = 0; i < 2; i++) expect(JSON.parse(`{${location.jsonPlace(ENGLISH)}}`)).toEqual({ zipCode: '', cityName: 'city 1007', regionName: '' });
+    for (let i = 0; i < 2; i++)
+      expect(JSON.parse(`{${location.jsonPlace(ENGLISH, false).slice(0, -1)}}`)).toEqual({ zipCode: '', cityName: 'city 1007', regionName: '' });
     expect(namesRead).toEqual([]);
     const german = LANGUAGES.indexOf('de');
-    for (let i = 0; i < 2; i++) expect(JSON.parse(`{${location.jsonPlace(german)}}`)).toEqual({ zipCode: '', cityName: 'Stadt 6007', regionName: '' });
+    for (let i = 0; i < 2; i++)
+      expect(JSON.parse(`{${location.jsonPlace(german, false).slice(0, -1)}}`)).toEqual({ zipCode: '', cityName: 'Stadt 6007', regionName: '' });
     expect(namesRead).toEqual([6007, 6007]);
   });
 });
