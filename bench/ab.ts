@@ -12,7 +12,8 @@
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`). Prints each row's requests per second per round, the ratio of each row to `trivial`
- * per round, and B/A of the medians; then the same for the workerd process's CPU time per request.
+ * per round, and B/A of the medians; then the same for the workerd process's CPU time per request,
+ * and the median over rounds of each row's CPU per request over its own build's trivial row.
  *
  * How far to trust it: two identical builds (an A/A run, 5 rounds) came out up to 5% apart in requests
  * per second and 3.5% in CPU per request, and a process can be favoured for a whole run. A smaller
@@ -136,6 +137,12 @@ try {
   }
   for (const row of rows) {
     console.log(`CPU B/A ${row}: ${(median(cpu[`B ${row}`] as number[]) / median(cpu[`A ${row}`] as number[])).toFixed(3)}`);
+  }
+  // Each round's CPU per request over its own build's trivial row in the same round: what a build's
+  // lookup adds to the runtime's own work, with the drift of the process and the machine divided out.
+  for (const row of rows.filter((r) => r !== 'trivial' && rows.includes('trivial'))) {
+    const over = (name: string) => median((cpu[`${name} ${row}`] as number[]).map((f, i) => f / ((cpu[`${name} trivial`] as number[])[i] as number)));
+    console.log(`CPU ${row} / trivial: A ${over('A').toFixed(3)}  B ${over('B').toFixed(3)}  B/A ${(over('B') / over('A')).toFixed(3)}`);
   }
 } finally {
   for (const [, deployment] of deployments) await deployment.dispose();

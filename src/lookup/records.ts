@@ -1,10 +1,13 @@
 /** @module The records of one loaded database as answers need them, through bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of the lookup path"). */
+import { jsonString } from '../format/json.ts';
+import { type Utf8, utf8 } from '../format/utf8.ts';
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
+import { LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
-import { CountryEntry, continentOf, LocationEntry, NetworkEntry } from './entries.ts';
+import { CountryEntry, continentOf, LocationEntry, type NameSource, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
-export const CACHE_BITS = { records: 17, locations: 15, networks: 15 } as const;
+export const CACHE_BITS = { records: 17, locations: 15, networks: 15, names: 14 } as const;
 
 /** What a record holds, its parts resolved. */
 export interface RecordEntry {
@@ -15,20 +18,28 @@ export interface RecordEntry {
 
 const EMPTY_NETWORK = new NetworkEntry(NO_NETWORK);
 
+/** The largest key of an {@link OffsetCache} (an int32). */
+const MAX_KEY = 0x7fffffff;
+
 /**
- * The caches of one database (offsets mean nothing in another):
+ * The caches of one database (offsets mean nothing in another), and where its locations read their
+ * names in other languages:
  *
  * - records: record offset → the offsets of its location and network and its proxy flag; offsets, not
  *   entries, so that a cached record keeps no location or network alive;
  * - locations and networks: offset → entry, each shared by every record that points to it (a location
  *   by about four records, a network by six). An entry keeps its fields rendered in English (the
  *   answer nearly every client asks for), so a lookup of a cached location reads a few strings, not
- *   fifteen values.
+ *   fifteen values;
+ * - names: a city's or region's names offset and a language → the JSON string of its name in that
+ *   language, in UTF-8 (a place in another language is written per answer from them, without
+ *   converting a name each time).
  */
-export class Records {
+export class Records implements NameSource {
   private readonly records: OffsetCache<RecordParts>;
   private readonly locations: OffsetCache<LocationEntry>;
   private readonly networks: OffsetCache<NetworkEntry>;
+  private readonly names: OffsetCache<Utf8>;
   /** Country entries by code: 250 at most, so a table, not a cache. */
   private readonly countries = new Map<string, CountryEntry>();
   private readonly emptyLocation: LocationEntry;
@@ -42,6 +53,7 @@ export class Records {
     this.records = new OffsetCache(bits.records, Math.min(4, 1 << bits.records));
     this.locations = new OffsetCache(bits.locations, Math.min(4, 1 << bits.locations));
     this.networks = new OffsetCache(bits.networks, Math.min(4, 1 << bits.networks));
+    this.names = new OffsetCache(bits.names, Math.min(4, 1 << bits.names));
     this.emptyLocation = new LocationEntry(NO_LOCATION, this.country(''), undefined);
   }
 
@@ -70,9 +82,25 @@ export class Records {
     };
   }
 
+  /** The names at `offset` in every language. @throws DataUnavailableError when they are corrupt. */
+  namesAt(offset: number): Names {
+    return this.database.namesAt(offset);
+  }
+
+  /** The JSON string of the name at `offset` in `language`, in UTF-8; '' where the data has none in it. */
+  nameJson(offset: number, language: LanguageIndex): Utf8 {
+    // One key per names and language; a data section past 256 MiB would overflow it, and goes uncached.
+    const key = offset * LANGUAGES.length + language;
+    const known = key <= MAX_KEY ? this.names.get(key) : undefined;
+    if (known !== undefined) return known;
+    const name = this.database.namesAt(offset)[language] ?? '';
+    const json = name ? utf8(jsonString(name)) : ('' as Utf8);
+    return key <= MAX_KEY ? this.names.set(key, json) : json;
+  }
+
   private locationEntry(offset: number): LocationEntry {
     const location = this.database.locationAt(offset);
-    return new LocationEntry(location, this.country(location.countryCode), this.database);
+    return new LocationEntry(location, this.country(location.countryCode), this);
   }
 }
 

@@ -1,5 +1,10 @@
-/** @module The one renderer of a found record (JSON or XML, for a view of fields and language, single or bulk) and of the bulk documents around the items. */
+/**
+ * @module The one renderer of a found record (JSON or XML, for a view of fields and language, single
+ * or bulk) and of the bulk documents around the items, in UTF-8 text (`format/utf8.ts`): a route sends
+ * its bytes (`withUtf8Body`).
+ */
 import { jsonString } from '../format/json.ts';
+import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
@@ -7,26 +12,28 @@ import type { Found } from './pipeline.ts';
 
 const JSON_START = { 4: '{"ipVersion":4,"ipAddress":"', 6: '{"ipVersion":6,"ipAddress":"' } as const;
 const JSON_PROXY = { true: '"isProxy":true}', false: '"isProxy":false}' } as const;
+const ITEM_END = '</item>';
 
 /**
  * A found record in `format` for `view`: in JSON the record object, in XML its field elements (the
- * content of a `response` or bulk `item` element); exactly what `JSON.stringify` and `toXml` write for
- * the record object of those fields (`test/data/lookup-answers.test.ts` holds it to that).
+ * content of a `response` or bulk `item` element); exactly the UTF-8 of what `JSON.stringify` and
+ * `toXml` write for the record object of those fields (`test/data/lookup-answers.test.ts` holds it to that).
  *
- * @example renderRecord(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // '{"countryName":"英国","cityName":"…"}'
+ * @example fromUtf8(renderRecord(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') })) // '{"countryName":"英国","cityName":"…"}'
  */
-export function renderRecord(found: Found, format: Format, view: View): string {
+export function renderRecord(found: Found, format: Format, view: View): Utf8 {
   const { address, record } = found;
   const { location, network } = record;
   const { fields, language } = view;
   if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
     // The whole record, as nearly every client asks: runs of members that the entries keep, each
-    // ending in its comma, the country's shared by every location in it. A canonical address needs no escape.
+    // ending in its comma, the country's shared by every location in it. A canonical address is ASCII
+    // and needs no escape.
     const { country } = location;
     const place = location.jsonPlace(language, fields === ALL_FIELDS);
-    return `${JSON_START[address.version]}${address.canonical}${location.jsonPoint}${country.jsonHead(language)}${location.zones.json}${place}${country.jsonTail(language)}${network.json}${JSON_PROXY[record.proxy ? 'true' : 'false']}`;
+    return `${JSON_START[address.version]}${address.canonical}${location.jsonPoint}${country.jsonHead(language)}${location.zones.json}${place}${country.jsonTail(language)}${network.json}${JSON_PROXY[record.proxy ? 'true' : 'false']}` as Utf8;
   }
-  const pieces: string[] = [];
+  const pieces: Utf8[] = [];
   for (let i = 0; i < FIELDS.length; i++) {
     if ((fields & (1 << i)) === 0) continue;
     const name = FIELDS[i] as (typeof FIELDS)[number];
@@ -36,27 +43,34 @@ export function renderRecord(found: Found, format: Format, view: View): string {
     else if (name === 'isProxy') pieces.push(fragment(format, name, record.proxy));
     else pieces.push(location.fragment(format, name, language));
   }
-  return format === 'json' ? `{${pieces.join(',')}}` : pieces.join('');
+  return (format === 'json' ? `{${pieces.join(',')}}` : pieces.join('')) as Utf8;
 }
 
 /** The single lookup's XML document: `response` holding the elements {@link renderRecord} wrote. */
-export function singleXml(elements: string): string {
-  return xmlDocument(`<response>${elements}</response>`);
+export function singleXml(elements: Utf8): Utf8 {
+  return xmlDocument(`<response>${elements}</response>`) as Utf8;
 }
 
 /**
  * The bulk answer (spec 4.3): in JSON an object keyed by the addresses as sent, each value an item;
  * in XML `response` > `results` > one `item` per address with its `ip` attribute, holding the item.
  *
+ * @param keys the addresses as sent (any text).
  * @param items per key, a record as {@link renderRecord} wrote it, or a problem object (JSON text, or
- *   the `problem` element).
+ *   the `problem` element), in UTF-8.
  */
-export function bulkDocument(format: Format, keys: readonly string[], items: readonly string[]): string {
+export function bulkDocument(format: Format, keys: readonly string[], items: readonly Utf8[]): Utf8 {
   const pieces: string[] = [];
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    const item = items[i] as string;
-    pieces.push(format === 'json' ? `${jsonString(key)}:${item}` : xmlElement('item', { ip: key }, item));
+    const item = items[i] as Utf8;
+    if (format === 'json') {
+      pieces.push(`${utf8(jsonString(key))}:${item}`);
+    } else {
+      // The element around an empty body, its attribute written by the XML builder, then converted.
+      const element = utf8(xmlElement('item', { ip: key }, ''));
+      pieces.push(`${element.slice(0, -ITEM_END.length)}${item}${ITEM_END}`);
+    }
   }
-  return format === 'json' ? `{${pieces.join(',')}}` : xmlDocument(`<response><results>${pieces.join('')}</results></response>`);
+  return (format === 'json' ? `{${pieces.join(',')}}` : xmlDocument(`<response><results>${pieces.join('')}</results></response>`)) as Utf8;
 }

@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';
+import { utf8, withUtf8Body } from '../format/utf8.ts';
 import { toXmlElement, type XmlValue } from '../format/xml.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { Format } from '../lookup/entries.ts';
@@ -66,9 +67,9 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
       const items = lookupAll(database, keys).map((outcome) => {
         if (outcome.kind === 'found') return renderRecord(outcome, format, view);
         const problem = problemBody(lookupProblem(outcome));
-        return format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' });
+        return utf8(format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }));
       });
-      return c.body(bulkDocument(format, keys, items), 200, { 'Content-Type': CONTENT_TYPE[format] });
+      return withUtf8Body(bulkDocument(format, keys, items), (body) => c.body(body, 200, { 'Content-Type': CONTENT_TYPE[format] }));
     });
   }
 }

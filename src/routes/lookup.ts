@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { problemAnswer } from '../errors/render.ts';
+import { withUtf8Body } from '../format/utf8.ts';
 import { GeoDatabase } from '../geo/database.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { Format } from '../lookup/entries.ts';
@@ -61,7 +62,7 @@ function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text
   // Answered, not raised: an Error would capture a stack trace for an everyday answer.
   if (outcome.kind !== 'found') return problemAnswer(lookupProblem(outcome), c);
   const record = renderRecord(outcome, format, view);
-  return c.body(format === 'json' ? record : singleXml(record), 200, { 'Content-Type': CONTENT_TYPE[format] });
+  return withUtf8Body(format === 'json' ? record : singleXml(record), (body) => c.body(body, 200, { 'Content-Type': CONTENT_TYPE[format] }));
 }
 
 /** The request of each route: validated in its handler ({@link validate}), documented by the parameters made of it. */

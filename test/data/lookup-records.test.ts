@@ -3,6 +3,7 @@
  * decodes: each record answered with its own parts, and decoded again only once a cache dropped it.
  */
 import { describe, expect, it } from 'vitest';
+import { fromUtf8, type Utf8 } from '../../src/format/utf8.ts';
 import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
 import { ENGLISH, LANGUAGES, NO_NAMES } from '../../src/geo/languages.ts';
 import { Records } from '../../src/lookup/records.ts';
@@ -31,7 +32,7 @@ const database = {
 
 describe('Records over a database that counts its decodes', () => {
   it('answers each record with its own parts, and decodes again only what a set of two slots dropped', () => {
-    const records = new Records(database, { records: 1, locations: 1, networks: 1 });
+    const records = new Records(database, { records: 1, locations: 1, networks: 1, names: 1 });
     for (const offset of [1, 2, 1, 3, 1, 2]) {
       const { location, network, proxy } = records.recordAt(offset);
       expect([location.cityName(ENGLISH), network.asn, proxy]).toEqual([`city ${offset + 1000}`, String(offset + 2000), offset % 2 === 1]);
@@ -42,24 +43,25 @@ describe('Records over a database that counts its decodes', () => {
     expect(decoded.networks).toEqual([2001, 2002, 2003, 2002]);
   });
 
-  it("answers a location's place in English without reading names, and in another language from its names, read each time", () => {
+  it("answers a location's place in English without reading names, and in another language from its names, read once per language", () => {
     const named = {
       ...database,
       locationAt: (offset: number): GeoLocation => ({ ...NO_LOCATION, cityName: `city ${offset}`, cityNamesOffset: offset + 5000 }),
       namesAt(offset: number) {
         namesRead.push(offset);
-        return LANGUAGES.map((code) => (code === 'de' ? `Stadt ${offset}` : ''));
+        return LANGUAGES.map((code) => (code === 'de' ? `Stadt ${offset}` : code === 'ja' ? `都市 ${offset}` : ''));
       },
     } as unknown as GeoDatabase;
     const namesRead: number[] = [];
-    const records = new Records(named, { records: 2, locations: 2, networks: 2 });
+    const records = new Records(named, { records: 2, locations: 2, networks: 2, names: 2 });
     const location = records.recordAt(7).location;
-    for (let i = 0; i < 2; i++)
-      expect(JSON.parse(`{${location.jsonPlace(ENGLISH, false).slice(0, -1)}}`)).toEqual({ zipCode: '', cityName: 'city 1007', regionName: '' });
+    const place = (language: number) => JSON.parse(fromUtf8(`{${location.jsonPlace(language, false).slice(0, -1)}}` as Utf8));
+    for (let i = 0; i < 2; i++) expect(place(ENGLISH)).toEqual({ zipCode: '', cityName: 'city 1007', regionName: '' });
     expect(namesRead).toEqual([]);
-    const german = LANGUAGES.indexOf('de');
-    for (let i = 0; i < 2; i++)
-      expect(JSON.parse(`{${location.jsonPlace(german, false).slice(0, -1)}}`)).toEqual({ zipCode: '', cityName: 'Stadt 6007', regionName: '' });
-    expect(namesRead).toEqual([6007, 6007]);
+    for (let i = 0; i < 2; i++) expect(place(LANGUAGES.indexOf('de'))).toEqual({ zipCode: '', cityName: 'Stadt 6007', regionName: '' });
+    for (let i = 0; i < 2; i++) expect(place(LANGUAGES.indexOf('ja'))).toEqual({ zipCode: '', cityName: '都市 6007', regionName: '' });
+    // No name in French: the English one.
+    expect(place(LANGUAGES.indexOf('fr'))).toEqual({ zipCode: '', cityName: 'city 1007', regionName: '' });
+    expect(namesRead).toEqual([6007, 6007, 6007]);
   });
 });
