@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
-import { BULK_SIZE, REQUESTS_PER_CLIENT } from './http.ts';
+import { BULK_SIZE, OPTIONS_QUERY, REQUESTS_PER_CLIENT } from './http.ts';
 import { median } from './stats.ts';
 import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
@@ -60,7 +60,7 @@ const ROWS: Record<string, () => AutocannonRequest> = {
   single: () => get(`/api/json/${address()}`),
   xml: () => get(`/api/xml/${address()}`),
   // Issue 16's option row: German names, six fields.
-  options: () => get(`/api/json/${address()}?lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName`),
+  options: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
   bulk: () => ({
     method: 'POST',
     path: '/api/bulk/json',

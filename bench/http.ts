@@ -37,6 +37,26 @@ export const REQUESTS_PER_CLIENT = 5;
 /** Addresses per bulk request. */
 export const BULK_SIZE = 50;
 
+/** The single lookup with issue 16's options: German names, six fields. */
+export const OPTIONS_ROW = 'single JSON, lang and fields';
+export const OPTIONS_QUERY = 'lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName';
+
+/** A row of bulk requests of {@link BULK_SIZE} addresses in turn from `address` to `path` (with its query). */
+function bulkRow(name: string, path: string, address: () => string): RowPlan {
+  return {
+    name,
+    bundle: 'lookup-only',
+    request: `POST ${path}, ${BULK_SIZE} addresses`,
+    baseline: 'trivial',
+    next: () => ({
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
+    }),
+  };
+}
+
 /** One row's figures. */
 export interface HttpRow {
   readonly name: string;
@@ -195,17 +215,14 @@ export async function benchHttp(
       { name: 'single JSON', bundle: 'lookup-only', request: 'GET /api/json/{ip}', baseline: 'trivial', next: () => get(`/api/json/${address()}`) },
       { name: 'single XML', bundle: 'lookup-only', request: 'GET /api/xml/{ip}', baseline: 'trivial', next: () => get(`/api/xml/${address()}`) },
       {
-        name: `bulk of ${BULK_SIZE}`,
+        name: OPTIONS_ROW,
         bundle: 'lookup-only',
-        request: `POST /api/bulk/json, ${BULK_SIZE} addresses`,
+        request: `GET /api/json/{ip}?${OPTIONS_QUERY}`,
         baseline: 'trivial',
-        next: () => ({
-          method: 'POST',
-          path: '/api/bulk/json',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
-        }),
+        next: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
       },
+      bulkRow(`bulk of ${BULK_SIZE}`, '/api/bulk/json', address),
+      bulkRow(`bulk of ${BULK_SIZE}, lang=ja`, '/api/bulk/json?lang=ja', address),
       { name: 'trivial (free)', bundle: 'free', request: 'GET /health', baseline: 'trivial (free)', next: () => get('/health') },
       {
         name: 'free-plan lookup',

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
-import { REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
+import { OPTIONS_QUERY, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
 
@@ -138,7 +138,7 @@ export async function profileRoutes(
     {
       name: 'single JSON with lang and fields',
       bundle: 'lookup-only',
-      next: () => get(`/api/json/${address()}?lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName`),
+      next: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
     },
     {
       name: 'bulk of 50',
