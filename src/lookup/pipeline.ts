@@ -72,8 +72,9 @@ export function lookupAll(database: GeoDatabase, texts: readonly string[], optio
 function located(records: Records, address: IpAddress, offset: number, options: LookupOptions): Outcome {
   if (offset < 0) return { kind: 'not-found', address: address.canonical };
   const record = records.recordAt(offset);
-  const { latitude, longitude } = record.location.location;
-  if (options.positions && latitude === 0 && longitude === 0) return { kind: 'no-location', address: address.canonical };
+  if (options.positions && record.location.location.latitude === 0 && record.location.location.longitude === 0) {
+    return { kind: 'no-location', address: address.canonical };
+  }
   return { kind: 'found', address, record, records };
 }
 

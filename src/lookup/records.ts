@@ -7,7 +7,7 @@ import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { CountryEntry, continentOf, LocationEntry, type NameSource, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
-export const CACHE_BITS = { records: 17, locations: 15, networks: 15, names: 14 } as const;
+export const CACHE_BITS = { locations: 15, networks: 15, names: 14 } as const;
 
 /** What a record holds, its parts resolved. */
 export interface RecordEntry {
@@ -25,8 +25,6 @@ const MAX_KEY = 0x7fffffff;
  * The caches of one database (offsets mean nothing in another), and where its locations read their
  * names in other languages:
  *
- * - records: record offset → the offsets of its location and network and its proxy flag; offsets, not
- *   entries, so that a cached record keeps no location or network alive;
  * - locations and networks: offset → entry, each shared by every record that points to it (a location
  *   by about four records, a network by six). An entry keeps its fields rendered in English (the
  *   answer nearly every client asks for), so a lookup of a cached location reads a few strings, not
@@ -36,13 +34,14 @@ const MAX_KEY = 0x7fffffff;
  *   converting a name each time).
  */
 export class Records implements NameSource {
-  private readonly records: OffsetCache<RecordParts>;
   private readonly locations: OffsetCache<LocationEntry>;
   private readonly networks: OffsetCache<NetworkEntry>;
   private readonly names: OffsetCache<Utf8>;
   /** Country entries by code: 250 at most, so a table, not a cache. */
   private readonly countries = new Map<string, CountryEntry>();
   private readonly emptyLocation: LocationEntry;
+  /** Where {@link recordAt} locates a record's parts, read at once (a record's own bytes are few). */
+  private readonly parts: RecordParts = { location: -1, network: -1, proxy: false };
 
   /** @param bits log2 of each cache's slots, at least 1 (a test makes them tiny to see evictions). */
   constructor(
@@ -50,7 +49,6 @@ export class Records implements NameSource {
     bits: { readonly [cache in keyof typeof CACHE_BITS]: number } = CACHE_BITS,
   ) {
     // Sets of four slots (fewer in a cache too small for them).
-    this.records = new OffsetCache(bits.records, Math.min(4, 1 << bits.records));
     this.locations = new OffsetCache(bits.locations, Math.min(4, 1 << bits.locations));
     this.networks = new OffsetCache(bits.networks, Math.min(4, 1 << bits.networks));
     this.names = new OffsetCache(bits.names, Math.min(4, 1 << bits.names));
@@ -73,12 +71,11 @@ export class Records implements NameSource {
    * @throws DataUnavailableError when the data is corrupt there.
    */
   recordAt(offset: number): RecordEntry {
-    const parts = this.records.get(offset) ?? this.records.set(offset, this.database.partsAt(offset, { location: -1, network: -1, proxy: false }));
-    const { location, network } = parts;
+    const { location, network, proxy } = this.database.partsAt(offset, this.parts);
     return {
       location: location < 0 ? this.emptyLocation : (this.locations.get(location) ?? this.locations.set(location, this.locationEntry(location))),
       network: network < 0 ? EMPTY_NETWORK : (this.networks.get(network) ?? this.networks.set(network, new NetworkEntry(this.database.networkAt(network)))),
-      proxy: parts.proxy,
+      proxy,
     };
   }
 
