@@ -5,6 +5,7 @@
  * loads against the SHA-256 recorded at publishing, which makes this check hold for what it serves.
  */
 import { GeoDatabase } from '../../src/geo/database.ts';
+import { LANGUAGES } from '../../src/geo/languages.ts';
 import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
 import { PublishError } from './record.ts';
 
@@ -29,12 +30,14 @@ export function verifyDatabase(bytes: Uint8Array, label: string): { networks: nu
       networks++;
       if (seen.has(offset)) return;
       seen.add(offset);
-      // Every part an answer reads: the record's map, its location with its names arrays, its network.
+      // Every part an answer reads: the record's map, its location with its names in every language, its network.
       database.partsAt(offset, parts);
       if (parts.location >= 0) {
-        const location = database.locationAt(parts.location);
-        if (location.regionNamesOffset >= 0) database.namesAt(location.regionNamesOffset);
-        if (location.cityNamesOffset >= 0) database.namesAt(location.cityNamesOffset);
+        const { regionNamesOffset, cityNamesOffset } = database.locationAt(parts.location);
+        for (const language of LANGUAGES.keys()) {
+          database.nameAt(regionNamesOffset, language);
+          database.nameAt(cityNamesOffset, language);
+        }
       }
       if (parts.network >= 0) database.networkAt(parts.network);
     });

@@ -1,9 +1,8 @@
 /** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`load.ts` loads it from R2). */
 import type { IpAddress } from '../ip/address.ts';
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
-import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
-import { LANGUAGES, type Names, NO_NAMES } from './languages.ts';
+import { LANGUAGES, type LanguageIndex, type Names, NO_NAMES } from './languages.ts';
 import { KEY, MapReader } from './map-reader.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE } from './schema.ts';
 
@@ -21,7 +20,7 @@ export interface GeoLocation {
   readonly countryCode: string;
   /** The first-level subdivision's English name, or ''. */
   readonly regionName: string;
-  /** Where its names in every language are ({@link GeoDatabase.namesAt}), or -1: English only. */
+  /** Where its names in every language are ({@link GeoDatabase.nameAt}), or -1: English only. */
   readonly regionNamesOffset: number;
   /** ISO 3166-2 code without the country prefix, or ''. */
   readonly regionCode: string;
@@ -68,11 +67,24 @@ export const NO_LOCATION: GeoLocation = Object.freeze({
   timeZone: '',
 });
 
+/** The fields of a stored location map by key id: its strings, and its numbers (coordinates, and where its names are). */
+const LOCATION_STRINGS: Readonly<Partial<Record<number, 'countryCode' | 'regionName' | 'regionCode' | 'cityName' | 'postalCode' | 'timeZone'>>> = {
+  [KEY.country_code]: 'countryCode',
+  [KEY.region]: 'regionName',
+  [KEY.region_code]: 'regionCode',
+  [KEY.city]: 'cityName',
+  [KEY.postal_code]: 'postalCode',
+  [KEY.time_zone]: 'timeZone',
+};
+const LOCATION_NUMBERS: Readonly<Partial<Record<number, 'latitude' | 'longitude' | 'regionNamesOffset' | 'cityNamesOffset'>>> = {
+  [KEY.latitude]: 'latitude',
+  [KEY.longitude]: 'longitude',
+  [KEY.region_names]: 'regionNamesOffset',
+  [KEY.city_names]: 'cityNamesOffset',
+};
+
 /** A network with every field empty, for records without one. */
 export const NO_NETWORK: GeoNetwork = Object.freeze({ asn: 0, organization: '' });
-
-/** log2 of the slots of the cache of names arrays (one per distinct city or region, shared by pointer). */
-const NAMES_BITS = 13;
 
 /**
  * A compiled database over its bytes. Reads only the fields of the compact schema (`schema.ts`) and
@@ -86,7 +98,6 @@ export class GeoDatabase {
   readonly buildEpoch: number;
   /** Why a read found the data corrupt, once one has (the loader then drops this database). */
   damage: string | undefined;
-  private readonly names = new OffsetCache<Names>(NAMES_BITS);
   /** For each of {@link LANGUAGES}, its index in the stored names arrays (the metadata's `languages`), or -1. */
   private readonly storedIndex: readonly number[];
   private readonly countryNameTable: ReadonlyMap<string, Names>;
@@ -123,41 +134,34 @@ export class GeoDatabase {
   }
 
   /**
-   * The names array at `offset` (a location's `regionNamesOffset` or `cityNamesOffset`) in the order of
-   * {@link LANGUAGES}, '' where the data has none; {@link NO_NAMES} for -1. Decoded once per stored copy.
+   * The name in `language` of the names array at `offset` (a location's `regionNamesOffset` or
+   * `cityNamesOffset`), '' where the data has none in it or `offset` is -1.
    *
    * @throws DataUnavailableError when it is corrupt.
    */
-  namesAt(offset: number): Names {
-    if (offset < 0) return NO_NAMES;
-    const known = this.names.get(offset);
-    if (known !== undefined) return known;
-    const stored: string[] = [];
+  nameAt(offset: number, language: LanguageIndex): string {
+    const index = this.storedIndex[language] ?? -1;
+    if (offset < 0 || index < 0) return '';
     try {
       const data = this.reader.data;
       const array = data.field(offset, this.map, false);
       if (array.type !== MmdbType.Array) throw new MmdbFormatError(`names at offset ${offset} are not an array`);
+      if (index >= array.size) return '';
       let at = array.payload;
-      for (let i = 0; i < array.size; i++) {
-        stored.push(this.values.stringAt(at));
-        at = this.values.valueEnd;
-      }
+      for (let i = 0; i < index; i++) at = data.skip(at);
+      return this.values.stringAt(at);
     } catch (error) {
       throw this.corrupt(error);
     }
-    return this.names.set(offset, this.inOurOrder(stored));
   }
 
-  /** Names in the stored order → in the order of {@link LANGUAGES}, frozen. */
-  private inOurOrder(stored: readonly unknown[]): Names {
-    return Object.freeze(this.storedIndex.map((k) => (k >= 0 && typeof stored[k] === 'string' ? (stored[k] as string) : '')));
-  }
-
-  /** A metadata map of names arrays by code, in our order. */
+  /** A metadata map of names arrays by code, each in the order of {@link LANGUAGES} ('' where it has none), frozen. */
   private nameTable(value: unknown): ReadonlyMap<string, Names> {
     const table = new Map<string, Names>();
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return table;
-    for (const [code, names] of Object.entries(value)) if (Array.isArray(names)) table.set(code, this.inOurOrder(names));
+    for (const [code, names] of Object.entries(value)) {
+      if (Array.isArray(names)) table.set(code, Object.freeze(this.storedIndex.map((k) => (typeof names[k] === 'string' ? names[k] : ''))));
+    }
     return table;
   }
 
@@ -244,41 +248,12 @@ export class GeoDatabase {
       for (let i = 0; i < map.size; i++) {
         const key = this.values.keyAt(at);
         at = this.values.keyEnd;
-        switch (key) {
-          case KEY.country_code:
-            location.countryCode = this.values.stringAt(at);
-            break;
-          case KEY.region:
-            location.regionName = this.values.stringAt(at);
-            break;
-          case KEY.region_code:
-            location.regionCode = this.values.stringAt(at);
-            break;
-          case KEY.city:
-            location.cityName = this.values.stringAt(at);
-            break;
-          case KEY.postal_code:
-            location.postalCode = this.values.stringAt(at);
-            break;
-          case KEY.latitude:
-            location.latitude = this.values.numberAt(at) / COORDINATE_SCALE;
-            break;
-          case KEY.longitude:
-            location.longitude = this.values.numberAt(at) / COORDINATE_SCALE;
-            break;
-          case KEY.time_zone:
-            location.timeZone = this.values.stringAt(at);
-            break;
-          case KEY.region_names:
-            location.regionNamesOffset = this.values.referenceAt(at);
-            break;
-          case KEY.city_names:
-            location.cityNamesOffset = this.values.referenceAt(at);
-            break;
-          default:
-            // A field the answer does not use (a newer build's): stepped over, not decoded.
-            this.values.valueEnd = data.skip(at);
-        }
+        const string = LOCATION_STRINGS[key];
+        const number = LOCATION_NUMBERS[key];
+        if (string) location[string] = this.values.stringAt(at);
+        else if (number === 'latitude' || number === 'longitude') location[number] = this.values.numberAt(at) / COORDINATE_SCALE;
+        else if (number) location[number] = this.values.referenceAt(at);
+        else this.values.valueEnd = data.skip(at); // a field the answer does not use (a newer build's): stepped over
         at = this.values.valueEnd;
       }
     } catch (error) {

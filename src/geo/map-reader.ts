@@ -1,6 +1,5 @@
-/** @module Reads the values of the compact schema's maps straight from the data section: keys as small ids, strings the data shares decoded once, numbers, and references to values read later. */
+/** @module Reads the values of the compact schema's maps straight from the data section: keys as small ids, strings, numbers, and references to values read later. */
 import { type MmdbDecoder, newField } from '../mmdb/decoder.ts';
-import { OffsetCache } from '../mmdb/offset-cache.ts';
 
 /** The map keys of the compact schema (`schema.ts`), numbered: a read compares small integers, not strings. */
 export const KEY = {
@@ -29,8 +28,6 @@ const KEY_IDS = new Map<string, number>(Object.entries(KEY));
  */
 const KEY_TABLE_SIZE = 4096;
 const UNKNOWN_KEY = -2;
-/** log2 of the slots of the cache of shared strings (region names, zones, cities written once, pointed to). */
-const SHARED_STRING_BITS = 13;
 
 /**
  * The reader of one database's maps. Each read leaves where its value ends in {@link valueEnd} (or
@@ -46,7 +43,6 @@ export class MapReader {
   private readonly key = newField();
   private readonly value = newField();
   private readonly keys = new Int8Array(KEY_TABLE_SIZE).fill(UNKNOWN_KEY);
-  private readonly sharedStrings = new OffsetCache<string>(SHARED_STRING_BITS);
 
   constructor(private readonly data: MmdbDecoder) {}
 
@@ -73,29 +69,11 @@ export class MapReader {
     return id;
   }
 
-  /**
-   * The string referenced at `at`. A string reached through a pointer is one that the data shares
-   * between values (a region, a zone, a city), so it is decoded once per stored copy and then found
-   * without reading its bytes at all.
-   *
-   * @throws MmdbFormatError when it is not a string.
-   */
+  /** The string at `at`. @throws MmdbFormatError when it is not a string. */
   stringAt(at: number): string {
-    const data = this.data;
-    const target = data.target(at);
-    const shared = data.referenceEnd >= 0;
-    if (shared) {
-      const known = this.sharedStrings.get(target);
-      if (known !== undefined) {
-        this.valueEnd = data.referenceEnd;
-        return known;
-      }
-    }
-    const field = data.field(at, this.value);
-    const text = data.stringOf(field);
-    if (shared) this.sharedStrings.set(target, text);
+    const field = this.data.field(at, this.value);
     this.valueEnd = field.next;
-    return text;
+    return this.data.stringOf(field);
   }
 
   /** Where the value referenced at `at` is stored, to be read later or never. */

@@ -19,12 +19,11 @@ export type LookupFailure =
   | { readonly kind: 'not-found'; readonly address: string }
   | { readonly kind: 'no-location'; readonly address: string };
 
-/** An address and its record, with the records of the database that holds it (which rendering reads). */
+/** An address and its record. */
 export interface Found {
   readonly kind: 'found';
   readonly address: IpAddress;
   readonly record: RecordEntry;
-  readonly records: Records;
 }
 
 /** What the pipeline answers for one address. */
@@ -75,7 +74,7 @@ function located(records: Records, address: IpAddress, offset: number, options: 
   if (options.positions && record.location.location.latitude === 0 && record.location.location.longitude === 0) {
     return { kind: 'no-location', address: address.canonical };
   }
-  return { kind: 'found', address, record, records };
+  return { kind: 'found', address, record };
 }
 
 const INVALID: LookupFailure = Object.freeze({ kind: 'invalid' });

@@ -2,9 +2,9 @@
 import { jsonString } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
-import { LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';
+import { LANGUAGES, type LanguageIndex } from '../geo/languages.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
-import { CountryEntry, continentOf, LocationEntry, type NameSource, NetworkEntry } from './entries.ts';
+import { CountryEntry, LocationEntry, type NameSource, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
 export const CACHE_BITS = { locations: 15, networks: 15, names: 14 } as const;
@@ -48,10 +48,9 @@ export class Records implements NameSource {
     private readonly database: GeoDatabase,
     bits: { readonly [cache in keyof typeof CACHE_BITS]: number } = CACHE_BITS,
   ) {
-    // Sets of four slots (fewer in a cache too small for them).
-    this.locations = new OffsetCache(bits.locations, Math.min(4, 1 << bits.locations));
-    this.networks = new OffsetCache(bits.networks, Math.min(4, 1 << bits.networks));
-    this.names = new OffsetCache(bits.names, Math.min(4, 1 << bits.names));
+    this.locations = new OffsetCache(bits.locations);
+    this.networks = new OffsetCache(bits.networks);
+    this.names = new OffsetCache(bits.names);
     this.emptyLocation = new LocationEntry(NO_LOCATION, this.country(''), undefined);
   }
 
@@ -59,7 +58,7 @@ export class Records implements NameSource {
   country(code: string): CountryEntry {
     let entry = this.countries.get(code);
     if (entry === undefined) {
-      entry = new CountryEntry(code, this.database.countryNames(code), this.database.continentNames(continentOf(code)));
+      entry = new CountryEntry(code, this.database);
       this.countries.set(code, entry);
     }
     return entry;
@@ -79,9 +78,9 @@ export class Records implements NameSource {
     };
   }
 
-  /** The names at `offset` in every language. @throws DataUnavailableError when they are corrupt. */
-  namesAt(offset: number): Names {
-    return this.database.namesAt(offset);
+  /** The name at `offset` in `language`, '' where the data has none in it. @throws DataUnavailableError when it is corrupt. */
+  name(offset: number, language: LanguageIndex): string {
+    return this.database.nameAt(offset, language);
   }
 
   /** The JSON string of the name at `offset` in `language`, in UTF-8; '' where the data has none in it. */
@@ -90,7 +89,7 @@ export class Records implements NameSource {
     const key = offset * LANGUAGES.length + language;
     const known = key <= MAX_KEY ? this.names.get(key) : undefined;
     if (known !== undefined) return known;
-    const name = this.database.namesAt(offset)[language] ?? '';
+    const name = this.database.nameAt(offset, language);
     const json = name ? utf8(jsonString(name)) : ('' as Utf8);
     return key <= MAX_KEY ? this.names.set(key, json) : json;
   }

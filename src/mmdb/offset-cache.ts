@@ -22,12 +22,13 @@ export class OffsetCache<V> {
 
   /**
    * @param bits log2 of the slots, 1 to 24.
-   * @param ways slots per set: 1 (direct-mapped), 2, 4 or 8, at most the slots.
+   * @param ways slots per set: 1 (direct-mapped), 2, 4 or 8; fewer in a cache of fewer slots.
    * @throws RangeError for other values.
    */
   constructor(bits: number, ways = 4) {
     if (!Number.isInteger(bits) || bits < 1 || bits > 24) throw new RangeError(`a cache cannot have 2^${bits} slots`);
-    if (![1, 2, 4, 8].includes(ways) || 1 << bits < ways) throw new RangeError(`a cache of 2^${bits} slots cannot have sets of ${ways}`);
+    if (![1, 2, 4, 8].includes(ways)) throw new RangeError(`a cache cannot have sets of ${ways}`);
+    ways = Math.min(ways, 1 << bits);
     // An empty slot's key is -1 and its value undefined, so a get of key -1 finds "not cached" there.
     this.keys = new Int32Array(1 << bits).fill(-1);
     this.values = new Array<V | undefined>(1 << bits).fill(undefined);

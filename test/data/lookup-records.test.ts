@@ -47,9 +47,9 @@ describe('Records over a database that counts its decodes', () => {
     const named = {
       ...database,
       locationAt: (offset: number): GeoLocation => ({ ...NO_LOCATION, cityName: `city ${offset}`, cityNamesOffset: offset + 5000 }),
-      namesAt(offset: number) {
+      nameAt(offset: number, language: number) {
         namesRead.push(offset);
-        return LANGUAGES.map((code) => (code === 'de' ? `Stadt ${offset}` : code === 'ja' ? `都市 ${offset}` : ''));
+        return { de: `Stadt ${offset}`, ja: `都市 ${offset}` }[LANGUAGES[language] as string] ?? '';
       },
     } as unknown as GeoDatabase;
     const namesRead: number[] = [];

@@ -195,7 +195,7 @@ describe('corrupt databases', () => {
 
   it('refuses an IPv6 path cache it cannot make', () => {
     const bytes = readFileSync(`${FIXTURES}/test-data/${TEST_DATA[0]}`);
-    for (const bits of [0, 1, 25, 1.5]) expect(() => new MmdbReader(bytes, bits)).toThrow(RangeError);
+    for (const bits of [0, 25, 1.5]) expect(() => new MmdbReader(bytes, bits)).toThrow(RangeError);
   });
 
   it('refuses a file without metadata', () => {

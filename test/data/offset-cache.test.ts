@@ -65,7 +65,12 @@ describe('OffsetCache', () => {
   it('refuses sizes and sets it cannot make', () => {
     expect(() => new OffsetCache(0)).toThrow(RangeError);
     expect(() => new OffsetCache(25)).toThrow(RangeError);
-    expect(() => new OffsetCache(1, 4)).toThrow(RangeError);
     expect(() => new OffsetCache(4, 3)).toThrow(RangeError);
+  });
+
+  it('makes its sets no larger than its slots: two slots asked for sets of four keep the two last keys', () => {
+    const cache = new OffsetCache<number>(1, 4);
+    for (const key of [1, 2, 3]) cache.set(key, key * 10);
+    expect([1, 2, 3].map((key) => cache.get(key))).toEqual([undefined, 20, 30]);
   });
 });
