@@ -1,5 +1,5 @@
 /** @module Bulk lookup (spec 4.3, paid only): `POST /api/bulk/json|xml` with `?lang=` and `?fields=`, one path for both formats through the lookup pipeline. */
-import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';
 import { utf8, withUtf8Body } from '../format/utf8.ts';
@@ -14,7 +14,7 @@ import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { readJsonBody } from './json-body.ts';
 import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
-import { documented, validate } from './validate.ts';
+import { RouteRequest } from './validate.ts';
 
 const PROBLEMS = [
   'BODY_INVALID',
@@ -49,9 +49,9 @@ function route(format: Format) {
   });
 }
 
-/** The request: validated in the handler ({@link validate}), documented by the parameters and body made of it. */
-const BULK = { query: BulkQuerySchema, json: BulkRequestSchema };
-const BULK_DOCUMENTED = documented('post', '/', BULK);
+/** The request: validated in the handler, documented by the parameters and body made of it. */
+const BULK = new RouteRequest({ query: BulkQuerySchema, json: BulkRequestSchema });
+const BULK_DOCUMENTED = BULK.documented('post', '/');
 
 /** Registers `POST /api/bulk/json` and `POST /api/bulk/xml`. */
 export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -60,7 +60,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const format of ['json', 'xml'] as const) {
     app.openapi(route(format), async (c) => {
       const body = await readJsonBody(c);
-      const { query, json } = validate<never, z.output<typeof BulkQuerySchema>, z.output<typeof BulkRequestSchema>>(BULK, c, body);
+      const { query, json } = BULK.validate(c, body);
       const view = viewOfQuery(query, BULK_FIELDS);
       const keys = [...new Set(json.ips)];
       const database = await loadDatabase(c.env, c.executionCtx);

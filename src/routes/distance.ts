@@ -1,5 +1,5 @@
 /** @module Distance (spec 4.4, paid only): `POST /api/distance` with `?lang=`, both addresses through the lookup pipeline, the geodesic on WGS84 (`geo/distance.ts`). */
-import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { distanceBetween } from '../geo/distance.ts';
 import { loadDatabase } from '../geo/load.ts';
@@ -10,10 +10,10 @@ import { DistanceQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { readJsonBody } from './json-body.ts';
 import { problemOf, viewOfQuery } from './lookup-problems.ts';
-import { documented, validate } from './validate.ts';
+import { RouteRequest } from './validate.ts';
 
-/** The request: validated in the handler ({@link validate}), documented by the parameters and body made of it. */
-const DISTANCE = { query: DistanceQuerySchema, json: DistanceRequestSchema };
+/** The request: validated in the handler, documented by the parameters and body made of it. */
+const DISTANCE = new RouteRequest({ query: DistanceQuerySchema, json: DistanceRequestSchema });
 
 const distanceRoute = createRoute({
   method: 'post',
@@ -22,7 +22,7 @@ const distanceRoute = createRoute({
   summary: 'Distance between two addresses',
   description:
     'Looks both addresses up and measures the geodesic between their positions on the WGS84 ellipsoid (GeographicLib, accurate to nanometres), in kilometres and statute miles rounded to 0.01. The positions are those of the geolocation data, often a city centre, so the figure is as good as they are. `city` and `country` are in `lang`. A problem about one address carries `side`: `from` or `to` (the `from` side is checked first).',
-  ...documented('post', '/', DISTANCE),
+  ...DISTANCE.documented('post', '/'),
   responses: {
     200: { description: 'The two positions and the distance between them.', content: { 'application/json': { schema: DistanceResultSchema } } },
     ...problemResponses([
@@ -44,7 +44,7 @@ export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.register('DistanceRequest', DistanceRequestSchema);
   app.openapi(distanceRoute, async (c) => {
     const body = await readJsonBody(c);
-    const { query, json } = validate<never, z.output<typeof DistanceQuerySchema>, z.output<typeof DistanceRequestSchema>>(DISTANCE, c, body);
+    const { query, json } = DISTANCE.validate(c, body);
     const { language } = viewOfQuery(query, ALL_FIELDS);
     const { from, to } = json;
     const [a, b] = lookupAll(await loadDatabase(c.env, c.executionCtx), [from, to], { positions: true }) as [Outcome, Outcome];

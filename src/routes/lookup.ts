@@ -15,7 +15,7 @@ import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
-import { documented, validate } from './validate.ts';
+import { RouteRequest } from './validate.ts';
 
 const LOOKUP_PROBLEMS = [
   'IP_ADDRESS_INVALID',
@@ -65,11 +65,11 @@ function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text
   return withUtf8Body(format === 'json' ? record : singleXml(record), (body) => c.body(body, 200, { 'Content-Type': CONTENT_TYPE[format] }));
 }
 
-/** The request of each route: validated in its handler ({@link validate}), documented by the parameters made of it. */
-const OWN = { query: LookupQuerySchema };
-const NAMED = { params: IpParamSchema, query: LookupQuerySchema };
-const OWN_DOCUMENTED = documented('get', '/', OWN);
-const NAMED_DOCUMENTED = documented('get', '/{ip}', NAMED);
+/** The request of each route: validated in its handler, documented by the parameters made of it. */
+const OWN = new RouteRequest({ query: LookupQuerySchema });
+const NAMED = new RouteRequest({ params: IpParamSchema, query: LookupQuerySchema });
+const OWN_DOCUMENTED = OWN.documented('get', '/');
+const NAMED_DOCUMENTED = NAMED.documented('get', '/{ip}');
 
 function ownAddress(c: Context<AppEnv>): string {
   const ip = clientIpOf(c.req);
@@ -86,10 +86,10 @@ export function registerLookupRoutes(app: OpenAPIHono<AppEnv>, prefix: string, t
   for (const format of ['json', 'xml'] as const) {
     const base = `${prefix}/${format}`;
     app.openapi(createRoute({ ...route(format, base, false, tags, deprecated), ...OWN_DOCUMENTED }), (c) =>
-      answer(c, format, ownAddress(c), validate<never, Query>(OWN, c).query),
+      answer(c, format, ownAddress(c), OWN.validate(c).query),
     );
     app.openapi(createRoute({ ...route(format, base, true, tags, deprecated), ...NAMED_DOCUMENTED }), (c) => {
-      const { param, query } = validate<{ ip: string }, Query>(NAMED, c);
+      const { param, query } = NAMED.validate(c);
       return answer(c, format, param.ip, query);
     });
   }

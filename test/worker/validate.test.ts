@@ -1,5 +1,5 @@
 /**
- * @module The routes' one validator (`src/routes/validate.ts`) answers what zod answers: path
+ * @module The routes' one validator (`RouteRequest` of `src/routes/validate.ts`) answers what zod answers: path
  * parameters of plain strings, which it checks itself, and of any other schema, which zod parses;
  * the expected values are zod's own `safeParse` of the same parameters.
  */
@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.ts';
-import { validate } from '../../src/routes/validate.ts';
+import { RouteRequest } from '../../src/routes/validate.ts';
 import { IpParamSchema } from '../../src/schemas/ip-info.ts';
 
 /** Parameters as Hono gives them (decoded from the path), odd ones included. */
@@ -21,13 +21,14 @@ const SCHEMAS = {
   'a coerced number': z.object({ ip: z.coerce.number() }),
 };
 
-/** What `validate` answers for `schema` on a path of `values`: the parameters, or the problem it raised. */
+/** What a route's request of `schema` answers on a path of `values`: the parameters, or the problem it raised. */
 async function answer(schema: z.ZodObject, values: readonly string[]): Promise<unknown> {
+  const request = new RouteRequest({ params: schema });
   const app = new Hono();
   const path = values.length === 1 ? '/x/:ip' : '/x/:ip/:zone';
   app.get(path, (c) => {
     try {
-      return c.json({ param: validate({ params: schema }, c).param });
+      return c.json({ param: request.validate(c).param });
     } catch (error) {
       if (error instanceof ProblemError) return c.json({ problem: error.code }, 400);
       throw error;
@@ -37,7 +38,7 @@ async function answer(schema: z.ZodObject, values: readonly string[]): Promise<u
   return response.json();
 }
 
-describe('validate: path parameters', () => {
+describe("a route's request: path parameters", () => {
   for (const [name, schema] of Object.entries(SCHEMAS)) {
     it(`answers zod's own parse of ${name}`, async () => {
       const keys = Object.keys(schema.shape);
