@@ -9,7 +9,7 @@
  * (our lookup, Hono, zod, the runtime's own work…); shares are of the samples in which the isolate
  * was busy.
  *
- *     npm run bench:profile -- [--seconds 4] [--warmup 3] [--rows trivial,single JSON,…] [--top 12] [--json FILE] [--save DIR]
+ *     npm run bench:profile -- [--seconds 4] [--warmup 3] [--rows "trivial;single JSON;…"] [--top 12] [--json FILE] [--save DIR]
  *
  * `--warmup` is the unprofiled load in seconds. The lookup rows' sample is 60,000 addresses, so a
  * warm-up of 3 s profiles their first pass, caches still filling; 25 s or more profiles the steady
@@ -140,16 +140,18 @@ export async function profileRoutes(
       bundle: 'lookup-only',
       next: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
     },
-    {
-      name: 'bulk of 50',
-      bundle: 'lookup-only',
-      next: () => ({
-        method: 'POST',
-        path: '/api/bulk/json',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ips: Array.from({ length: 50 }, address) }),
+    ...(['', '?lang=ja'] as const).map(
+      (query): RoutePlan => ({
+        name: `bulk of 50${query ? ', lang=ja' : ''}`,
+        bundle: 'lookup-only',
+        next: () => ({
+          method: 'POST',
+          path: `/api/bulk/json${query}`,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ips: Array.from({ length: 50 }, address) }),
+        }),
       }),
-    },
+    ),
     {
       name: 'free-plan lookup',
       bundle: 'free',
@@ -234,7 +236,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         warmup: Number(values.warmup),
         top: Number(values.top),
         work,
-        ...(values.rows ? { rows: values.rows.split(',') } : {}),
+        ...(values.rows ? { rows: values.rows.split(';') } : {}),
         ...(values.save ? { save: resolve(values.save) } : {}),
       },
       console.log,
