@@ -7,7 +7,7 @@ import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { CountryEntry, LocationEntry, type NameSource, NetworkEntry } from './entries.ts';
 
 /** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
-export const CACHE_BITS = { locations: 15, networks: 15, names: 14 } as const;
+export const CACHE_BITS = { locations: 15, networks: 15, names: 15 } as const;
 
 /** What a record holds, its parts resolved. */
 export interface RecordEntry {
