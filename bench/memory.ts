@@ -5,7 +5,7 @@
  * Two readings at each step, each after a second of quiet:
  *
  * - **isolate**: what the Workers memory limit (128 MB) counts: the V8 heap in use after a full garbage
- *   collection plus ArrayBuffer backing stores (the database file, the record cache). The collection is
+ *   collection plus ArrayBuffer backing stores (the database file). The collection is
  *   forced by a heap snapshot through the inspector (`HeapProfiler.takeHeapSnapshot`; workerd does not
  *   answer `HeapProfiler.collectGarbage`), and the sizes are `Runtime.getHeapUsage`'s.
  * - **process**: the resident memory (VmRSS) of the whole workerd process, which also hosts Miniflare's

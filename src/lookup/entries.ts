@@ -213,6 +213,10 @@ export class LocationEntry {
   fragment(format: Format, name: FieldName, language: LanguageIndex): Utf8 {
     const { location, englishPlace } = this;
     if (format === 'json') {
+      if (name === 'latitude' || name === 'longitude') {
+        const longitudeAt = this.jsonPoint.indexOf('"longitude":'); // in '","latitude":…,"longitude":…,'
+        return (name === 'latitude' ? this.jsonPoint.slice(2, longitudeAt - 1) : this.jsonPoint.slice(longitudeAt, -1)) as Utf8;
+      }
       if (name === 'zipCode') return englishPlace.slice(0, this.cityAt - 1) as Utf8;
       if (name === 'cityName' || name === 'regionName') return this.nameField(name === 'cityName' ? CITY_KEY : REGION_KEY, language);
       if (name === 'regionCode') return englishPlace.slice(this.regionCodeAt, -1) as Utf8;
@@ -222,7 +226,7 @@ export class LocationEntry {
     if (name === 'cityName') return fragment(format, name, this.cityName(language));
     if (name === 'regionName') return fragment(format, name, this.regionName(language));
     if (name === 'zipCode') return fragment(format, name, location.postalCode);
-    if (name === 'latitude' || name === 'longitude' || name === 'countryCode' || name === 'regionCode') return fragment(format, name, location[name]);
+    if (name === 'latitude' || name === 'longitude' || name === 'regionCode') return fragment(format, name, location[name]);
     return this.country.fragment(format, name, language);
   }
 }
