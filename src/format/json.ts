@@ -1,8 +1,7 @@
 /**
  * @module JSON text exactly as `JSON.stringify` writes it, for the values of an answer, without calling
- * it for a string that needs no escape or for a number: in workerd a `JSON.stringify` call cost about
- * 0.4 µs, twenty times a regular expression test (BENCHMARKS.md, "Issue 16, stop 23"), and a bulk
- * answer quotes 50 keys.
+ * it for a string that needs no escape or for a number (a call costs twenty regular-expression tests in
+ * workerd; BENCHMARKS.md, "Issue 16, stop 23").
  */
 
 /**

@@ -2,15 +2,14 @@
  * @module Answer text kept as UTF-8: a string whose characters are the bytes of its UTF-8 encoding,
  * one character per byte (U+0000 to U+00FF), sent by copying those bytes.
  *
- * Why: a Worker sends a string body by encoding it to UTF-8, which workerd does at copy speed only
- * while the whole string is ASCII. One `é` or `ō` in a bulk answer of 25 KB made its encoding cost
- * 40 µs more, a Japanese one 90 µs more, where copying UTF-8 text costs about 10 µs whatever it holds
- * (BENCHMARKS.md, "Issue 16, stop 23"). So the lookup's entries keep what they render as UTF-8 text,
- * converted once when an entry is made, and an answer is their concatenation.
+ * Why: workerd encodes a string body at copy speed only while it is all ASCII, so the lookup's
+ * entries keep what they render as UTF-8 text, converted once, and an answer is their concatenation
+ * (bulk −11%, bulk `?lang=ja` −21% CPU in `bench:ab`; BENCHMARKS.md, "Issue 16, stop 23").
  *
  * The representation holds because UTF-8 is closed under the operations the renderer uses: the
  * concatenation of UTF-8 texts is the UTF-8 of the concatenation, a slice at an ASCII character is
- * UTF-8, and JSON and XML escape only ASCII characters. {@link Utf8} marks such text in types, so that
+ * UTF-8, and text is escaped for JSON or XML before it is converted (escaping replaces lone
+ * surrogates too, so what is converted is well-formed). {@link Utf8} marks such text in types, so that
  * text of the other kind cannot be joined to it unconverted.
  */
 import { Buffer } from 'node:buffer';
@@ -24,23 +23,13 @@ export type Utf8 = string & { readonly [UTF8]: true };
 const NOT_ASCII = /[\u0080-\uffff]/;
 
 /**
- * The UTF-8 of `text` (a lone surrogate as U+FFFD, as `TextEncoder` writes it). ASCII text is
- * answered as it is, after a test that costs about 20 ns in workerd; other text is converted, which
- * costs about 1 µs there: convert what an entry keeps, once, not on every answer.
+ * The UTF-8 of `text` (a lone surrogate as U+FFFD, as `TextEncoder` writes it): ASCII text as it is,
+ * other text converted, which is slow (about 1 µs): convert what an entry keeps, once.
  *
  * @example utf8('é') // '\u00c3\u00a9'
  */
 export function utf8(text: string): Utf8 {
   return (NOT_ASCII.test(text) ? Buffer.from(text, 'utf8').toString('latin1') : text) as Utf8;
-}
-
-/**
- * The text that UTF-8 `text` encodes (malformed bytes as U+FFFD).
- *
- * @example fromUtf8(utf8('東京')) // '東京'
- */
-export function fromUtf8(text: Utf8): string {
-  return Buffer.from(text, 'latin1').toString('utf8');
 }
 
 /** The buffer answers are written into: grown to the largest answer, never shrunk (a bulk answer is under 100 KB). */
@@ -51,9 +40,8 @@ let scratch = Buffer.alloc(1 << 16);
  * itself when it is ASCII (its own UTF-8, which the runtime encodes at copy speed), else its bytes.
  * The bytes are written into one buffer that this isolate reuses, valid only during `respond`: a
  * response made of them keeps a copy (the Fetch standard's body of a buffer source is a copy of its
- * bytes, and workerd's is; a test holds it to that). So an answer allocates no ArrayBuffer, each of
- * which cost a single lookup about 6 µs of its CPU time in workerd, and an ASCII answer is not
- * written at all, which cost it about 3 µs (BENCHMARKS.md, "Issue 16, stop 23").
+ * bytes, and workerd's is; a test holds it to that), so no ArrayBuffer is made per answer (BENCHMARKS.md,
+ * "Issue 16, stop 23").
  *
  * @example withUtf8Body(text, (body) => c.body(body, 200, { 'Content-Type': 'application/json' }))
  */

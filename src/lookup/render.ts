@@ -18,7 +18,7 @@ const JSON_PROXY = { true: '"isProxy":true}', false: '"isProxy":false}' } as con
  * content of a `response` or bulk `item` element); exactly the UTF-8 of what `JSON.stringify` and
  * `toXml` write for the record object of those fields (`test/data/lookup-answers.test.ts` holds it to that).
  *
- * @example fromUtf8(renderRecord(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') })) // '{"countryName":"英国","cityName":"…"}'
+ * @example renderRecord(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // the UTF-8 of '{"countryName":"英国","cityName":"…"}'
  */
 export function renderRecord(found: Found, format: Format, view: View): Utf8 {
   const { address, record } = found;

@@ -1,5 +1,6 @@
 /** @module What the lookup routes share: the problem of each lookup failure (one exhaustive switch), and the view a parsed query asks for. */
 import { ProblemError } from '../errors/problem.ts';
+import type { Problem } from '../errors/render.ts';
 import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
 import type { FieldMask, View } from '../lookup/fields.ts';
 import type { LookupFailure } from '../lookup/pipeline.ts';
@@ -8,11 +9,12 @@ import type { LookupFailure } from '../lookup/pipeline.ts';
  * The problem of a lookup failure, as its code, detail and extensions: `IP_ADDRESS_INVALID`,
  * `IP_ADDRESS_RESERVED` (with `range` and `rfc`), or `IP_ADDRESS_NOT_FOUND` (an address the data does
  * not cover, or, for distance, one it has no position for). A bulk answer writes it as an item
- * (`problemBody`); {@link problemOf} raises it.
+ * (`problemBody`), the single lookup answers it (`problemAnswer`), and distance raises it
+ * ({@link problemOf}: its typed JSON route takes a problem raised, not a plain Response).
  *
  * @param side for distance: which address failed; the detail starts with it and the problem carries it.
  */
-export function lookupProblem(failure: LookupFailure, side?: 'from' | 'to'): Pick<ProblemError, 'code' | 'detail' | 'options'> {
+export function lookupProblem(failure: LookupFailure, side?: 'from' | 'to'): Problem {
   const prefix = side === undefined ? '' : `${side}: `;
   const extensions = side === undefined ? {} : { side };
   switch (failure.kind) {

@@ -37,6 +37,7 @@ export class RouteRequest<S extends RequestSchemas> {
     const { params } = schemas;
     const plain =
       params?.def.catchall === undefined &&
+      (params?.def.checks?.length ?? 0) === 0 &&
       Object.values(params?.shape ?? {}).every((value) => {
         const def = value.def as { type: string; checks?: readonly unknown[]; coerce?: boolean };
         return def.type === 'string' && (def.checks?.length ?? 0) === 0 && def.coerce !== true;
@@ -62,11 +63,10 @@ export class RouteRequest<S extends RequestSchemas> {
 
   /**
    * The path parameters parsed by `schema`. Hono gives every parameter as a string, and an object of
-   * plain strings (no checks, no coercion, no transform: `{ip}`) accepts every object of strings, so
-   * for such a schema the parse is checking that each of its keys holds a string, done here; any other
-   * schema is parsed by zod. zod's own parse of `{ip}` (it compiles no parser where a Worker forbids
-   * `eval`) cost a single lookup about 3 µs of its CPU time in workerd (BENCHMARKS.md, "Validation of
-   * the lookup routes").
+   * plain strings (no checks of its own or of a value, no coercion, no transform: `{ip}`) accepts
+   * every object of strings, so for such a schema the parse is checking that each of its keys holds a
+   * string, done here; any other schema is parsed by zod, whose parse is slow in a Worker, which
+   * forbids `eval` (BENCHMARKS.md, "Validation of the lookup routes").
    */
   private parsedParams(schema: ZodObject, c: Context): ZodSafeParseResult<unknown> {
     const keys = this.plainParams;

@@ -15,7 +15,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { mmdbType } from '../../data/mmdb/data-section.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
 import { MmdbWriter } from '../../data/mmdb/writer.ts';
-import { fromUtf8 } from '../../src/format/utf8.ts';
 import { toXml } from '../../src/format/xml.ts';
 import { DataUnavailableError, GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
@@ -25,6 +24,7 @@ import { lookupAll, type Outcome } from '../../src/lookup/pipeline.ts';
 import { renderRecord, singleXml } from '../../src/lookup/render.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
+import { fromUtf8 } from '../support/utf8-text.ts';
 
 const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
 

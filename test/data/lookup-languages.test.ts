@@ -11,7 +11,6 @@ import { gunzipSync } from 'node:zlib';
 import { continents, countries } from 'countries-list';
 import { type CityResponse, Reader } from 'mmdb-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fromUtf8 } from '../../src/format/utf8.ts';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
 import { FIELD } from '../../src/lookup/fields.ts';
@@ -19,6 +18,7 @@ import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { renderRecord } from '../../src/lookup/render.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
+import { fromUtf8 } from '../support/utf8-text.ts';
 
 const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
 const NAMES = FIELD.countryName | FIELD.countryCode | FIELD.cityName | FIELD.regionName | FIELD.continent | FIELD.continentCode;

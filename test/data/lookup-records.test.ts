@@ -3,10 +3,11 @@
  * decodes: each record answered with its own parts, and decoded again only once a cache dropped it.
  */
 import { describe, expect, it } from 'vitest';
-import { fromUtf8, type Utf8 } from '../../src/format/utf8.ts';
+import type { Utf8 } from '../../src/format/utf8.ts';
 import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
 import { ENGLISH, LANGUAGES, NO_NAMES } from '../../src/geo/languages.ts';
 import { Records } from '../../src/lookup/records.ts';
+import { fromUtf8 } from '../support/utf8-text.ts';
 
 // Record n points to location n + 1000 and network n + 2000; odd records are proxies.
 const decoded = { records: [] as number[], locations: [] as number[], networks: [] as number[] };

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromUtf8, type Utf8, utf8, withUtf8Body } from '../../src/format/utf8.ts';
+import { type Utf8, utf8, withUtf8Body } from '../../src/format/utf8.ts';
+import { fromUtf8 } from '../support/utf8-text.ts';
 
 /** `bytes` as one character each. */
 const asText = (bytes: Uint8Array): string => Array.from(bytes, (byte) => String.fromCharCode(byte)).join('');

@@ -19,6 +19,7 @@ const SCHEMAS = {
   'a string with a check': z.object({ ip: z.string().min(2) }),
   'a string with a transform': z.object({ ip: z.string().transform((text) => text.toUpperCase()) }),
   'a coerced number': z.object({ ip: z.coerce.number() }),
+  'plain strings with a check of the object': z.object({ ip: z.string() }).refine(({ ip }) => ip.includes('.')),
 };
 
 /** What a route's request of `schema` answers on a path of `values`: the parameters, or the problem it raised. */
