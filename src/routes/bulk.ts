@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';
-import { utf8, withUtf8Body } from '../format/utf8.ts';
+import { utf8 } from '../format/utf8.ts';
 import { toXmlElement, type XmlValue } from '../format/xml.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { Format } from '../lookup/entries.ts';
@@ -13,7 +13,7 @@ import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '
 import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { readJsonBody } from './json-body.ts';
-import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
+import { lookupAnswer, lookupProblem, viewOfQuery } from './lookup-problems.ts';
 import { RouteRequest } from './validate.ts';
 
 const PROBLEMS = [
@@ -25,8 +25,6 @@ const PROBLEMS = [
   'UNSUPPORTED_MEDIA_TYPE',
   'DATA_UNAVAILABLE',
 ] as const;
-
-const CONTENT_TYPE = { json: 'application/json', xml: 'application/xml; charset=utf-8' } as const;
 
 function route(format: Format) {
   return createRoute({
@@ -69,7 +67,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
         const problem = problemBody(lookupProblem(outcome));
         return utf8(format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }));
       });
-      return withUtf8Body(bulkDocument(format, keys, items), (body) => c.body(body, 200, { 'Content-Type': CONTENT_TYPE[format] }));
+      return lookupAnswer(c, format, bulkDocument(format, keys, items));
     });
   }
 }

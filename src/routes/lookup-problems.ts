@@ -1,7 +1,10 @@
-/** @module What the lookup routes share: the problem of each lookup failure (one exhaustive switch), and the view a parsed query asks for. */
+/** @module What the lookup routes share: the problem of each lookup failure (one exhaustive switch), the view a parsed query asks for, and the 200 answer of a rendered lookup. */
+import type { Context } from 'hono';
 import { ProblemError } from '../errors/problem.ts';
 import type { Problem } from '../errors/render.ts';
+import { type Utf8, withUtf8Body } from '../format/utf8.ts';
 import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
+import type { Format } from '../lookup/entries.ts';
 import type { FieldMask, View } from '../lookup/fields.ts';
 import type { LookupFailure } from '../lookup/pipeline.ts';
 
@@ -53,4 +56,11 @@ export function problemOf(failure: LookupFailure, side?: 'from' | 'to'): Problem
  */
 export function viewOfQuery(query: { readonly lang?: LanguageIndex | undefined; readonly fields?: FieldMask | undefined }, defaults: FieldMask): View {
   return { fields: query.fields ?? defaults, language: query.lang ?? ENGLISH };
+}
+
+const CONTENT_TYPE = { json: 'application/json', xml: 'application/xml; charset=utf-8' } as const;
+
+/** The 200 answer of a lookup route: `text` (a JSON or XML document in UTF-8, see `format/utf8.ts`) with its media type. */
+export function lookupAnswer(c: Context, format: Format, text: Utf8): Response {
+  return withUtf8Body(text, (body) => c.body(body, 200, { 'Content-Type': CONTENT_TYPE[format] }));
 }

@@ -4,7 +4,6 @@ import type { Context } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { problemAnswer } from '../errors/render.ts';
-import { withUtf8Body } from '../format/utf8.ts';
 import { GeoDatabase } from '../geo/database.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { Format } from '../lookup/entries.ts';
@@ -14,7 +13,7 @@ import { renderRecord, singleXml } from '../lookup/render.ts';
 import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
+import { lookupAnswer, lookupProblem, viewOfQuery } from './lookup-problems.ts';
 import { RouteRequest } from './validate.ts';
 
 const LOOKUP_PROBLEMS = [
@@ -25,8 +24,6 @@ const LOOKUP_PROBLEMS = [
   'IP_ADDRESS_NOT_FOUND',
   'DATA_UNAVAILABLE',
 ] as const;
-
-const CONTENT_TYPE = { json: 'application/json', xml: 'application/xml; charset=utf-8' } as const;
 
 function route(format: Format, path: string, withIp: boolean, tags: string[], deprecated: boolean) {
   const mediaType = format === 'json' ? 'application/json' : 'application/xml';
@@ -62,7 +59,7 @@ function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text
   // Answered, not raised: an Error would capture a stack trace for an everyday answer.
   if (outcome.kind !== 'found') return problemAnswer(lookupProblem(outcome), c);
   const record = renderRecord(outcome, format, view);
-  return withUtf8Body(format === 'json' ? record : singleXml(record), (body) => c.body(body, 200, { 'Content-Type': CONTENT_TYPE[format] }));
+  return lookupAnswer(c, format, format === 'json' ? record : singleXml(record));
 }
 
 /** The request of each route: validated in its handler, documented by the parameters made of it. */
