@@ -82,7 +82,7 @@ describe('POST /api/bulk/json', () => {
     expect(body['2001:7FE:0:0:0:0:0:53']?.ipAddress).toBe('2001:7fe::53');
     expect(body['::ffff:8.8.8.8']).toEqual(body['8.8.8.8']);
 
-    const xml = new DOMParser().parseFromString(await (await postJson('/api/bulk/xml', { ips: sent })).text(), 'application/xml');
+    const xml = parseXml(await (await postJson('/api/bulk/xml', { ips: sent })).text());
     const items = Array.from(xml.getElementsByTagName('item')).map((item) => item.getAttribute('ip'));
     expect(items).toEqual(['2001:7FE:0:0:0:0:0:53', '::ffff:8.8.8.8', '8.8.8.8']);
   });
