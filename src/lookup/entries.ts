@@ -174,14 +174,11 @@ export class LocationEntry {
     this.regionCodeAt = this.englishPlace.indexOf('"regionCode":');
   }
 
-  /** The city's name in `language` (English when the data has none in it). */
-  cityName(language: LanguageIndex): string {
-    return this.localName(this.location.cityNamesOffset, language) || this.location.cityName;
-  }
-
-  /** The first subdivision's name in `language` (English when the data has none in it). */
-  regionName(language: LanguageIndex): string {
-    return this.localName(this.location.regionNamesOffset, language) || this.location.regionName;
+  /** The city's or the first subdivision's name in `language` (English when the data has none in it). */
+  placeName(place: 'city' | 'region', language: LanguageIndex): string {
+    const { location, names } = this;
+    const offset = place === 'city' ? location.cityNamesOffset : location.regionNamesOffset;
+    return (language !== ENGLISH && offset >= 0 && names?.name(offset, language)) || (place === 'city' ? location.cityName : location.regionName);
   }
 
   /**
@@ -205,10 +202,6 @@ export class LocationEntry {
     return (city ? this.englishPlace.slice(this.cityAt, this.regionAt - 1) : this.englishPlace.slice(this.regionAt, this.regionCodeAt - 1)) as Utf8;
   }
 
-  private localName(offset: number, language: LanguageIndex): string {
-    return language === ENGLISH || offset < 0 || !this.names ? '' : this.names.name(offset, language);
-  }
-
   /** A field of the record that this location (with its country) answers, rendered. */
   fragment(format: Format, name: FieldName, language: LanguageIndex): Utf8 {
     const { location, englishPlace } = this;
@@ -223,8 +216,7 @@ export class LocationEntry {
       if (name === 'timeZones') return this.zones.json.slice(0, -1) as Utf8;
     }
     if (name === 'timeZones') return this.zones.xml;
-    if (name === 'cityName') return fragment(format, name, this.cityName(language));
-    if (name === 'regionName') return fragment(format, name, this.regionName(language));
+    if (name === 'cityName' || name === 'regionName') return fragment(format, name, this.placeName(name === 'cityName' ? 'city' : 'region', language));
     if (name === 'zipCode') return fragment(format, name, location.postalCode);
     if (name === 'latitude' || name === 'longitude' || name === 'regionCode') return fragment(format, name, location[name]);
     return this.country.fragment(format, name, language);

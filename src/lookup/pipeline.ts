@@ -95,7 +95,7 @@ export function positionOf(found: Found, language: LanguageIndex): Position {
     ip: found.address.canonical,
     latitude: location.location.latitude,
     longitude: location.location.longitude,
-    city: location.cityName(language),
+    city: location.placeName('city', language),
     country: location.country.countryName(language),
   };
 }

@@ -1,73 +1,82 @@
 /**
  * @module The one renderer of a found record (JSON or XML, for a view of fields and language, single
- * or bulk) and of the bulk documents around the items, in UTF-8 text (`format/utf8.ts`): a route sends
- * its bytes (`withUtf8Body`).
+ * or bulk) and of the documents around records, in UTF-8 text (`format/utf8.ts`) that a route sends
+ * (`withUtf8Body`). A document is a list of the pieces the entries keep, joined once: one copy of each
+ * piece, not a tree of concatenations to flatten (BENCHMARKS.md, "Issue 16, stop 28").
  */
 import { jsonString } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
-import type { Found } from './pipeline.ts';
+import type { Found, LookupFailure, Outcome } from './pipeline.ts';
 
-const JSON_START = { 4: '{"ipVersion":4,"ipAddress":"', 6: '{"ipVersion":6,"ipAddress":"' } as const;
-const JSON_PROXY = { true: '"isProxy":true}', false: '"isProxy":false}' } as const;
+const [OPEN, CLOSE, COMMA, ITEM_END] = ['{', '}', ',', '</item>'].map(utf8) as [Utf8, Utf8, Utf8, Utf8];
+const JSON_START = { 4: utf8('{"ipVersion":4,"ipAddress":"'), 6: utf8('{"ipVersion":6,"ipAddress":"') };
+const JSON_PROXY = { true: utf8('"isProxy":true}'), false: utf8('"isProxy":false}') };
+const XML = { single: [xmlDocument('<response>'), '</response>'], bulk: [xmlDocument('<response><results>'), '</results></response>'] } as const;
 
 /**
- * A found record in `format` for `view`: in JSON the record object, in XML its field elements (the
- * content of a `response` or bulk `item` element); exactly the UTF-8 of what `JSON.stringify` and
- * `toXml` write for the record object of those fields (`test/data/lookup-answers.test.ts` holds it to that).
- *
- * @example renderRecord(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // the UTF-8 of '{"countryName":"英国","cityName":"…"}'
+ * Appends to `out` the pieces of a found record in `format` for `view`: in JSON the record object, in
+ * XML its field elements (the content of a `response` or bulk `item` element). Joined, they are exactly
+ * the UTF-8 of what `JSON.stringify` and `toXml` write for the record object of those fields
+ * (`test/data/lookup-answers.test.ts` holds it to that).
  */
-export function renderRecord(found: Found, format: Format, view: View): Utf8 {
-  const { address, record } = found;
+function writeRecord(out: Utf8[], { address, record }: Found, format: Format, { fields, language }: View): void {
   const { location, network } = record;
-  const { fields, language } = view;
   if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
-    // The whole record, as nearly every client asks: runs of members that the entries keep, each
-    // ending in its comma, the country's shared by every location in it. A canonical address is ASCII
-    // and needs no escape.
+    // The whole record, as nearly every client asks: runs of members that the entries keep, each ending
+    // in its comma, the country's shared by every location in it. A canonical address is ASCII.
     const { country } = location;
-    const place = location.jsonPlace(language, fields === ALL_FIELDS);
-    return `${JSON_START[address.version]}${address.canonical}${location.jsonPoint}${country.jsonHead(language)}${location.zones.json}${place}${country.jsonTail(language)}${network.json}${JSON_PROXY[record.proxy ? 'true' : 'false']}` as Utf8;
+    out.push(JSON_START[address.version], address.canonical as Utf8, location.jsonPoint, country.jsonHead(language), location.zones.json);
+    out.push(location.jsonPlace(language, fields === ALL_FIELDS), country.jsonTail(language), network.json, JSON_PROXY[`${record.proxy}`]);
+    return;
   }
-  const pieces: Utf8[] = [];
-  for (let i = 0; i < FIELDS.length; i++) {
-    if ((fields & (1 << i)) === 0) continue;
+  if (format === 'json') out.push(OPEN);
+  for (let i = 0, first = true; i < FIELDS.length; i++) {
     const name = FIELDS[i] as (typeof FIELDS)[number];
-    if (name === 'ipVersion') pieces.push(fragment(format, name, address.version));
-    else if (name === 'ipAddress') pieces.push(fragment(format, name, address.canonical));
-    else if (name === 'asn' || name === 'asnOrganization') pieces.push(network.fragment(format, name));
-    else if (name === 'isProxy') pieces.push(fragment(format, name, record.proxy));
-    else pieces.push(location.fragment(format, name, language));
+    if ((fields & (1 << i)) === 0) continue;
+    if (format === 'json' && !first) out.push(COMMA);
+    first = false;
+    if (name === 'ipVersion' || name === 'ipAddress') out.push(fragment(format, name, name === 'ipVersion' ? address.version : address.canonical));
+    else if (name === 'asn' || name === 'asnOrganization') out.push(network.fragment(format, name));
+    else out.push(name === 'isProxy' ? fragment(format, name, record.proxy) : location.fragment(format, name, language));
   }
-  return (format === 'json' ? `{${pieces.join(',')}}` : pieces.join('')) as Utf8;
+  if (format === 'json') out.push(CLOSE);
 }
 
-/** The single lookup's XML document: `response` holding the elements {@link renderRecord} wrote. */
-export function singleXml(elements: Utf8): Utf8 {
-  return xmlDocument(`<response>${elements}</response>`) as Utf8;
+/**
+ * The single lookup's answer ({@link writeRecord}): in JSON the record, in XML the document whose `response` holds its elements.
+ *
+ * @example singleDocument(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // the UTF-8 of '{"countryName":"英国","cityName":"…"}'
+ */
+export function singleDocument(found: Found, format: Format, view: View): Utf8 {
+  const out = (format === 'json' ? [] : [XML.single[0]]) as Utf8[];
+  writeRecord(out, found, format, view);
+  if (format === 'xml') out.push(XML.single[1] as Utf8);
+  return out.join('') as Utf8;
 }
 
 /** A key that JSON and XML write as it is (ASCII, nothing to escape), as an address nearly always is. */
 const PLAIN_KEY = /^[0-9A-Za-z.:]*$/;
 
 /**
- * The bulk answer (spec 4.3): in JSON an object keyed by the addresses as sent, each value an item;
- * in XML `response` > `results` > one `item` per address with its `ip` attribute, holding the item.
- *
- * @param keys the addresses as sent (any text).
- * @param items per key, a record as {@link renderRecord} wrote it, or a problem object (JSON text, or
- *   the `problem` element), in UTF-8.
+ * The bulk answer (spec 4.3): in JSON an object keyed by the addresses as sent (`keys`, any text), in
+ * XML `response` > `results` > one `item` per address with its `ip` attribute. Each holds the record of
+ * `outcomes[i]` when found ({@link writeRecord}), else what `failed` writes for it (a problem object:
+ * JSON text or the `problem` element, in UTF-8).
  */
-export function bulkDocument(format: Format, keys: readonly string[], items: readonly Utf8[]): Utf8 {
-  const pieces: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const item = items[i] as Utf8;
-    if (format === 'json') pieces.push(`${PLAIN_KEY.test(key) ? `"${key}"` : utf8(jsonString(key))}:${item}`);
-    else pieces.push(`${PLAIN_KEY.test(key) ? `<item ip="${key}">` : utf8(xmlElement('item', { ip: key }, '').slice(0, -'</item>'.length))}${item}</item>`);
-  }
-  return (format === 'json' ? `{${pieces.join(',')}}` : xmlDocument(`<response><results>${pieces.join('')}</results></response>`)) as Utf8;
+export function bulkDocument(format: Format, keys: readonly string[], outcomes: readonly Outcome[], view: View, failed: (f: LookupFailure) => Utf8): Utf8 {
+  const out = [format === 'json' ? OPEN : XML.bulk[0]] as Utf8[];
+  keys.forEach((key, i) => {
+    const plain = PLAIN_KEY.test(key);
+    if (format === 'xml') out.push(plain ? (`<item ip="${key}">` as Utf8) : utf8(xmlElement('item', { ip: key }, '').slice(0, -ITEM_END.length)));
+    else out.push((i === 0 ? '' : ',') as Utf8, plain ? (`"${key}":` as Utf8) : utf8(`${jsonString(key)}:`));
+    const outcome = outcomes[i] as Outcome;
+    if (outcome.kind === 'found') writeRecord(out, outcome, format, view);
+    else out.push(failed(outcome));
+    if (format === 'xml') out.push(ITEM_END);
+  });
+  out.push(format === 'json' ? CLOSE : (XML.bulk[1] as Utf8));
+  return out.join('') as Utf8;
 }

@@ -2,13 +2,13 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';
-import { utf8 } from '../format/utf8.ts';
+import { type Utf8, utf8 } from '../format/utf8.ts';
 import { toXmlElement, type XmlValue } from '../format/xml.ts';
 import { loadDatabase } from '../geo/load.ts';
 import type { Format } from '../lookup/entries.ts';
 import { BULK_FIELDS } from '../lookup/fields.ts';
-import { lookupAll } from '../lookup/pipeline.ts';
-import { bulkDocument, renderRecord } from '../lookup/render.ts';
+import { type LookupFailure, lookupAll } from '../lookup/pipeline.ts';
+import { bulkDocument } from '../lookup/render.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
@@ -73,12 +73,11 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
       const view = viewOfQuery(query, BULK_FIELDS);
       const keys = distinct(json.ips);
       const database = await loadDatabase(c.env, c.executionCtx);
-      const items = lookupAll(database, keys).map((outcome) => {
-        if (outcome.kind === 'found') return renderRecord(outcome, format, view);
-        const problem = problemBody(lookupProblem(outcome));
+      const failed = (failure: LookupFailure): Utf8 => {
+        const problem = problemBody(lookupProblem(failure));
         return utf8(format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }));
-      });
-      return lookupAnswer(c, format, bulkDocument(format, keys, items));
+      };
+      return lookupAnswer(c, format, bulkDocument(format, keys, lookupAll(database, keys), view, failed));
     });
   }
 }

@@ -9,7 +9,7 @@ import { loadDatabase } from '../geo/load.ts';
 import type { Format } from '../lookup/entries.ts';
 import { ALL_FIELDS } from '../lookup/fields.ts';
 import { type LookupFailure, lookupAll } from '../lookup/pipeline.ts';
-import { renderRecord, singleXml } from '../lookup/render.ts';
+import { singleDocument } from '../lookup/render.ts';
 import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
@@ -58,8 +58,7 @@ function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text
   const outcome = lookupAll(database, [text])[0] ?? INVALID;
   // Answered, not raised: an Error would capture a stack trace for an everyday answer.
   if (outcome.kind !== 'found') return problemAnswer(lookupProblem(outcome), c);
-  const record = renderRecord(outcome, format, view);
-  return lookupAnswer(c, format, format === 'json' ? record : singleXml(record));
+  return lookupAnswer(c, format, singleDocument(outcome, format, view));
 }
 
 /** The request of each route: validated in its handler, documented by the parameters made of it. */

@@ -15,7 +15,7 @@ import { GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
 import { FIELD } from '../../src/lookup/fields.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
-import { renderRecord } from '../../src/lookup/render.ts';
+import { singleDocument } from '../../src/lookup/render.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 import { fromUtf8 } from '../support/utf8-text.ts';
@@ -58,7 +58,7 @@ describe.runIf(existsSync(COMPILED))(
         const outcome = outcomes[i];
         const record = source.get(address);
         if (outcome?.kind !== 'found' || !record?.country) return;
-        const english = JSON.parse(fromUtf8(renderRecord(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf('en') })));
+        const english = JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf('en') })));
         // The same country as the source's, and the continent that countries-list gives it.
         expect(english.countryCode, address).toBe(record.country.iso_code);
         const country = countries[english.countryCode as keyof typeof countries];
@@ -67,7 +67,7 @@ describe.runIf(existsSync(COMPILED))(
         expect(english.regionName, address).toBe(record.subdivisions?.[0]?.names.en ?? '');
         const continentNames = record.continent?.code === english.continentCode ? (record.continent?.names as unknown as NameMap) : undefined;
         for (const language of LANGUAGES) {
-          const got = JSON.parse(fromUtf8(renderRecord(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf(language) })));
+          const got = JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf(language) })));
           const want = {
             countryName: inLanguage(record.country.names as unknown as NameMap, language, english.countryName),
             countryCode: english.countryCode,
