@@ -36,7 +36,7 @@ describe('Records over a database that counts its decodes', () => {
     const records = new Records(database, { locations: 1, networks: 1, names: 1 });
     for (const offset of [1, 2, 1, 3, 1, 2]) {
       const { location, network, proxy } = records.recordAt(offset);
-      expect([location.cityName(ENGLISH), network.asn, proxy]).toEqual([`city ${offset + 1000}`, String(offset + 2000), offset % 2 === 1]);
+      expect([location.placeName('city', ENGLISH), network.asn, proxy]).toEqual([`city ${offset + 1000}`, String(offset + 2000), offset % 2 === 1]);
     }
     // Records are read each time; of their locations and networks, 1 and 2 decoded; 1 cached; 3 drops 2; 1 cached; 2 drops 3.
     expect(decoded.records).toEqual([1, 2, 1, 3, 1, 2]);
