@@ -94,6 +94,15 @@ describe('POST /api/bulk/json', () => {
     expect(Object.getOwnPropertyDescriptor(body, '__proto__')?.value).toMatchObject({ code: 'IP_ADDRESS_INVALID' });
   });
 
+  it('keys a text that JSON escapes, or that is not ASCII, exactly as sent', async () => {
+    const sent = ['say "hi"\\', '東京', 'Zürich\n', '8.8.8.8'];
+    const response = await postJson('/api/bulk/json', { ips: sent });
+    const body = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(await response.arrayBuffer())) as Record<string, Json>;
+    expect(Object.keys(body)).toEqual(sent);
+    expect(body[sent[1] as string]).toMatchObject({ code: 'IP_ADDRESS_INVALID' });
+    expect(body['8.8.8.8']).toMatchObject({ ipAddress: '8.8.8.8' });
+  });
+
   it('answers an empty list with an empty object', async () => {
     const response = await postJson('/api/bulk/json', { ips: [] });
     expect(response.status).toBe(200);
