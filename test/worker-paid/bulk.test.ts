@@ -211,10 +211,11 @@ describe('POST /api/bulk/xml', () => {
     expect([text('status'), text('code'), text('range')]).toEqual(['400', 'IP_ADDRESS_RESERVED', '10.0.0.0/8']);
   });
 
-  it('escapes the address as sent in the ip attribute', async () => {
-    const odd = `<a href="x">&'`;
-    const root = parseXml(await (await postJson('/api/bulk/xml', { ips: [odd] })).text());
-    expect(children(children(root)[0] as Element)[0]?.getAttribute('ip')).toBe(odd);
+  it('escapes the address as sent in the ip attribute, and writes one that is not ASCII in valid UTF-8', async () => {
+    const sent = [`<a href="x">&'`, '東京', 'Zürich', '8.8.8.8'];
+    const response = await postJson('/api/bulk/xml', { ips: sent });
+    const root = parseXml(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(await response.arrayBuffer()));
+    expect(children(children(root)[0] as Element).map((item) => item.getAttribute('ip'))).toEqual(sent);
   });
 
   it('writes an empty results element for an empty list', async () => {
