@@ -17,10 +17,10 @@ const workerProject = (plan: 'free' | 'paid') => ({
     }),
   ],
   test: {
-    name: `worker-${plan}`,
-    // Plan-agnostic units (test/worker/) run once, in the free project.
-    include: plan === 'free' ? ['test/worker/**/*.test.ts', 'test/worker-free/**/*.test.ts'] : ['test/worker-paid/**/*.test.ts'],
-    setupFiles: ['test/worker/setup.ts'],
+    name: `workers-${plan}`,
+    // Plan-agnostic units run once, in the free project (test/workers-free/).
+    include: [`test/workers-${plan}/**/*.test.ts`],
+    setupFiles: ['test/support/workers-setup.ts'],
     globalSetup: ['test/support/global-setup.ts'],
   },
 });
@@ -33,9 +33,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'data',
+          name: 'node',
           environment: 'node',
-          include: ['test/data/**/*.test.ts'],
+          include: ['test/node/**/*.test.ts'],
         },
       },
       workerProject('free'),

@@ -15,7 +15,7 @@
  * literal start diverges from the prefix). The handlers are then the same for every segment, so they
  * are Hono's own answer for a probe path, taken once; each parameter of theirs is the segment itself
  * (checked on two probes, else no shortcut). Every other path, method or route set goes to Hono's
- * router as before. `test/worker/router.test.ts` holds the answers to Hono's over both apps' routes.
+ * router as before. `test/workers-free/router.test.ts` holds the answers to Hono's over both apps' routes.
  */
 import type { ParamIndexMap, Result, Router } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';

@@ -20,7 +20,7 @@ const XML = { single: [xmlDocument('<response>'), '</response>'], bulk: [xmlDocu
  * Appends to `out` the pieces of a found record in `format` for `view`: in JSON the record object, in
  * XML its field elements (the content of a `response` or bulk `item` element). Joined, they are exactly
  * the UTF-8 of what `JSON.stringify` and `toXml` write for the record object of those fields
- * (`test/data/lookup-answers.test.ts` holds it to that).
+ * (`test/node/lookup-answers.test.ts` holds it to that).
  */
 function writeRecord(out: Utf8[], { address, record }: Found, format: Format, { fields, language }: View): void {
   const { location, network } = record;

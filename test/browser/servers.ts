@@ -3,7 +3,7 @@
  * deployment and of the paid `de` deployment, on local state in a temporary directory (the compiled
  * database published in each local R2 bucket; accounts made with the operator tool), and a server of plain test
  * pages that answers for every hostname. Chromium reaches them through hostnames that it maps to
- * 127.0.0.1 (`--host-resolver-rules`). Ports 8741-8745.
+ * 127.0.0.1 (`--host-resolver-rules`). Ports 8741-8745 (`BROWSER_TEST_PORT` moves them).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -19,8 +19,11 @@ import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import { run as accounts } from '../../scripts/accounts.ts';
 import { copyDocsAssets } from '../../scripts/docs-assets.ts';
 
+/** The first of the five ports the servers listen on (`BROWSER_TEST_PORT` moves them, so that two checkouts can run at once). */
+const BASE_PORT = Number(process.env.BROWSER_TEST_PORT ?? 8741);
+
 /** Where each server listens. */
-export const PORTS = { free: 8741, de: 8742, pages: 8743, freeInspector: 8744, deInspector: 8745 } as const;
+export const PORTS = { free: BASE_PORT, de: BASE_PORT + 1, pages: BASE_PORT + 2, freeInspector: BASE_PORT + 3, deInspector: BASE_PORT + 4 } as const;
 
 /** The accounts the tests rely on: hostname whitelisted by an active account, and by a cancelled one. */
 export const ACCOUNTS = {

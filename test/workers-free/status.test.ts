@@ -8,9 +8,9 @@ import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
-import { expectedDatabase, type ManifestForTests, readManifest } from '../worker/manifest.ts';
-import { publishCompiled } from '../worker/publish.ts';
-import { repoFile } from '../worker/repo.ts';
+import { expectedDatabase, type ManifestForTests, readManifest } from '../support/manifest.ts';
+import { publishCompiled } from '../support/publish.ts';
+import { repoFile } from '../support/repo.ts';
 
 const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
 let client = 0;

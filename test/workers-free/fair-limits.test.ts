@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
-import { publishCompiled } from '../worker/publish.ts';
-import { failingNamespace, refundFailingNamespace } from './unreachable.ts';
+import { publishCompiled } from '../support/publish.ts';
+import { failingNamespace, refundFailingNamespace } from '../support/unreachable.ts';
 
 function get(path: string, clientIp: string): Promise<Response> {
   return exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp } });

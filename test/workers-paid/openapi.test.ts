@@ -2,13 +2,13 @@
  * @module The paid server's OpenAPI document (`/openapi.json`) and reference page (`/docs`): the
  * document must list exactly the routes the app serves, say what the access gate does to them (and
  * the gate must do it), and carry the validating schemas. Its validity as OpenAPI 3.1 is checked in
- * Node by `test/data/openapi.test.ts`, where the validator runs.
+ * Node by `test/node/openapi.test.ts`, where the validator runs.
  */
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { documentedOperations, servedOperations } from '../worker-free/openapi-routes.ts';
-import { PAID_ORIGIN, paidFetch } from './support.ts';
+import { documentedOperations, servedOperations } from '../support/openapi-routes.ts';
+import { PAID_ORIGIN, paidFetch } from '../support/paid-fetch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON that the tests walk freely.
 type Json = Record<string, any>;

@@ -10,7 +10,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { RateLimitClient } from '../../src/ratelimit/client.ts';
-import { failingNamespace, hangingNamespace } from './unreachable.ts';
+import { failingNamespace, hangingNamespace } from '../support/unreachable.ts';
 
 const app = createApp('free');
 

@@ -17,7 +17,7 @@ import { CURRENT_RECORD_KEY, versionObjectKey } from '../../src/geo/published.ts
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { readMetadata } from '../../src/mmdb/metadata.ts';
-import { compiledBuild, publish } from '../worker/publish.ts';
+import { compiledBuild, publish } from '../support/publish.ts';
 
 let good: Uint8Array;
 let goodVersion: string;

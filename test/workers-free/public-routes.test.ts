@@ -8,8 +8,8 @@ import { exports } from 'cloudflare:workers';
 import { countries } from 'countries-list';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { documentedOperations, servedOperations } from './openapi-routes.ts';
-import { SPEC_COUNTRY_CODES } from './spec-country-codes.ts';
+import { documentedOperations, servedOperations } from '../support/openapi-routes.ts';
+import { SPEC_COUNTRY_CODES } from '../support/spec-country-codes.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON that the tests walk freely.
 type Json = Record<string, any>;

@@ -1,7 +1,7 @@
 /** @module XML output stays well-formed whatever the data holds. */
 import { describe, expect, it } from 'vitest';
 import { toXml } from '../../src/format/xml.ts';
-import { childTexts, parseXml } from './xml.ts';
+import { childTexts, parseXml } from '../support/xml.ts';
 
 describe('XML rendering', () => {
   it('escapes markup characters', () => {

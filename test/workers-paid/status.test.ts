@@ -4,8 +4,8 @@
  */
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expectedDatabase, type ManifestForTests, readManifest } from '../worker/manifest.ts';
-import { PAID_ORIGIN, paidFetch, postJson } from './support.ts';
+import { expectedDatabase, type ManifestForTests, readManifest } from '../support/manifest.ts';
+import { PAID_ORIGIN, paidFetch, postJson } from '../support/paid-fetch.ts';
 
 const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
 

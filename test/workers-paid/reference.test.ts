@@ -6,8 +6,8 @@
 import { getCountry } from 'countries-and-timezones';
 import { countries, languages } from 'countries-list';
 import { describe, expect, it } from 'vitest';
-import { SPEC_COUNTRY_CODES } from '../worker-free/spec-country-codes.ts';
-import { paidFetch } from './support.ts';
+import { paidFetch } from '../support/paid-fetch.ts';
+import { SPEC_COUNTRY_CODES } from '../support/spec-country-codes.ts';
 
 type Json = Record<string, unknown>;
 type Code = keyof typeof countries;

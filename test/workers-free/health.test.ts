@@ -6,7 +6,7 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
-import { publishCompiled } from './publish.ts';
+import { publishCompiled } from '../support/publish.ts';
 
 describe('the liveness probe', () => {
   it('answers a fixed, uncached ok', async () => {

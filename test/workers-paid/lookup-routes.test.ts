@@ -3,9 +3,9 @@
  * sources, with a credential; the access matrix itself is tested in access.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ExpectedRecord, SourceOracle } from '../worker/oracle.ts';
-import { childTexts, parseXml } from '../worker/xml.ts';
-import { paidFetch } from './support.ts';
+import { type ExpectedRecord, SourceOracle } from '../support/oracle.ts';
+import { paidFetch } from '../support/paid-fetch.ts';
+import { childTexts, parseXml } from '../support/xml.ts';
 
 let oracle: SourceOracle;
 beforeAll(async () => {

@@ -1,13 +1,13 @@
 /**
  * @module Over thousands of seeded random public addresses, every field the service answers agrees
- * with the sources read directly (see `test/worker/oracle.ts`), `regionCode` being the source's own
+ * with the sources read directly (see `test/support/oracle.ts`), `regionCode` being the source's own
  * ISO 3166-2 subdivision code.
  */
 import { exports } from 'cloudflare:workers';
 import ipaddr from 'ipaddr.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isOrdinaryUnicast, SourceOracle } from '../support/oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
-import { isOrdinaryUnicast, SourceOracle } from '../worker/oracle.ts';
 
 let oracle: SourceOracle;
 beforeAll(async () => {

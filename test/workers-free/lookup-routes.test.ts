@@ -7,9 +7,9 @@ import { countries } from 'countries-list';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
-import { type ExpectedRecord, SourceOracle } from '../worker/oracle.ts';
-import { publish, publishCompiled } from '../worker/publish.ts';
-import { childNames, childTexts, parseXml } from '../worker/xml.ts';
+import { type ExpectedRecord, SourceOracle } from '../support/oracle.ts';
+import { publish, publishCompiled } from '../support/publish.ts';
+import { childNames, childTexts, parseXml } from '../support/xml.ts';
 
 let oracle: SourceOracle;
 beforeAll(async () => {

@@ -82,7 +82,7 @@ describe('account operations', () => {
     await createAccount(env.ACCOUNTS, 'admin-random');
     const made = await Promise.all(Array.from({ length: 20 }, () => createApiKey(env.ACCOUNTS, 'admin-random')));
     expect(new Set(made.map(({ key }) => key)).size).toBe(20);
-    // 43 random base62 characters: 43 × log2(62) = 256.03 bits; then 6 of checksum (test/data/api-key.test.ts).
+    // 43 random base62 characters: 43 × log2(62) = 256.03 bits; then 6 of checksum (test/node/api-key.test.ts).
     for (const { key } of made) expect(key.slice(6, 49)).toMatch(/^[0-9A-Za-z]{43}$/);
   });
 

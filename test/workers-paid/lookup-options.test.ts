@@ -7,9 +7,9 @@
 import { continents, countries } from 'countries-list';
 import { type CityResponse, Reader } from 'mmdb-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { repoFile } from '../worker/repo.ts';
-import { childNames, childTexts, parseXml } from '../worker/xml.ts';
-import { paidFetch, postJson } from './support.ts';
+import { paidFetch, postJson } from '../support/paid-fetch.ts';
+import { repoFile } from '../support/repo.ts';
+import { childNames, childTexts, parseXml } from '../support/xml.ts';
 
 type Json = Record<string, unknown>;
 

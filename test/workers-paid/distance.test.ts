@@ -4,7 +4,7 @@
  * written out here, which agrees with GeographicLib to well under a millimetre away from antipodes.
  */
 import { describe, expect, it } from 'vitest';
-import { paidFetch, postJson } from './support.ts';
+import { paidFetch, postJson } from '../support/paid-fetch.ts';
 
 type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  */
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
-import { paidFetch, postJson } from './support.ts';
+import { paidFetch, postJson } from '../support/paid-fetch.ts';
 
 /** Addresses of several countries and both versions, one not covered by the data, and failures. */
 const ADDRESSES = [
