@@ -127,22 +127,45 @@ export interface LocalTime {
  * @example localTime('Europe/London', Date.UTC(2026, 10, 26, 14, 32)) // { text: 'Thu 26 Nov, 14:32', offset: 'UTC', datetime: '2026-11-26T14:32+00:00' }
  */
 export function localTime(zone: string, now: number): LocalTime | undefined {
-  let text: string;
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    const clock = { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
-    text = new Intl.DateTimeFormat('en-GB', { ...clock, weekday: 'short', day: 'numeric', month: 'short' }).format(now);
-    parts = new Intl.DateTimeFormat('en-GB', { ...clock, year: 'numeric', month: '2-digit', day: '2-digit', timeZoneName: 'longOffset' }).formatToParts(now);
-  } catch {
-    return undefined; // a zone Intl does not know (RangeError)
-  }
+  const clock = clockOf(zone);
+  if (clock === undefined) return undefined;
+  const parts = clock.parts.formatToParts(now);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((candidate) => candidate.type === type)?.value ?? '';
   const offset = part('timeZoneName').slice('GMT'.length) || '+00:00'; // 'GMT+05:30', or 'GMT' alone
   return {
-    text,
+    text: clock.text.format(now),
     offset: offset === '+00:00' ? 'UTC' : `UTC${offset.replace(/^([+-])0?(\d+)(?::00$)?/, '$1$2')}`,
     datetime: `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}${offset}`,
   };
+}
+
+/** The formats of a zone's clock: the text a page shows, and the parts of `<time datetime>`. */
+interface Clock {
+  readonly text: Intl.DateTimeFormat;
+  readonly parts: Intl.DateTimeFormat;
+}
+
+/**
+ * The clocks made so far, by zone (undefined for a zone `Intl` does not know): making a format costs
+ * more than rendering the rest of a page, and there are about 420 zones.
+ */
+const clocks = new Map<string, Clock | undefined>();
+
+function clockOf(zone: string): Clock | undefined {
+  if (clocks.has(zone)) return clocks.get(zone);
+  let clock: Clock | undefined;
+  try {
+    const time = { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
+    clock = {
+      text: new Intl.DateTimeFormat('en-GB', { ...time, weekday: 'short', day: 'numeric', month: 'short' }),
+      parts: new Intl.DateTimeFormat('en-GB', { ...time, year: 'numeric', month: '2-digit', day: '2-digit', timeZoneName: 'longOffset' }),
+    };
+  } catch {
+    clock = undefined; // a zone Intl does not know (RangeError), or ''
+  }
+  // Only texts the data holds are asked for, so the map stays within the zones there are.
+  clocks.set(zone, clock);
+  return clock;
 }
 
 /**

@@ -38,6 +38,10 @@ export interface MapPoint {
  * @example mapPoint(51.5967, -0.1593) // { x: 479.6, y: 90.6 }
  */
 export function mapPoint(latitude: number, longitude: number): MapPoint {
-  const [x, y] = worldProjection()([longitude, latitude]) ?? [MAP_WIDTH / 2, MAP_HEIGHT / 2];
+  placing ??= worldProjection();
+  const [x, y] = placing([longitude, latitude]) ?? [MAP_WIDTH / 2, MAP_HEIGHT / 2];
   return { x, y };
 }
+
+/** The projection that places points, made once per isolate (fitting it costs more than a page's lookup) and never changed. */
+let placing: GeoProjection | undefined;

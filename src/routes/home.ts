@@ -7,18 +7,18 @@
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type AppEnv, clientIpOf, type Plan } from '../env.ts';
-import { PROBLEMS } from '../errors/problem.ts';
 import { asProblem, type Problem, problemBody } from '../errors/render.ts';
-import { LANGUAGES } from '../geo/languages.ts';
+import { ENGLISH, LANGUAGES } from '../geo/languages.ts';
 import { databaseIdentity, loadDatabase } from '../geo/load.ts';
 import { ALL_FIELDS } from '../lookup/fields.ts';
 import { lookupAll } from '../lookup/pipeline.ts';
 import { singleDocument } from '../lookup/render.ts';
-import { PAGE_CSP } from '../pages/document.tsx';
+import { type FooterData, PAGE_CSP } from '../pages/document.tsx';
 import { type HomeResult, homePage } from '../pages/home.tsx';
 import { paidPage } from '../pages/paid.tsx';
-import { allowanceOf, dataFactsOf, type IpInfo, indentedJson, indentedXml, localTime, textOf } from '../pages/view.ts';
+import { allowanceOf, type DataFacts, dataFactsOf, type IpInfo, indentedJson, indentedXml, localTime, textOf } from '../pages/view.ts';
 import { mapPoint } from '../pages/world.ts';
 import { pageDecision } from '../ratelimit/middleware.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
@@ -40,6 +40,7 @@ const HomeQuerySchema = z.object({
   lang: LookupQuerySchema.shape.lang,
 });
 const HOME = new RouteRequest({ query: HomeQuerySchema });
+type HomeQuery = z.output<typeof HomeQuerySchema>;
 
 /** Headers of every page: its CSP, no caching (a page is the visitor's own, and counted), no sniffing, no referrer. */
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
@@ -78,7 +79,7 @@ function homeRoute(plan: Plan) {
 
 /** The page's answer: its HTML, status and headers, with those of the problem it shows (`Retry-After` of a 503). */
 function pageAnswer(c: Context<AppEnv>, text: string, status: number, problem?: Problem): Response {
-  return c.html(text, status as 200, { ...PAGE_HEADERS, ...problem?.options.headers });
+  return c.html(text, status as ContentfulStatusCode, { ...PAGE_HEADERS, ...problem?.options.headers });
 }
 
 /** The loaded database, or the problem that keeps it from answering (503 `DATA_UNAVAILABLE`). */
@@ -90,13 +91,14 @@ async function database(c: Context<AppEnv>) {
   }
 }
 
-function footer(plan: Plan) {
+/** The footer's facts: the loaded data's (none while it cannot be read) and the plan's status path. */
+function footer(plan: Plan): FooterData {
   const identity = databaseIdentity();
   return { data: identity && dataFactsOf(identity, Date.now()), statusPath: statusPath(plan) };
 }
 
-/** What the free page shows for `text` (an address as typed, or the visitor's own). */
-function resultOf(loaded: Awaited<ReturnType<typeof database>>, text: string, query: z.output<typeof HomeQuerySchema>): HomeResult {
+/** What the free page shows for `text` (an address as typed, or the visitor's own) in the data `loaded`. */
+function resultOf(loaded: Awaited<ReturnType<typeof database>>, text: string, query: HomeQuery, data: DataFacts | undefined): HomeResult {
   if (loaded instanceof Error) return { kind: 'problem', problem: problemBody(loaded) };
   const view = viewOfQuery(query, ALL_FIELDS);
   const outcome = lookupAll(loaded, [text])[0] ?? { kind: 'invalid' as const };
@@ -111,14 +113,14 @@ function resultOf(loaded: Awaited<ReturnType<typeof database>>, text: string, qu
     xml: indentedXml(textOf(singleDocument(outcome, 'xml', view))),
     point: positioned ? mapPoint(record.latitude, record.longitude) : undefined,
     time: localTime(record.timeZones[0] ?? '', Date.now()),
-    knowsProxies: databaseIdentity()?.sources.some((source) => source.provides === 'proxy') ?? false,
+    knowsProxies: data?.knowsProxies ?? false,
   };
 }
 
 async function freePage(c: Context<AppEnv>): Promise<Response> {
   const decision = pageDecision(c);
   const allowance = decision && allowanceOf(decision);
-  let query: z.output<typeof HomeQuerySchema>;
+  let query: HomeQuery;
   try {
     query = HOME.validate(c).query;
   } catch (error) {
@@ -128,7 +130,7 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
     return pageAnswer(c, homePage({ ...props, result: { kind: 'problem', problem: problemBody(problem) } }), problem.status, problem);
   }
   const ip = (query.ip ?? '').trim();
-  const language = LANGUAGES[query.lang ?? LANGUAGES.indexOf('en')] ?? 'en';
+  const language = LANGUAGES[query.lang ?? ENGLISH] ?? 'en';
   const props = { origin: new URL(c.req.url).origin, ip, language, allowance };
   if (decision !== undefined && !decision.allowed) {
     await database(c); // for the footer's data; a refused view costs no lookup
@@ -136,8 +138,9 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
   }
   const text = ip || clientIpOf(c.req);
   const loaded = await database(c);
+  const facts = footer('free');
   const result: HomeResult = text
-    ? resultOf(loaded, text, query)
+    ? resultOf(loaded, text, query, facts.data)
     : {
         kind: 'problem',
         problem: problemBody({
@@ -147,8 +150,7 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
         }),
       };
   const problem = loaded instanceof Error ? loaded : undefined;
-  const status = result.kind === 'problem' ? PROBLEMS[result.problem.code as keyof typeof PROBLEMS].status : 200;
-  return pageAnswer(c, homePage({ ...props, result, footer: footer('free') }), status, problem);
+  return pageAnswer(c, homePage({ ...props, result, footer: facts }), result.kind === 'problem' ? result.problem.status : 200, problem);
 }
 
 async function paidHome(c: Context<AppEnv>): Promise<Response> {
