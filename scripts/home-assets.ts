@@ -21,9 +21,9 @@ import { MAP_HEIGHT, MAP_WIDTH, WORLD_SVG_PATH, worldProjection } from '../src/p
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ASSETS = join(ROOT, 'assets');
 /** The drawing of the map, as the Worker serves it. */
-export const WORLD_SVG = join(ASSETS, WORLD_SVG_PATH);
+const WORLD_SVG = join(ASSETS, WORLD_SVG_PATH);
 /** The flags' folder, as the Worker serves it. */
-export const FLAGS = join(ASSETS, 'home/vendor/flags');
+const FLAGS = join(ASSETS, 'home/vendor/flags');
 const ATLAS = join(ROOT, 'node_modules/world-atlas');
 const FLAG_SOURCE = join(ROOT, 'node_modules/country-flag-icons/3x2');
 
@@ -60,7 +60,7 @@ function alpha2Of(shape: CountryShape): string | undefined {
  * `#countries` holding one path per alpha-2 code, its units joined. Nothing is styled: the page colours
  * what it references with `<use>`, through inherited `fill` and `stroke`.
  */
-export function worldSvg(): string {
+function worldSvg(): string {
   const path = geoPath(worldProjection()).digits(DIGITS);
   const shapes = new Map<string, string[]>();
   const add = (code: string, shape: CountryShape) => {

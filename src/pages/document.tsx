@@ -7,7 +7,7 @@ import type { Child } from 'hono/jsx';
 import type { DataFacts } from './view.ts';
 
 /** The pages' static assets (`assets/home/`): served before the Worker runs, never counted. */
-export const PAGE_ASSETS = { stylesheet: '/home/home.css', script: '/home/home.js', icon: '/home/icon.svg' } as const;
+const PAGE_ASSETS = { stylesheet: '/home/home.css', script: '/home/home.js', icon: '/home/icon.svg' } as const;
 
 /**
  * The pages' Content-Security-Policy: scripts, styles, images (the map, the flags) and the page's own

@@ -52,7 +52,7 @@ export type HomeResult =
     };
 
 /** Everything the home page shows. */
-export interface HomeProps {
+interface HomeProps {
   /** This server's origin, for the `curl` command. */
   readonly origin: string;
   /** The address asked for as typed, '' for the visitor's own. */

@@ -12,7 +12,7 @@ const REGION = { width: MAP_WIDTH / 4, height: MAP_WIDTH / 6 } as const;
 const MARKER_SHARE = 0.012;
 
 /** A rectangle of the map in map units. */
-export interface Frame {
+interface Frame {
   readonly x: number;
   readonly y: number;
   readonly width: number;
@@ -22,7 +22,7 @@ export interface Frame {
 const WORLD: Frame = { x: 0, y: 0, width: MAP_WIDTH, height: MAP_HEIGHT };
 
 /** The region view around `point`: centred on it, moved as little as needed to stay inside the world. */
-export function regionFrame(point: MapPoint): Frame {
+function regionFrame(point: MapPoint): Frame {
   const clamp = (value: number, max: number) => Math.min(Math.max(value, 0), max);
   return {
     x: clamp(point.x - REGION.width / 2, MAP_WIDTH - REGION.width),
