@@ -259,6 +259,9 @@ function LimitedResult({ allowance }: { allowance: Allowance | undefined }) {
           </span>
           .
         </p>
+        <p class="muted">
+          The API answers the same: <code>429</code> <code>RATE_LIMITED</code>.
+        </p>
       </div>
     </>
   );
