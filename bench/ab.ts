@@ -11,7 +11,7 @@
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
- * in `http.ts`). Prints each row's requests per second per round, the ratio of each row to `trivial`
+ * in `http.ts`; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
  * per round, and B/A of the medians; then the same for the workerd process's CPU time per request,
  * and the median over rounds of each row's CPU per request over its own build's trivial row.
  *
@@ -74,6 +74,8 @@ const ROWS: Record<string, () => AutocannonRequest> = {
     body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),
   free: () => get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': freeClient() }),
+  // The free home page of the same lookup (issue 31): its cost beside `free` in one run.
+  home: () => get(`/?ip=${address()}`, { 'CF-Connecting-IP': freeClient() }),
 };
 const rows = (values.rows as string).split(',');
 for (const row of rows) if (!ROWS[row]) throw new Error(`no row ${row}; rows are ${Object.keys(ROWS).join(', ')}`);

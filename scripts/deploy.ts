@@ -36,6 +36,7 @@ import {
   SettingsError,
 } from './deploy/settings.ts';
 import { copyDocsAssets } from './docs-assets.ts';
+import { prepareHomeAssets } from './home-assets.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -232,6 +233,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const settings = loadSettings(join(ROOT, values.settings), process.env, environments);
     copyDocsAssets();
+    prepareHomeAssets();
     const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
       cloudflare: new WranglerCloudflare(ROOT, log),
       database: compiledBuild,

@@ -15,6 +15,7 @@ import { readBuildFile } from '../data/publish/build-file.ts';
 import { bucketOf, deployments } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { wranglerBucket } from '../data/publish/wrangler-bucket.ts';
+import { prepareHomeAssets } from './home-assets.ts';
 
 const { values } = parseArgs({
   options: { env: { type: 'string', default: 'free' }, port: { type: 'string', default: '8787' }, 'inspector-port': { type: 'string' } },
@@ -45,6 +46,8 @@ try {
   process.exit(1);
 }
 
+// The page's map follows src/pages/world.ts: drawn again when it changed since `npm install`.
+prepareHomeAssets();
 console.log(
   `Serving the ${environment} deployment at http://localhost:${port} (try: curl http://localhost:${port}/api/${environment === 'free' ? 'v1/' : ''}json/8.8.8.8)`,
 );

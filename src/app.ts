@@ -12,6 +12,7 @@ import { asProblem, problemAnswer } from './errors/render.ts';
 import { OneSegmentRouter } from './router.ts';
 import { databaseVersionHeader } from './routes/database-version.ts';
 import { registerHealthRoute } from './routes/health.ts';
+import { registerHomeRoute } from './routes/home.ts';
 import { validationHook } from './routes/hooks.ts';
 import { registerLookupRoutes } from './routes/lookup.ts';
 import { registerPaidRoutes } from './routes/paid.ts';
@@ -58,6 +59,8 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   }
   // The data's version and age, open on both plans.
   registerStatusRoute(app, plan);
+  // The home page: a counted view of the lookup on the free server, a short page on paid ones.
+  registerHomeRoute(app, plan);
   // The country code list, /openapi.json and /docs, on both plans.
   registerPublicRoutes(app, plan);
 

@@ -1,8 +1,9 @@
 /**
  * @module The free server's gate: counts every `/api/*` request against the client's limits, refuses
  * with 429 `RATE_LIMITED` over them, and puts the RateLimit fields on every answer, problems included.
- * Other paths (`/`, `/openapi.json`, `/docs`) and {@link UNCOUNTED_PATHS} are not counted and never
- * refused, but still report the client's state.
+ * A view of the home page ({@link COUNTED_PAGES}) counts the same, but the page renders its own
+ * refusal from the decision the gate hands it ({@link pageDecision}). Other paths (`/openapi.json`,
+ * `/docs`) and {@link UNCOUNTED_PATHS} are not counted and never refused, but still report the state.
  *
  * Which answers count (README, "What counts against the limit"; the `RateLimit` fields in the OpenAPI
  * document): every answer to an `/api/*` request that the service gave, 4xx included (an invalid or
@@ -22,13 +23,33 @@ import { ProblemError } from '../errors/problem.ts';
 import { clientKey } from '../ip/client-key.ts';
 import { RateLimitClient } from './client.ts';
 import { rateLimitHeaders } from './headers.ts';
-import { FREE_POLICIES } from './window.ts';
+import { FREE_POLICIES, type LimitDecision } from './window.ts';
 
 /** The key of requests that carry no parseable client address. */
 export const UNKNOWN_CLIENT_KEY = 'unknown';
 
 /** `/api/` paths that are not counted: the status endpoint (DESIGN.md section 3), so that checking the data costs no quota. */
 export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
+
+/**
+ * Pages that count as one request, like the lookup they show (`routes/home.ts`), when asked with GET or
+ * HEAD. Over the limit the gate does not raise: the page answers 429 itself, as a page.
+ */
+export const COUNTED_PAGES: ReadonlySet<string> = new Set(['/']);
+
+/** The context variable in which the gate hands a counted page its decision. */
+interface RateLimitEnv extends AppEnv {
+  Variables: { rateLimit: LimitDecision };
+}
+
+/**
+ * The gate's decision for this request of a counted page ({@link COUNTED_PAGES}): whether it was
+ * admitted, and the state of each policy after it (what the `RateLimit` field tells). Undefined on
+ * other paths, and on paid servers, which have no gate of this kind.
+ */
+export function pageDecision(c: Context): LimitDecision | undefined {
+  return (c as unknown as Context<RateLimitEnv>).get('rateLimit');
+}
 
 const limiter = new RateLimitClient();
 const LIMITS = FREE_POLICIES.map((policy) => `${policy.quota} requests in ${policy.windowSeconds} s`).join(', ');
@@ -49,13 +70,16 @@ export function clientKeyOf(address: string): string {
  */
 export function rateLimitGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const limited = c.req.path.startsWith('/api/') && !UNCOUNTED_PATHS.has(c.req.path);
+    const { path } = c.req;
+    const page = COUNTED_PAGES.has(path) && (c.req.method === 'GET' || c.req.method === 'HEAD');
+    const limited = page || (path.startsWith('/api/') && !UNCOUNTED_PATHS.has(path));
     const client = clientKeyOf(clientIpOf(c.req));
     const { decision, source } = await limiter.check(c.env.RATE_LIMITER, client, limited ? 'hit' : 'peek');
     let headers = rateLimitHeaders(decision);
     setHeaders(c, headers);
+    if (page) (c as unknown as Context<RateLimitEnv>).set('rateLimit', decision);
     // Uncounted paths (`/openapi.json`, `/docs`) only report the client's state: never refused.
-    if (!decision.allowed && limited) {
+    else if (!decision.allowed && limited) {
       throw new ProblemError('RATE_LIMITED', `This client is over the free plan's limits (${LIMITS}); retry in ${decision.retryAfterSeconds} s.`, { headers });
     }
     await next();

@@ -67,7 +67,7 @@ export class RateLimiter extends DurableObject<Env> {
 
   /**
    * The state of the policies at `now` without counting anything: for free answers that are not
-   * rate-limited (`/`, `/openapi.json`, `/docs`) but still carry the RateLimit fields.
+   * rate-limited (`/openapi.json`, `/docs`) but still carry the RateLimit fields.
    *
    * @param now ms since the epoch; the object's own clock when omitted.
    * @returns the decision packed by `packDecision` (`wire.ts`).

@@ -18,6 +18,7 @@ import { publishTo } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import { run as accounts } from '../../scripts/accounts.ts';
 import { copyDocsAssets } from '../../scripts/docs-assets.ts';
+import { prepareHomeAssets } from '../../scripts/home-assets.ts';
 
 /** The first of the five ports the servers listen on (`BROWSER_TEST_PORT` moves them, so that two checkouts can run at once). */
 const BASE_PORT = Number(process.env.BROWSER_TEST_PORT ?? 8741);
@@ -102,6 +103,7 @@ function startPages(): Promise<Server> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
   copyDocsAssets();
+  prepareHomeAssets();
   state = mkdtempSync(join(tmpdir(), 'ipgeo-browser-'));
   // Published as `npm run data:publish` does: the version's object, then the bucket's current record.
   const local = readBuildFile(DATABASE_FILE);

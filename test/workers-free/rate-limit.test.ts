@@ -122,9 +122,9 @@ describe('through the Worker', () => {
     expect([invalid, missing, xmlInvalid, wrongMethod].map((r) => parseRateLimit(r.headers.get('RateLimit')).r)).toEqual([9, 8, 7, 6]);
   });
 
-  it('reports the state on /, /openapi.json and /docs without counting them', async () => {
+  it('reports the state on /openapi.json and /docs without counting them', async () => {
     await get('/api/v1/json/8.8.8.8', '198.51.100.7');
-    for (const path of ['/', '/openapi.json', '/docs']) {
+    for (const path of ['/openapi.json', '/docs']) {
       const response = await get(path, '198.51.100.7');
       expect(response.headers.get('RateLimit-Policy'), path).toBe(POLICY);
       expect(parseRateLimit(response.headers.get('RateLimit')).r, path).toBe(9);

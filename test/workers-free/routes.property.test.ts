@@ -1,7 +1,7 @@
 /**
  * @module Property-based tests (fast-check) of the routes of both plans: arbitrary methods, paths,
  * query strings, headers and bodies never answer a 5xx, and every error is a problem document of a
- * known code, in JSON or XML. The paid app runs here too, against this project's KV (it has the
+ * known code, in JSON or XML (or, for the home page `GET /`, a page that names the code). The paid app runs here too, against this project's KV (it has the
  * binding), with made-up keys, addresses and origins. Client address 2001:db8:1901::1 unless a run
  * sets its own (this file only); rate limiting answers 429 problems, which are fine. Bounded in runs,
  * never in time.
@@ -88,6 +88,13 @@ describe.each(['free', 'paid'] as const)('the %s app', (plan) => {
         expect(response.status, `${verb} ${url}`).toBeLessThan(500);
         if (response.status < 400 || verb === 'HEAD') return;
         const type = response.headers.get('Content-Type') ?? '';
+        if (verb === 'GET' && new URL(url).pathname === '/') {
+          // The home page answers a problem as a page that names its code (src/routes/home.ts).
+          expect(type, `${verb} ${url}`).toBe('text/html; charset=UTF-8');
+          const shown = /<code>([A-Z_]+)<\/code>/.exec(text)?.[1];
+          expect(KNOWN_CODES.has(shown ?? ''), `${verb} ${url}: ${shown}`).toBe(true);
+          return;
+        }
         expect(type, `${verb} ${url}`).toMatch(/^application\/problem\+(json|xml); charset=utf-8$/);
         const code = type.includes('json') ? (JSON.parse(text) as { code: string }).code : /<code>([A-Z_]+)<\/code>/.exec(text)?.[1];
         expect(KNOWN_CODES.has(code ?? ''), `${verb} ${url}: ${code}`).toBe(true);

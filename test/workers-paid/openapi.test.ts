@@ -82,7 +82,7 @@ describe('GET /openapi.json on a paid server', () => {
       operations()
         .filter((o) => !o.operation.security)
         .map((o) => o.path),
-    ).toEqual(['/api/status', '/api/countrycodes', '/health', '/openapi.json', '/docs']);
+    ).toEqual(['/api/status', '/', '/api/countrycodes', '/health', '/openapi.json', '/docs']);
   });
 
   it('lists the problems of each route by code, in the media type the route answers them', () => {

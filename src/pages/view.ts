@@ -1,0 +1,179 @@
+/**
+ * @module What the service's pages show, worked out from what the service already has: a lookup's
+ * JSON and XML answers as the renderer wrote them, the rate limiter's decision, the database's
+ * identity. Pure functions of their arguments (the time included), so that the pages hold no logic.
+ */
+import { Buffer } from 'node:buffer';
+import type { z } from '@hono/zod-openapi';
+import type { Utf8 } from '../format/utf8.ts';
+import { type DatabaseIdentity, isStale } from '../geo/identity.ts';
+import { nearestPolicy } from '../ratelimit/headers.ts';
+import { FREE_POLICIES, type LimitDecision } from '../ratelimit/window.ts';
+import type { IpInfoSchema } from '../schemas/ip-info.ts';
+
+/** The IP info record (spec 2.1), as the single lookup answers it. */
+export type IpInfo = z.output<typeof IpInfoSchema>;
+
+/** Text held as UTF-8 (`format/utf8.ts`: what the renderer writes) as the text it encodes. */
+export function textOf(text: Utf8): string {
+  return Buffer.from(text, 'latin1').toString('utf8');
+}
+
+/**
+ * A JSON answer laid out for reading: one member a line, an array of values on its member's line. For
+ * the flat objects that the record and a problem are (members are values or arrays of values).
+ *
+ * @example indentedJson('{"ipVersion":4,"phoneCodes":[44]}') // '{\n  "ipVersion": 4,\n  "phoneCodes": [44]\n}'
+ */
+export function indentedJson(json: string): string {
+  const members = Object.entries(JSON.parse(json) as Record<string, unknown>).map(([name, value]) => {
+    const text = Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(', ')}]` : JSON.stringify(value);
+    return `  ${JSON.stringify(name)}: ${text}`;
+  });
+  return `{\n${members.join(',\n')}\n}`;
+}
+
+/**
+ * A single lookup's XML answer laid out for reading: the declaration, then `response` with each field
+ * element on its own line. The record's elements hold text only, so every `><` between two of them
+ * is a boundary between fields; text never holds `<` or `>` unescaped.
+ */
+export function indentedXml(xml: string): string {
+  const start = xml.indexOf('<response>');
+  const end = xml.lastIndexOf('</response>');
+  if (start < 0 || end < start) return xml;
+  const fields = xml.slice(start + '<response>'.length, end).replace(/>(?=<[A-Za-z])/g, '>\n  ');
+  return `${xml.slice(0, start).trimEnd()}\n<response>\n  ${fields}\n</response>`;
+}
+
+/** The free plan's allowance, as the `RateLimit` field gives it: the policy nearest to exhaustion. */
+export interface Allowance {
+  /** Requests left in the window. */
+  readonly remaining: number;
+  readonly quota: number;
+  readonly windowSeconds: number;
+  /** Seconds until the window gives a request back; 0 when it holds none. */
+  readonly resetSeconds: number;
+  /** Seconds to wait before a request is admitted again; 0 when this one was admitted. */
+  readonly retryAfterSeconds: number;
+}
+
+/**
+ * The allowance a decision of the rate limiter leaves: the policy that the `RateLimit` field names
+ * (`headers.ts`), with its quota and window (`RateLimit-Policy`).
+ *
+ * @returns undefined for a decision without policies (none is ever made).
+ */
+export function allowanceOf(decision: LimitDecision): Allowance | undefined {
+  const nearest = nearestPolicy(decision);
+  const policy = FREE_POLICIES.find((candidate) => candidate.name === nearest?.name);
+  if (nearest === undefined || policy === undefined) return undefined;
+  return {
+    remaining: nearest.remaining,
+    quota: policy.quota,
+    windowSeconds: policy.windowSeconds,
+    resetSeconds: nearest.resetSeconds,
+    retryAfterSeconds: decision.allowed ? 0 : decision.retryAfterSeconds,
+  };
+}
+
+/** The data a page names: version, age and the attribution its sources require. */
+export interface DataFacts {
+  readonly version: string;
+  /** The newest location source's build date, `YYYY-MM-DD` (the version's date). */
+  readonly date: string;
+  /** Whole days since then. */
+  readonly ageDays: number;
+  /** A source is older than the licence allows (`identity.ts`, `isStale`). */
+  readonly stale: boolean;
+  /** One line per source, in the database's order: its attribution, name, version and licence. */
+  readonly sources: readonly { readonly name: string; readonly version: string; readonly licence: string; readonly attribution: string }[];
+  /** True when the build compiled a list of anonymising networks (else `isProxy` is always false). */
+  readonly knowsProxies: boolean;
+}
+
+/**
+ * The data view of a loaded database at `now`.
+ *
+ * @param now milliseconds since the Unix epoch.
+ */
+export function dataFactsOf(identity: DatabaseIdentity, now: number): DataFacts {
+  const date = identity.version.slice(0, 10);
+  return {
+    version: identity.version,
+    date,
+    ageDays: Math.max(0, Math.floor((now - Date.parse(`${date}T00:00:00Z`)) / 86_400_000)),
+    stale: isStale(identity, now),
+    sources: identity.sources.map(({ name, version, licence, attribution }) => ({ name, version, licence, attribution })),
+    knowsProxies: identity.sources.some((source) => source.provides === 'proxy'),
+  };
+}
+
+/** The time of day in a time zone, as a page shows it and as `<time datetime>` holds it. */
+export interface LocalTime {
+  /** e.g. `Wed 26 Nov, 14:32`. */
+  readonly text: string;
+  /** The offset from UTC, e.g. `UTC+1`, `UTC+5:30`, `UTC` for none. */
+  readonly offset: string;
+  /** RFC 3339 with the zone's offset, to the minute, e.g. `2026-11-26T14:32+01:00`. */
+  readonly datetime: string;
+}
+
+/**
+ * The local time in an IANA zone at `now`, by the runtime's `Intl` (ICU's zone data).
+ *
+ * @param now milliseconds since the Unix epoch.
+ * @returns undefined for a zone `Intl` does not know (or '').
+ * @example localTime('Europe/London', Date.UTC(2026, 10, 26, 14, 32)) // { text: 'Thu 26 Nov, 14:32', offset: 'UTC', datetime: '2026-11-26T14:32+00:00' }
+ */
+export function localTime(zone: string, now: number): LocalTime | undefined {
+  const clock = clockOf(zone);
+  if (clock === undefined) return undefined;
+  const parts = clock.parts.formatToParts(now);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((candidate) => candidate.type === type)?.value ?? '';
+  const offset = part('timeZoneName').slice('GMT'.length) || '+00:00'; // 'GMT+05:30', or 'GMT' alone
+  return {
+    text: clock.text.format(now),
+    offset: offset === '+00:00' ? 'UTC' : `UTC${offset.replace(/^([+-])0?(\d+)(?::00$)?/, '$1$2')}`,
+    datetime: `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}${offset}`,
+  };
+}
+
+/** The formats of a zone's clock: the text a page shows, and the parts of `<time datetime>`. */
+interface Clock {
+  readonly text: Intl.DateTimeFormat;
+  readonly parts: Intl.DateTimeFormat;
+}
+
+/**
+ * The clocks made so far, by zone (undefined for a zone `Intl` does not know): making a format costs
+ * more than rendering the rest of a page, and there are about 420 zones.
+ */
+const clocks = new Map<string, Clock | undefined>();
+
+function clockOf(zone: string): Clock | undefined {
+  if (clocks.has(zone)) return clocks.get(zone);
+  let clock: Clock | undefined;
+  try {
+    const time = { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
+    clock = {
+      text: new Intl.DateTimeFormat('en-GB', { ...time, weekday: 'short', day: 'numeric', month: 'short' }),
+      parts: new Intl.DateTimeFormat('en-GB', { ...time, year: 'numeric', month: '2-digit', day: '2-digit', timeZoneName: 'longOffset' }),
+    };
+  } catch {
+    clock = undefined; // a zone Intl does not know (RangeError), or ''
+  }
+  // Only texts the data holds are asked for, so the map stays within the zones there are.
+  clocks.set(zone, clock);
+  return clock;
+}
+
+/**
+ * A position in words: degrees to four decimals with their hemisphere.
+ *
+ * @example coordinates(51.5967, -0.1593) // '51.5967° N, 0.1593° W'
+ */
+export function coordinates(latitude: number, longitude: number): string {
+  const degrees = (value: number, positive: string, negative: string) => `${Math.abs(value).toFixed(4)}° ${value < 0 ? negative : positive}`;
+  return `${degrees(latitude, 'N', 'S')}, ${degrees(longitude, 'E', 'W')}`;
+}

@@ -1,0 +1,188 @@
+/**
+ * @module `GET /`, the home page of each plan (`pages/`). On the free server it is another view of the
+ * single lookup: the same pipeline, renderer and problems as `GET /api/v1/json/{ip}`, the same status,
+ * counted by the rate-limit gate as one request (`ratelimit/middleware.ts`, `COUNTED_PAGES`), which
+ * hands the page its decision, so that over the limit the page itself answers 429. Paid servers' page
+ * names the server and its data and makes no lookup.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { type AppEnv, clientIpOf, type Plan } from '../env.ts';
+import { asProblem, type Problem, problemBody } from '../errors/render.ts';
+import { ENGLISH, LANGUAGES } from '../geo/languages.ts';
+import { databaseIdentity, loadDatabase } from '../geo/load.ts';
+import { ALL_FIELDS } from '../lookup/fields.ts';
+import { lookupAll } from '../lookup/pipeline.ts';
+import { singleDocument } from '../lookup/render.ts';
+import { type FooterData, PAGE_CSP } from '../pages/document.tsx';
+import { type HomeResult, homePage } from '../pages/home.tsx';
+import { paidPage } from '../pages/paid.tsx';
+import { allowanceOf, type DataFacts, dataFactsOf, type IpInfo, indentedJson, indentedXml, localTime, textOf } from '../pages/view.ts';
+import { mapPoint } from '../pages/world.ts';
+import { pageDecision } from '../ratelimit/middleware.ts';
+import { LookupQuerySchema } from '../schemas/lookup-options.ts';
+import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
+import { statusPath } from './status.ts';
+import { RouteRequest } from './validate.ts';
+
+/** The free page's query: the address (absent or empty: the visitor's own) and the names' language. */
+const HomeQuerySchema = z.object({
+  ip: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: 'ip', in: 'query' },
+      description:
+        "The address to look up, as the lookup's `{ip}` takes it (spaces around it ignored). Absent or empty: the visitor's own (`CF-Connecting-IP`).",
+      example: '81.2.69.142',
+    }),
+  lang: LookupQuerySchema.shape.lang,
+});
+const HOME = new RouteRequest({ query: HomeQuerySchema });
+type HomeQuery = z.output<typeof HomeQuerySchema>;
+
+/** Headers of every page: its CSP, no caching (a page is the visitor's own, and counted), no sniffing, no referrer. */
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': PAGE_CSP,
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+const html = { 'text/html': { schema: z.string() } };
+
+function homeRoute(plan: Plan) {
+  const free = plan === 'free';
+  return createRoute({
+    method: 'get',
+    path: '/',
+    tags: ['Documentation'],
+    summary: 'Home page',
+    description: free
+      ? "An HTML page, rendered by the Worker (no script needed), with the record of the visitor's address or of `ip` in `lang`: its facts, a world map, the `curl` command and the JSON and XML answers, and the visitor's allowance. It is a view of the single lookup: the same answer, the same status (400, 404, 503 as the lookup route's problems, shown as a page) and it counts as one request of the free plan; over the limits it answers a page with 429 and `Retry-After`. Its scripts, styles, map and flags are static files that never count. Sent with a Content-Security-Policy that admits this origin only."
+      : 'An HTML page naming this paid server, its region and its data (version, age, attribution), with links to /docs and the status endpoint. No lookup: lookups need a credential.',
+    ...(free ? HOME.documented('get', '/') : {}),
+    responses: {
+      200: { description: 'The page.', content: html },
+      ...(free
+        ? {
+            400: { description: 'The page, showing `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` or `LANGUAGE_UNSUPPORTED` in words.', content: html },
+            404: { description: 'The page, showing `IP_ADDRESS_NOT_FOUND` in words.', content: html },
+            429: { description: "The page over the free plan's limits, saying when to try again (`Retry-After`).", content: html },
+          }
+        : {}),
+      503: { description: 'The page, saying that the data cannot be read at the moment (`Retry-After`).', content: html },
+    },
+  });
+}
+
+/** The page's answer: its HTML, status and headers, with those of the problem it shows (`Retry-After` of a 503). */
+function pageAnswer(c: Context<AppEnv>, text: string, status: number, problem?: Problem): Response {
+  return c.html(text, status as ContentfulStatusCode, { ...PAGE_HEADERS, ...problem?.options.headers });
+}
+
+/** The loaded database, or the problem that keeps it from answering (503 `DATA_UNAVAILABLE`). */
+async function database(c: Context<AppEnv>) {
+  try {
+    return await loadDatabase(c.env, c.executionCtx);
+  } catch (error) {
+    return asProblem(error);
+  }
+}
+
+/** The footer's facts: the loaded data's (none while it cannot be read) and the plan's status path. */
+function footer(plan: Plan): FooterData {
+  const identity = databaseIdentity();
+  return { data: identity && dataFactsOf(identity, Date.now()), statusPath: statusPath(plan) };
+}
+
+/** What the free page shows for `text` (an address as typed, or the visitor's own) in the data `loaded`. */
+function resultOf(loaded: Awaited<ReturnType<typeof database>>, text: string, query: HomeQuery, data: DataFacts | undefined): HomeResult {
+  if (loaded instanceof Error) return { kind: 'problem', problem: problemBody(loaded) };
+  const view = viewOfQuery(query, ALL_FIELDS);
+  const outcome = lookupAll(loaded, [text])[0] ?? { kind: 'invalid' as const };
+  if (outcome.kind !== 'found') return { kind: 'problem', problem: problemBody(lookupProblem(outcome)) };
+  const json = textOf(singleDocument(outcome, 'json', view));
+  const record = JSON.parse(json) as IpInfo;
+  const positioned = record.latitude !== 0 || record.longitude !== 0;
+  return {
+    kind: 'record',
+    record,
+    json: indentedJson(json),
+    xml: indentedXml(textOf(singleDocument(outcome, 'xml', view))),
+    point: positioned ? mapPoint(record.latitude, record.longitude) : undefined,
+    time: localTime(record.timeZones[0] ?? '', Date.now()),
+    knowsProxies: data?.knowsProxies ?? false,
+  };
+}
+
+async function freePage(c: Context<AppEnv>): Promise<Response> {
+  const decision = pageDecision(c);
+  const allowance = decision && allowanceOf(decision);
+  let query: HomeQuery;
+  try {
+    query = HOME.validate(c).query;
+  } catch (error) {
+    const problem = asProblem(error);
+    const ip = (c.req.query('ip') ?? '').trim();
+    const props = { origin: new URL(c.req.url).origin, ip, language: 'en' as const, allowance, footer: footer('free') };
+    return pageAnswer(c, homePage({ ...props, result: { kind: 'problem', problem: problemBody(problem) } }), problem.status, problem);
+  }
+  const ip = (query.ip ?? '').trim();
+  const language = LANGUAGES[query.lang ?? ENGLISH] ?? 'en';
+  const props = { origin: new URL(c.req.url).origin, ip, language, allowance };
+  if (decision !== undefined && !decision.allowed) {
+    await database(c); // for the footer's data; a refused view costs no lookup
+    return pageAnswer(c, homePage({ ...props, result: { kind: 'limited' }, footer: footer('free') }), 429);
+  }
+  const text = ip || clientIpOf(c.req);
+  const loaded = await database(c);
+  const facts = footer('free');
+  const result: HomeResult = text
+    ? resultOf(loaded, text, query, facts.data)
+    : {
+        kind: 'problem',
+        problem: problemBody({
+          code: 'IP_ADDRESS_INVALID',
+          detail: 'This request carries no client address (CF-Connecting-IP): type an address to look up.',
+          options: {},
+        }),
+      };
+  const problem = loaded instanceof Error ? loaded : undefined;
+  return pageAnswer(c, homePage({ ...props, result, footer: facts }), result.kind === 'problem' ? result.problem.status : 200, problem);
+}
+
+async function paidHome(c: Context<AppEnv>): Promise<Response> {
+  const loaded = await database(c);
+  const problem = loaded instanceof Error ? loaded : undefined;
+  return pageAnswer(c, paidPage({ region: c.env.REGION, footer: footer('paid') }), problem?.status ?? 200, problem);
+}
+
+/** The page of an unexpected failure (logged by `asProblem`): 500 `INTERNAL_ERROR` in words, as a page. */
+function failedPage(c: Context<AppEnv>, plan: Plan, error: unknown): Response {
+  const problem = asProblem(error);
+  const text =
+    plan === 'free'
+      ? homePage({
+          origin: new URL(c.req.url).origin,
+          ip: '',
+          language: 'en',
+          allowance: undefined,
+          result: { kind: 'problem', problem: problemBody(problem) },
+          footer: footer(plan),
+        })
+      : paidPage({ region: c.env.REGION, footer: footer(plan) });
+  return pageAnswer(c, text, problem.status, problem);
+}
+
+/** Registers `GET /` of `plan`. */
+export function registerHomeRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void {
+  app.openapi(homeRoute(plan), async (c) => {
+    try {
+      return await (plan === 'free' ? freePage(c) : paidHome(c));
+    } catch (error) {
+      return failedPage(c, plan, error);
+    }
+  });
+}
