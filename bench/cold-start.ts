@@ -46,7 +46,7 @@ export interface ColdStartReport {
 }
 
 /** Runs the benchmark; `work` holds the bundle and the local R2 store. */
-export async function benchColdStart(options: { starts?: number; work: string }, log: (line: string) => void = () => {}): Promise<ColdStartReport> {
+async function benchColdStart(options: { starts?: number; work: string }, log: (line: string) => void = () => {}): Promise<ColdStartReport> {
   const starts = options.starts ?? 5;
   const bundle = buildBundle('free', join(options.work, 'cold-bundle'));
   const state = join(options.work, 'cold-state');

@@ -185,7 +185,7 @@ export const ROUND_WARMUP_SECONDS = 0.5;
  *
  * @param work a scratch directory for bundles and local storage.
  */
-export async function benchHttp(
+async function benchHttp(
   options: { rounds?: number; seconds?: number; connections?: number; rows?: readonly string[]; work: string },
   log: (line: string) => void = () => {},
 ): Promise<HttpReport> {

@@ -36,7 +36,7 @@ import { median, si } from './stats.ts';
 const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 /** One reader's figures. */
-export interface LookupRow {
+interface LookupRow {
   readonly name: string;
   readonly what: string;
   /** Median lookups per second over IPv4 and IPv6 together (all addresses / total time). */
@@ -117,10 +117,7 @@ async function contenders(): Promise<Contender[]> {
  *
  * @param log receives progress lines.
  */
-export async function benchLookups(
-  options: { runs?: number; ipv4?: number; ipv6?: number } = {},
-  log: (line: string) => void = () => {},
-): Promise<LookupReport> {
+async function benchLookups(options: { runs?: number; ipv4?: number; ipv6?: number } = {}, log: (line: string) => void = () => {}): Promise<LookupReport> {
   const runs = options.runs ?? 5;
   const ipv4 = randomIpv4(options.ipv4 ?? 1_000_000);
   const ipv6 = randomIpv6(options.ipv6 ?? 200_000);

@@ -36,13 +36,13 @@ import { buildBundle, residentBytes, seedDatabase, startDeployment, workerName }
 import { Inspector } from './worker/inspector.ts';
 
 /** `/health` requests before anything is measured, and between the load and the lookups. */
-export const WARM_UP = 200_000;
+const WARM_UP = 200_000;
 
 /** A round of lookups that adds less than this to the isolate finds the caches full. */
 export const SETTLED_BYTES = 2 ** 19;
 
 /** Rounds of lookups at most. */
-export const MAX_ROUNDS = 8;
+const MAX_ROUNDS = 8;
 
 /** The V8 inspector port of the measured workerd (`BENCH_INSPECTOR_PORT` overrides it when several checkouts measure at once). */
 const INSPECTOR_PORT = Number(process.env.BENCH_INSPECTOR_PORT ?? 9390);
@@ -79,7 +79,7 @@ function send(url: URL, amount: number, next: () => AutocannonRequest): Promise<
 }
 
 /** Runs the benchmark; `work` holds the bundle and the local R2 store. */
-export async function benchMemory(options: { lookups?: number; work: string }, log: (line: string) => void = () => {}): Promise<MemoryReport> {
+async function benchMemory(options: { lookups?: number; work: string }, log: (line: string) => void = () => {}): Promise<MemoryReport> {
   const lookups = options.lookups ?? 100_000;
   const bundle = buildBundle('de', join(options.work, 'memory-bundle'), 'bench/worker/lookup-only.js');
   const state = join(options.work, 'memory-state');

@@ -32,7 +32,7 @@ import { buildBundle, type Deployment, type Environment, seedDatabase, startDepl
 import { Inspector } from './worker/inspector.ts';
 
 /** One bucket of a profile: its share of busy samples. */
-export interface ProfileBucket {
+interface ProfileBucket {
   readonly bucket: string;
   readonly share: number;
 }
@@ -121,7 +121,7 @@ interface RoutePlan {
 }
 
 /** Profiles each route in a fresh workerd process of its bundle. */
-export async function profileRoutes(
+async function profileRoutes(
   options: { seconds?: number; warmup?: number; rows?: readonly string[]; top?: number; save?: string; work: string },
   log: (line: string) => void = () => {},
 ): Promise<RouteProfile[]> {

@@ -44,15 +44,15 @@ import { buildBundle, type Deployment, type Environment, seedDatabase, startDepl
 import { Inspector } from './worker/inspector.ts';
 
 /** Distinct addresses looked up (five IPv4 for each IPv6). */
-export const ADDRESS_POOL = 12_000;
+const ADDRESS_POOL = 12_000;
 /** Distinct free-plan client addresses. */
-export const FREE_CLIENTS = 2_000;
+const FREE_CLIENTS = 2_000;
 /** Distinct made-up origins: few enough that the absent-entry cache fills within the warm-up. */
-export const MADE_UP_POOL = 1_000;
+const MADE_UP_POOL = 1_000;
 /** Seconds of warm-up before memory must stay flat (or half of a shorter run). */
-export const WARM_UP_SECONDS = 60;
+const WARM_UP_SECONDS = 60;
 /** How much an isolate may grow after the warm-up before the run fails. */
-export const GROWTH_LIMIT = 4 * 2 ** 20;
+const GROWTH_LIMIT = 4 * 2 ** 20;
 
 const { values } = parseArgs({
   options: {

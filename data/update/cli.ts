@@ -16,7 +16,7 @@ import { update } from './update.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Where downloads are kept between updates (ignored by git). */
-export const CACHE_DIR = join(ROOT, 'data', 'cache');
+const CACHE_DIR = join(ROOT, 'data', 'cache');
 
 const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR]
 

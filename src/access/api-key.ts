@@ -23,7 +23,7 @@
  */
 
 /** The fixed start of every key, so that leaked keys are recognisable (e.g. by secret scanners). */
-export const API_KEY_PREFIX = 'ipgeo_';
+const API_KEY_PREFIX = 'ipgeo_';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Random characters: 62^43 > 2^256. */

@@ -10,7 +10,7 @@
 import { Geodesic } from 'geographiclib-geodesic';
 
 /** Metres in one statute mile (international mile of 1959: exactly 1609.344 m). */
-export const METRES_PER_MILE = 1609.344;
+const METRES_PER_MILE = 1609.344;
 
 /** Decimals of the kilometres and miles answered (0.01 km = 10 m, 0.01 mi ≈ 16 m). */
 export const DISTANCE_DECIMALS = 2;

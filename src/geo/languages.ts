@@ -3,9 +3,6 @@
 /** The languages names can be asked in: MaxMind's codes, in MaxMind's order. */
 export const LANGUAGES = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'] as const;
 
-/** One of {@link LANGUAGES}. */
-export type Language = (typeof LANGUAGES)[number];
-
 /** A language's index in {@link LANGUAGES}: the index into {@link Names}. */
 export type LanguageIndex = number;
 

@@ -41,11 +41,11 @@ export interface BackgroundContext {
 /** How often an isolate reads the current record, at most. */
 export const CHECK_INTERVAL_MS = 60_000;
 /** How long a request waits for a load that another request is doing before it answers 503. */
-export const WAIT_MS = 2_000;
+const WAIT_MS = 2_000;
 /** How often a waiting request looks at the slot again. */
 const POLL_MS = 10;
 /** A load that has not finished after this long is taken to be abandoned (its request cancelled). */
-export const LOAD_ABANDONED_MS = 15_000;
+const LOAD_ABANDONED_MS = 15_000;
 /** Bytes each turn of the read waits for at least (workerd's `readAtLeast`): fewer turns, no copies. */
 const READ_AT_LEAST = 1 << 20;
 

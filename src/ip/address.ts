@@ -73,7 +73,7 @@ export function dottedQuad(text: string): number {
 }
 
 /** The dotted quad of an unsigned 32-bit IPv4 value. */
-export function ipv4Text(value: number): string {
+function ipv4Text(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 

@@ -24,9 +24,9 @@ import type { LimitDecision } from './window.ts';
 import { unpackDecision } from './wire.ts';
 
 /** How long a Durable Object answer may take before the isolate decides instead, in ms. */
-export const LIMITER_TIMEOUT_MS = 1000;
+const LIMITER_TIMEOUT_MS = 1000;
 /** After a failure, how long this isolate decides on its own before asking Durable Objects again, in ms. */
-export const LIMITER_RETRY_MS = 5000;
+const LIMITER_RETRY_MS = 5000;
 
 /** Who decided: the client's Durable Object (exact, global) or this isolate (during an outage). */
 export type LimitSource = 'durable-object' | 'isolate';

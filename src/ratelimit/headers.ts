@@ -23,7 +23,7 @@ function policyField(policies: readonly Policy[]): string {
 const FREE_POLICY_FIELD = policyField(FREE_POLICIES);
 
 /** The policy nearest to exhaustion among those of a decision, or undefined when there are none. */
-export function nearestPolicy(decision: LimitDecision): PolicyState | undefined {
+function nearestPolicy(decision: LimitDecision): PolicyState | undefined {
   let nearest: PolicyState | undefined;
   for (const state of decision.policies) {
     if (nearest === undefined || state.remaining < nearest.remaining || (state.remaining === nearest.remaining && state.resetSeconds > nearest.resetSeconds)) {

@@ -25,7 +25,7 @@ import { rateLimitHeaders } from './headers.ts';
 import { FREE_POLICIES } from './window.ts';
 
 /** The key of requests that carry no parseable client address. */
-export const UNKNOWN_CLIENT_KEY = 'unknown';
+const UNKNOWN_CLIENT_KEY = 'unknown';
 
 /** `/api/` paths that are not counted: the status endpoint (DESIGN.md section 3), so that checking the data costs no quota. */
 export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
@@ -34,7 +34,7 @@ const limiter = new RateLimitClient();
 const LIMITS = FREE_POLICIES.map((policy) => `${policy.quota} requests in ${policy.windowSeconds} s`).join(', ');
 
 /** The rate-limit key of a request's client address (see `ip/client-key.ts`). */
-export function clientKeyOf(address: string): string {
+function clientKeyOf(address: string): string {
   try {
     return clientKey(address);
   } catch {

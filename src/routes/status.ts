@@ -12,7 +12,7 @@ import { problemResponses } from '../schemas/problem.ts';
 import { StatusSchema } from '../schemas/status.ts';
 
 /** The status path of a plan. */
-export function statusPath(plan: Plan): string {
+function statusPath(plan: Plan): string {
   return plan === 'free' ? '/api/v1/status' : '/api/status';
 }
 
