@@ -52,7 +52,7 @@ export interface AccountView {
  * @throws {AccountInputError} for an id that is not a valid account id.
  * @throws {Error} when the stored value is not a valid document (it is then left untouched).
  */
-export async function readAccount(kv: KvStore, accountId: string): Promise<AccountDocument | null> {
+async function readAccount(kv: KvStore, accountId: string): Promise<AccountDocument | null> {
   const text = await kv.get(accountKey(checkAccountId(accountId)));
   if (text === null) return null;
   const parsed = AccountDocumentSchema.safeParse(JSON.parse(text));

@@ -77,7 +77,7 @@ export function apiKeyForm(text: string): ApiKeyForm {
  *
  * @example crc32('123456789') // 0xcbf43926, the polynomial's check value
  */
-export function crc32(ascii: string): number {
+function crc32(ascii: string): number {
   let crc = 0xffffffff;
   for (let i = 0; i < ascii.length; i++) {
     crc = (CRC_TABLE[(crc ^ ascii.charCodeAt(i)) & 0xff] as number) ^ (crc >>> 8);

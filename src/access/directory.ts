@@ -29,7 +29,7 @@ import {
 } from './kv-schema.ts';
 
 /** How long an isolate serves what it read from KV, found or absent, in ms. */
-export const ACCESS_CACHE_TTL_MS = 30_000;
+const ACCESS_CACHE_TTL_MS = 30_000;
 /** How many found entries of each kind an isolate keeps (a few MB at most). */
 const ACCESS_CACHE_ENTRIES = 5_000;
 /**

@@ -70,7 +70,7 @@ export class RateLimitClient {
     if (now >= this.#localUntil) {
       try {
         const stub = namespace.getByName(key);
-        const packed = await withTimeout(mode === 'hit' ? stub.hitPacked() : stub.peekPacked(), this.#timeoutMs);
+        const packed = await withTimeout(mode === 'hit' ? stub.hit() : stub.peek(), this.#timeoutMs);
         return { decision: unpackDecision(packed), source: 'durable-object' };
       } catch (error) {
         this.#localUntil = now + this.#retryMs;
@@ -90,7 +90,7 @@ export class RateLimitClient {
   async refund(namespace: DurableObjectNamespace<RateLimiter>, key: string, counted: LimitSource): Promise<LimitDecision | null> {
     if (counted === 'isolate') return this.#fallback.refund(key, this.#now());
     try {
-      return unpackDecision(await withTimeout(namespace.getByName(key).refundPacked(), this.#timeoutMs));
+      return unpackDecision(await withTimeout(namespace.getByName(key).refund(), this.#timeoutMs));
     } catch (error) {
       console.error('rate limiter unreachable; a request that failed stays counted', error);
       return null;
