@@ -27,13 +27,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
+import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle } from './addresses.ts';
 import { mib } from './stats.ts';
 import { buildBundle, residentBytes, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
+
+const USAGE = `usage: npm run bench:memory -- [--lookups N] [--json FILE]
+
+The workerd isolate's and process's memory before and after the database loads, and after rounds of lookups.
+  --lookups N  lookups per round (default 100000)
+  --json FILE  also write the report as JSON`;
 
 /** `/health` requests before anything is measured, and between the load and the lookups. */
 const WARM_UP = 200_000;
@@ -138,7 +144,13 @@ async function benchMemory(options: { lookups?: number; work: string }, log: (li
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { lookups: { type: 'string', default: '100000' }, json: { type: 'string' } } });
+  const line = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:memory',
+    usage: USAGE,
+    options: { lookups: { type: 'string', default: '100000' }, json: { type: 'string' } },
+  });
+  if (typeof line === 'number') process.exit(line);
+  const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-memory-'));
   try {
     const report = await benchMemory({ lookups: Number(values.lookups), work }, console.log);
