@@ -23,15 +23,30 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
+import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
 import { BULK_SIZE, OPTIONS_QUERY, REQUESTS_PER_CLIENT } from './http.ts';
 import { median } from './stats.ts';
 import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run bench:ab -- [--b-dir DIR] [--a-args ARGS] [--b-args ARGS] [--env de|free] [--rows LIST] [--rounds N] [--seconds S]
+
+Two builds side by side in one run, rows interleaved round by round: A from this checkout, B from
+another checkout or with other wrangler flags. Prints requests per second, CPU per request, and B/A.
+  --b-dir DIR    the checkout of build B, e.g. a git worktree of the baseline (default: this one)
+  --a-args ARGS  extra wrangler arguments for build A, e.g. --a-args=--minify
+  --b-args ARGS  extra wrangler arguments for build B
+  --env de|free  de: the lookup-only bundle (rows trivial, single, xml, options, bulk, bulkJa);
+                 free: the free deployment (rows trivial, free) (default de)
+  --rows LIST    comma-separated rows (default trivial,single)
+  --rounds N     rounds (default 5)
+  --seconds S    length of each row in a round (default 4)`;
+
+const line = parseCommandLine(process.argv.slice(2), {
+  command: 'npm run bench:ab',
+  usage: USAGE,
   options: {
     'b-dir': { type: 'string' },
     'a-args': { type: 'string', default: '' },
@@ -42,8 +57,11 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '4' },
   },
 });
+if (typeof line === 'number') process.exit(line);
+const { values } = line;
 const environment = values.env as Environment;
-if (environment !== 'de' && environment !== 'free') throw new Error('--env is de (the lookup-only bundle) or free');
+if (environment !== 'de' && environment !== 'free')
+  process.exit(commandLineError('npm run bench:ab', `--env is de (the lookup-only bundle) or free, not '${environment}'`));
 
 /** Builds the bundle of `checkout` as `http.ts` does, with extra wrangler arguments. */
 function build(checkout: string, outDir: string, extra: string): string {

@@ -24,11 +24,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../data/command-line.ts';
 import { allowDomain, allowIp, createAccount, createApiKey, type KvStore } from '../src/access/admin.ts';
 import { buildBundle, type Deployment, startDeployment } from './worker/deployment.ts';
 
-const { values } = parseArgs({ options: { samples: { type: 'string', default: '300' }, timeout: { type: 'string', default: '180' } } });
+const USAGE = `usage: npm run bench:access -- [--samples N] [--timeout S]
+
+The latency that the plan gate adds: the free plan's rate-limit check and the paid plans' access check, warm and cold.
+  --samples N  requests measured of each kind (default 300)
+  --timeout S  bound of the whole run in seconds (default 180)`;
+
+const line = parseCommandLine(process.argv.slice(2), {
+  command: 'npm run bench:access',
+  usage: USAGE,
+  options: { samples: { type: 'string', default: '300' }, timeout: { type: 'string', default: '180' } },
+});
+if (typeof line === 'number') process.exit(line);
+const { values } = line;
 const SAMPLES = Number(values.samples);
 const TIMEOUT_SECONDS = Number(values.timeout);
 /** Requests per free client: all admitted (the burst quota is 10). */

@@ -16,15 +16,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { getPlatformProxy, unstable_startWorker } from 'wrangler';
 import { DATABASE_FILE } from '../data/build.ts';
+import { parseCommandLine } from '../data/command-line.ts';
 import { publishBuildFile } from '../data/publish/build-file.ts';
 import type { R2Like } from '../data/publish/r2-bucket.ts';
 import { createAccount, createApiKey, type KvStore } from '../src/access/admin.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' }, timeout: { type: 'string', default: '180' } } });
+const USAGE = `usage: npm run bench:bulk -- [--rounds N] [--timeout S]
+
+The latency of one 50-address bulk request against single lookups, over HTTP against the paid Worker.
+  --rounds N   rounds (default 200)
+  --timeout S  bound of the whole run in seconds (default 180)`;
+
+const line = parseCommandLine(process.argv.slice(2), {
+  command: 'npm run bench:bulk',
+  usage: USAGE,
+  options: { rounds: { type: 'string', default: '200' }, timeout: { type: 'string', default: '180' } },
+});
+if (typeof line === 'number') process.exit(line);
+const { values } = line;
 const ROUNDS = Number(values.rounds);
 const TIMEOUT_SECONDS = Number(values.timeout);
 const BATCH = 50;

@@ -21,11 +21,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { DATABASE_FILE } from '../data/build.ts';
+import { parseCommandLine } from '../data/command-line.ts';
 import { median } from './stats.ts';
 import { buildBundle, seedDatabase, startDeployment } from './worker/deployment.ts';
 import { serveBundle } from './worker/serve.ts';
+
+const USAGE = `usage: npm run bench:cold -- [--starts N] [--json FILE]
+
+Cold start: from a fresh workerd process to the first lookup answered.
+  --starts N   starts of each kind (default 5); medians are reported
+  --json FILE  also write the report as JSON`;
 
 /** Medians in milliseconds. */
 export interface ColdStartReport {
@@ -46,7 +52,7 @@ export interface ColdStartReport {
 }
 
 /** Runs the benchmark; `work` holds the bundle and the local R2 store. */
-export async function benchColdStart(options: { starts?: number; work: string }, log: (line: string) => void = () => {}): Promise<ColdStartReport> {
+async function benchColdStart(options: { starts?: number; work: string }, log: (line: string) => void = () => {}): Promise<ColdStartReport> {
   const starts = options.starts ?? 5;
   const bundle = buildBundle('free', join(options.work, 'cold-bundle'));
   const state = join(options.work, 'cold-state');
@@ -85,7 +91,13 @@ export async function benchColdStart(options: { starts?: number; work: string },
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { starts: { type: 'string', default: '5' }, json: { type: 'string' } } });
+  const line = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:cold',
+    usage: USAGE,
+    options: { starts: { type: 'string', default: '5' }, json: { type: 'string' } },
+  });
+  if (typeof line === 'number') process.exit(line);
+  const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-cold-'));
   try {
     const report = await benchColdStart({ starts: Number(values.starts), work }, console.log);

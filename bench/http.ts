@@ -25,12 +25,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
+import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
 import { median, percentile, si } from './stats.ts';
 import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+
+const USAGE = `usage: npm run bench:http -- [--rounds N] [--seconds S] [--connections N] [--rows LIST] [--json FILE]
+
+Requests per second and latency over HTTP against Worker bundles in workerd, loaded by autocannon.
+  --rounds N       rounds of every row, rows interleaved (default 3)
+  --seconds S      length of each round (default 4)
+  --connections N  concurrent connections (default 10)
+  --rows LIST      the rows to run, separated by ';', e.g. "trivial;single JSON" (default: all)
+  --json FILE      also write the report as JSON`;
 
 /** Requests a free-plan client sends before the next client takes over (the limit is 10 in 10 s). */
 export const REQUESTS_PER_CLIENT = 5;
@@ -185,7 +194,7 @@ export const ROUND_WARMUP_SECONDS = 0.5;
  *
  * @param work a scratch directory for bundles and local storage.
  */
-export async function benchHttp(
+async function benchHttp(
   options: { rounds?: number; seconds?: number; connections?: number; rows?: readonly string[]; work: string },
   log: (line: string) => void = () => {},
 ): Promise<HttpReport> {
@@ -283,7 +292,9 @@ export async function benchHttp(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
+  const line = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:http',
+    usage: USAGE,
     options: {
       rounds: { type: 'string', default: '3' },
       seconds: { type: 'string', default: '4' },
@@ -292,6 +303,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       json: { type: 'string' },
     },
   });
+  if (typeof line === 'number') process.exit(line);
+  const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-http-'));
   try {
     const report = await benchHttp(

@@ -19,11 +19,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import maxmind from 'maxmind';
 import { Reader } from 'mmdb-lib';
 import { DATABASE_FILE } from '../data/build.ts';
+import { parseCommandLine } from '../data/command-line.ts';
 import { GeoDatabase } from '../src/geo/database.ts';
 import { ENGLISH } from '../src/geo/languages.ts';
 import { ALL_FIELDS } from '../src/lookup/fields.ts';
@@ -32,11 +32,17 @@ import { singleDocument } from '../src/lookup/render.ts';
 import { randomIpv4, randomIpv6, SEED } from './addresses.ts';
 import { median, si } from './stats.ts';
 
+const USAGE = `usage: npm run bench:lookup -- [--runs N] [--json FILE]
+
+Lookups per second in one Node process: our reader, mmdb-lib and maxmind over the same seeded addresses.
+  --runs N     measured runs after one warm-up (default 5); the median is reported
+  --json FILE  also write the report as JSON`;
+
 /** A full collection when Node runs with `--expose-gc` (the npm scripts pass it), else nothing. */
 const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 /** One reader's figures. */
-export interface LookupRow {
+interface LookupRow {
   readonly name: string;
   readonly what: string;
   /** Median lookups per second over IPv4 and IPv6 together (all addresses / total time). */
@@ -117,10 +123,7 @@ async function contenders(): Promise<Contender[]> {
  *
  * @param log receives progress lines.
  */
-export async function benchLookups(
-  options: { runs?: number; ipv4?: number; ipv6?: number } = {},
-  log: (line: string) => void = () => {},
-): Promise<LookupReport> {
+async function benchLookups(options: { runs?: number; ipv4?: number; ipv6?: number } = {}, log: (line: string) => void = () => {}): Promise<LookupReport> {
   const runs = options.runs ?? 5;
   const ipv4 = randomIpv4(options.ipv4 ?? 1_000_000);
   const ipv6 = randomIpv6(options.ipv6 ?? 200_000);
@@ -165,7 +168,13 @@ export async function benchLookups(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, json: { type: 'string' } } });
+  const line = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:lookup',
+    usage: USAGE,
+    options: { runs: { type: 'string', default: '5' }, json: { type: 'string' } },
+  });
+  if (typeof line === 'number') process.exit(line);
+  const { values } = line;
   const report = await benchLookups({ runs: Number(values.runs) }, console.log);
   const maxmindRate = report.rows.find((row) => row.name === 'maxmind')?.perSecond ?? Number.NaN;
   for (const row of report.rows) {

@@ -27,22 +27,28 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
+import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle } from './addresses.ts';
 import { mib } from './stats.ts';
 import { buildBundle, residentBytes, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
 
+const USAGE = `usage: npm run bench:memory -- [--lookups N] [--json FILE]
+
+The workerd isolate's and process's memory before and after the database loads, and after rounds of lookups.
+  --lookups N  lookups per round (default 100000)
+  --json FILE  also write the report as JSON`;
+
 /** `/health` requests before anything is measured, and between the load and the lookups. */
-export const WARM_UP = 200_000;
+const WARM_UP = 200_000;
 
 /** A round of lookups that adds less than this to the isolate finds the caches full. */
 export const SETTLED_BYTES = 2 ** 19;
 
 /** Rounds of lookups at most. */
-export const MAX_ROUNDS = 8;
+const MAX_ROUNDS = 8;
 
 /** The V8 inspector port of the measured workerd (`BENCH_INSPECTOR_PORT` overrides it when several checkouts measure at once). */
 const INSPECTOR_PORT = Number(process.env.BENCH_INSPECTOR_PORT ?? 9390);
@@ -79,7 +85,7 @@ function send(url: URL, amount: number, next: () => AutocannonRequest): Promise<
 }
 
 /** Runs the benchmark; `work` holds the bundle and the local R2 store. */
-export async function benchMemory(options: { lookups?: number; work: string }, log: (line: string) => void = () => {}): Promise<MemoryReport> {
+async function benchMemory(options: { lookups?: number; work: string }, log: (line: string) => void = () => {}): Promise<MemoryReport> {
   const lookups = options.lookups ?? 100_000;
   const bundle = buildBundle('de', join(options.work, 'memory-bundle'), 'bench/worker/lookup-only.js');
   const state = join(options.work, 'memory-state');
@@ -138,7 +144,13 @@ export async function benchMemory(options: { lookups?: number; work: string }, l
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { lookups: { type: 'string', default: '100000' }, json: { type: 'string' } } });
+  const line = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:memory',
+    usage: USAGE,
+    options: { lookups: { type: 'string', default: '100000' }, json: { type: 'string' } },
+  });
+  if (typeof line === 'number') process.exit(line);
+  const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-memory-'));
   try {
     const report = await benchMemory({ lookups: Number(values.lookups), work }, console.log);

@@ -23,16 +23,26 @@ import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
+import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
 import { OPTIONS_QUERY, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
 
+const USAGE = `usage: npm run bench:profile -- [--seconds S] [--warmup S] [--rows LIST] [--top N] [--json FILE] [--save DIR]
+
+Where a Worker request's time goes: a CPU profile of the workerd isolate under load, route by route.
+  --seconds S  profiled load per route (default 4)
+  --warmup S   unprofiled load before it (default 3; 25 or more profiles the steady state)
+  --rows LIST  the routes, separated by ';' (default: all of bench:http's)
+  --top N      functions listed per route (default 12)
+  --json FILE  also write the report as JSON
+  --save DIR   also write each route's raw profile as DIR/<route>.cpuprofile`;
+
 /** One bucket of a profile: its share of busy samples. */
-export interface ProfileBucket {
+interface ProfileBucket {
   readonly bucket: string;
   readonly share: number;
 }
@@ -121,7 +131,7 @@ interface RoutePlan {
 }
 
 /** Profiles each route in a fresh workerd process of its bundle. */
-export async function profileRoutes(
+async function profileRoutes(
   options: { seconds?: number; warmup?: number; rows?: readonly string[]; top?: number; save?: string; work: string },
   log: (line: string) => void = () => {},
 ): Promise<RouteProfile[]> {
@@ -218,7 +228,9 @@ export async function profileRoutes(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
+  const line = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:profile',
+    usage: USAGE,
     options: {
       seconds: { type: 'string', default: '4' },
       warmup: { type: 'string', default: '3' },
@@ -228,6 +240,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       save: { type: 'string' },
     },
   });
+  if (typeof line === 'number') process.exit(line);
+  const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-profile-'));
   try {
     const profiles = await profileRoutes(

@@ -150,7 +150,7 @@ export function table(results: Results): string {
 }
 
 /** The profile section: where each route's isolate time goes. */
-export function profileSection(profiles: readonly RouteProfile[] | string): string {
+function profileSection(profiles: readonly RouteProfile[] | string): string {
   if (typeof profiles === 'string') return `The profile failed: ${profiles.split('\n')[0]}`;
   const buckets = [...new Set(profiles.flatMap((p) => p.buckets.map((b) => b.bucket)))];
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;

@@ -12,12 +12,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../data/command-line.ts';
 import { describeMachine, revision } from './machine.ts';
 import { benchmarksMarkdown, type Results, table } from './report.ts';
 import { ROOT } from './worker/deployment.ts';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const USAGE = `usage: npm run bench -- [--quick]
+
+Runs every benchmark (about nine minutes), prints one table and rewrites BENCHMARKS.md with it.
+  --quick  fewer and shorter runs, for trying the scripts out`;
+
+const line = parseCommandLine(process.argv.slice(2), { command: 'npm run bench', usage: USAGE, options: { quick: { type: 'boolean', default: false } } });
+if (typeof line === 'number') process.exit(line);
+const { values } = line;
 const quick = values.quick;
 
 /** The parts: script, arguments, and the most seconds each may take. */

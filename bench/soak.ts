@@ -33,9 +33,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
+import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { allowDomain, allowIp, createAccount, createApiKey } from '../src/access/admin.ts';
 import { generateApiKey } from '../src/access/api-key.ts';
 import { addressCycle } from './addresses.ts';
@@ -43,18 +43,35 @@ import { mib, percentile } from './stats.ts';
 import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
 
-/** Distinct addresses looked up (five IPv4 for each IPv6). */
-export const ADDRESS_POOL = 12_000;
-/** Distinct free-plan client addresses. */
-export const FREE_CLIENTS = 2_000;
-/** Distinct made-up origins: few enough that the absent-entry cache fills within the warm-up. */
-export const MADE_UP_POOL = 1_000;
-/** Seconds of warm-up before memory must stay flat (or half of a shorter run). */
-export const WARM_UP_SECONDS = 60;
-/** How much an isolate may grow after the warm-up before the run fails. */
-export const GROWTH_LIMIT = 4 * 2 ** 20;
+const USAGE = `usage: npm run bench:soak -- [--seconds S] [--interval S] [--connections N] [--plans free,paid] [--inspector-ports P,Q]
+       npm run bench:soak -- --plans paid --paid-url URL --key KEY --ip IP --origin ORIGIN
 
-const { values } = parseArgs({
+A bounded run of mixed traffic on both plans; fails on any 5xx, or on an isolate whose memory keeps growing.
+  --seconds S            length of the run (default 300)
+  --interval S           reporting interval (default 30)
+  --connections N        keep-alive connections per plan (default 24)
+  --plans LIST           free, paid or both, comma-separated (default free,paid)
+  --inspector-ports P,Q  inspector ports of the free and the paid workerd process (default 9393,9394)
+  --free-url URL         send the free traffic to a server already running (its memory is not read)
+  --paid-url URL         the same for the paid traffic, with the credentials below
+  --key KEY              an API key of an account on --paid-url
+  --ip IP                an address that account whitelists
+  --origin ORIGIN        an origin that account whitelists`;
+
+/** Distinct addresses looked up (five IPv4 for each IPv6). */
+const ADDRESS_POOL = 12_000;
+/** Distinct free-plan client addresses. */
+const FREE_CLIENTS = 2_000;
+/** Distinct made-up origins: few enough that the absent-entry cache fills within the warm-up. */
+const MADE_UP_POOL = 1_000;
+/** Seconds of warm-up before memory must stay flat (or half of a shorter run). */
+const WARM_UP_SECONDS = 60;
+/** How much an isolate may grow after the warm-up before the run fails. */
+const GROWTH_LIMIT = 4 * 2 ** 20;
+
+const line = parseCommandLine(process.argv.slice(2), {
+  command: 'npm run bench:soak',
+  usage: USAGE,
   options: {
     seconds: { type: 'string', default: '300' },
     interval: { type: 'string', default: '30' },
@@ -68,6 +85,11 @@ const { values } = parseArgs({
     origin: { type: 'string' },
   },
 });
+if (typeof line === 'number') process.exit(line);
+const { values } = line;
+if (values['paid-url'] && !(values.key && values.ip && values.origin)) {
+  process.exit(commandLineError('npm run bench:soak', '--paid-url needs --key, --ip and --origin'));
+}
 const SECONDS = Number(values.seconds);
 const INTERVAL = Math.min(Number(values.interval), SECONDS);
 const CONNECTIONS = Number(values.connections);
@@ -210,7 +232,6 @@ async function main(): Promise<number> {
     for (const [i, plan] of PLANS.entries()) {
       const outside = plan === 'paid' ? values['paid-url'] : values['free-url'];
       if (outside) {
-        if (plan === 'paid' && !(values.key && values.ip && values.origin)) throw new Error('--paid-url needs --key, --ip and --origin');
         const credentials = { key: values.key ?? '', ip: values.ip ?? '', origin: values.origin ?? '' };
         targets.push({ plan, url: new URL(outside), next: plan === 'paid' ? paidTraffic(credentials) : freeTraffic() });
         continue;

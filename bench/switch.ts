@@ -13,9 +13,23 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
+import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run bench:switch -- --file FILE [--url URL] [--inspector PORT] [--pid PID] [--connections N] [--limit S]
+
+A steady load on a running npm run dev while another build is published, then rolled back: how long
+each switch takes to be seen, failures, the slowest answers, memory.
+  --file FILE       the build to publish (required)
+  --url URL         the running server (default http://127.0.0.1:8787)
+  --inspector PORT  wrangler dev's inspector port, to read the isolate's memory
+  --pid PID         the workerd process, to read its resident memory
+  --connections N   concurrent connections (default 8)
+  --limit S         bound of each phase in seconds (default 90)`;
+
+const line = parseCommandLine(process.argv.slice(2), {
+  command: 'npm run bench:switch',
+  usage: USAGE,
   options: {
     url: { type: 'string', default: 'http://127.0.0.1:8787' },
     file: { type: 'string' },
@@ -26,7 +40,9 @@ const { values } = parseArgs({
     limit: { type: 'string', default: '90' },
   },
 });
-if (!values.file) throw new Error('--file: the build to publish');
+if (typeof line === 'number') process.exit(line);
+const { values } = line;
+if (!values.file) process.exit(commandLineError('npm run bench:switch', '--file FILE is required: the build to publish'));
 const base = values.url as string;
 const connections = Number(values.connections);
 const limitMs = Number(values.limit) * 1000;

@@ -120,19 +120,19 @@ export interface Manifest {
 }
 
 function main(argv: string[]): number {
-  const values = parseCommandLine(
-    argv,
-    {
+  const line = parseCommandLine(argv, {
+    command: 'npm run data:build',
+    usage: USAGE,
+    options: {
       'maxmind-city': { type: 'string' },
       'maxmind-asn': { type: 'string' },
       'maxmind-anonymous-ip': { type: 'string' },
       'proxy-list': { type: 'string', multiple: true },
       'if-missing': { type: 'boolean' },
-      help: { type: 'boolean' },
     },
-    USAGE,
-  );
-  if (typeof values === 'number') return values;
+  });
+  if (typeof line === 'number') return line;
+  const { values } = line;
   if (values['if-missing'] && existsSync(DATABASE_FILE) && existsSync(MANIFEST_FILE)) {
     console.log(`${relative(ROOT, DATABASE_FILE)} exists; not rebuilding (run \`npm run data:build\` to rebuild).`);
     return 0;

@@ -15,7 +15,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { type CommandLineOutput, commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { AccountInputError, standingOf } from '../src/access/account.ts';
 import {
   AccountStateError,
@@ -67,6 +67,8 @@ Options:
   --persist-to <dir>    local state directory, as wrangler dev's --persist-to (default: .wrangler/state)
   --help                print this help`;
 
+const COMMAND = 'npm run accounts';
+
 /** Commands and their positional arguments after the command name. */
 const COMMANDS = {
   create: ['account'],
@@ -84,14 +86,11 @@ const COMMANDS = {
 } as const satisfies Record<string, readonly string[]>;
 type Command = keyof typeof COMMANDS;
 
-/** Bad command-line usage: the message and the usage text go to stderr, exit status 2. */
+/** Bad command-line usage: one line to stderr that points at `--help`, exit status 2. */
 class UsageError extends Error {}
 
 /** What a run prints; kept apart from `process` so that the tool can be called from tests. */
-export interface Output {
-  out(line: string): void;
-  err(line: string): void;
-}
+type Output = CommandLineOutput;
 
 /** A KV store that can list, and be closed (the local one runs workerd). */
 interface OpenStore extends KvStore, KvListing {
@@ -215,37 +214,56 @@ interface Invocation {
   persistTo: string | undefined;
 }
 
-function parse(argv: string[]): Invocation | 'help' {
-  let parsed: ReturnType<typeof parseArgsStrict>;
-  try {
-    parsed = parseArgsStrict(argv);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
+/**
+ * The invocation that `argv` asks for, or the exit status when the command line is answered already
+ * (`--help`, or a malformed line, which `parseCommandLine` reports).
+ *
+ * @throws {UsageError} for a line that parses but asks for no valid command.
+ */
+function parse(argv: string[], output: Output): Invocation | number {
+  const line = parseCommandLine(
+    argv,
+    {
+      command: COMMAND,
+      usage: USAGE,
+      positionals: true,
+      options: {
+        expires: { type: 'string' },
+        key: { type: 'string' },
+        grace: { type: 'string' },
+        env: { type: 'string', default: 'de' },
+        remote: { type: 'boolean', default: false },
+        'persist-to': { type: 'string' },
+      },
+    },
+    output,
+  );
+  if (typeof line === 'number') return line;
+  const { values, positionals } = line;
   const [name, ...args] = positionals;
-  if (name === undefined) throw new UsageError('No command given.');
-  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`Unknown command ${JSON.stringify(name)}.`);
+  if (name === undefined) throw new UsageError('no command given');
+  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command '${name}'`);
   const command = name as Command;
   const expected = COMMANDS[command];
   if (args.length !== expected.length) {
-    throw new UsageError(`${command} takes ${expected.map((arg) => `<${arg}>`).join(' ')}; got ${args.length} argument${args.length === 1 ? '' : 's'}.`);
+    throw new UsageError(
+      `${command} takes ${expected.map((arg) => `<${arg}>`).join(' ') || 'no arguments'}; got ${args.length} argument${args.length === 1 ? '' : 's'}`,
+    );
   }
-  if (values.expires !== undefined && command !== 'create' && command !== 'renew') throw new UsageError('--expires belongs to create and renew only.');
-  if (values.expires === undefined && command === 'renew') throw new UsageError('renew needs --expires YYYY-MM-DD.');
+  if (values.expires !== undefined && command !== 'create' && command !== 'renew') throw new UsageError('--expires belongs to create and renew only');
+  if (values.expires === undefined && command === 'renew') throw new UsageError('renew needs --expires YYYY-MM-DD');
   for (const option of ['key', 'grace'] as const) {
-    if (values[option] !== undefined && command !== 'rotate-key') throw new UsageError(`--${option} belongs to rotate-key only.`);
+    if (values[option] !== undefined && command !== 'rotate-key') throw new UsageError(`--${option} belongs to rotate-key only`);
   }
-  if (values.remote && values['persist-to'] !== undefined) throw new UsageError('--persist-to is for local state; it cannot go with --remote.');
+  if (values.remote && values['persist-to'] !== undefined) throw new UsageError('--persist-to is for local state; it cannot go with --remote');
   return {
     command,
     args,
     expires: values.expires,
     key: values.key,
     graceSeconds: values.grace === undefined ? 0 : graceSeconds(values.grace),
-    environment: values.env,
-    remote: values.remote,
+    environment: values.env as string,
+    remote: values.remote as boolean,
     persistTo: values['persist-to'],
   };
 }
@@ -254,25 +272,8 @@ function parse(argv: string[]): Invocation | 'help' {
 function graceSeconds(text: string): number {
   const match = /^(\d{1,6})([mhd])?$/.exec(text);
   if (!match || (match[2] === undefined && match[1] !== '0'))
-    throw new UsageError(`--grace takes 0 or a number with m, h or d (90m, 24h, 7d); got ${JSON.stringify(text)}.`);
+    throw new UsageError(`--grace takes 0 or a number with m, h or d (90m, 24h, 7d); got ${JSON.stringify(text)}`);
   return Number(match[1]) * { m: 60, h: 3600, d: 86_400 }[(match[2] ?? 'm') as 'm' | 'h' | 'd'];
-}
-
-function parseArgsStrict(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      expires: { type: 'string' },
-      key: { type: 'string' },
-      grace: { type: 'string' },
-      env: { type: 'string', default: 'de' },
-      remote: { type: 'boolean', default: false },
-      'persist-to': { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-  });
 }
 
 async function execute(kv: OpenStore, { command, args, expires, key, graceSeconds }: Invocation, output: Output): Promise<void> {
@@ -329,7 +330,7 @@ async function execute(kv: OpenStore, { command, args, expires, key, graceSecond
   }
 }
 
-/** `list`: one row per account, columns aligned. */
+/** `list`: one row per account, columns aligned. LAST DAY is the last day with access: a cancelled account's is the day it was cancelled. */
 function accountTable(views: readonly AccountView[], now: Date): string {
   if (views.length === 0) return 'No accounts.';
   const rows = views.map((view) => {
@@ -337,7 +338,7 @@ function accountTable(views: readonly AccountView[], now: Date): string {
     return [
       view.id,
       standing.active ? 'active' : standing.reason,
-      view.expires ?? '-',
+      standing.active ? (view.expires ?? '-') : standing.since,
       String(view.keys.filter((key) => !isRevoked(key, now)).length),
       String(view.ips.length),
       String(view.domains.length),
@@ -355,13 +356,25 @@ function accountTable(views: readonly AccountView[], now: Date): string {
     .join('\n');
 }
 
+/**
+ * What an account is now, first line first. The first line says whether it gives access: a cancelled
+ * account's last day is not shown there, since "cancelled, access through …" reads as if access went on.
+ */
 function describe(view: AccountView): string {
   const now = new Date();
   const keys = view.keys.map((key) =>
-    key.revokedAt === null ? key.id : isRevoked(key, now) ? `${key.id} (revoked)` : `${key.id} (revoked from ${key.revokedAt})`,
+    key.revokedAt === null ? key.id : isRevoked(key, now) ? `${key.id} (revoked)` : `${key.id} (works until ${key.revokedAt}, then revoked)`,
   );
+  const standing = standingOf({ ...view, v: 1, keys: [] }, now.getTime());
+  const state = standing.active
+    ? view.expires === null
+      ? 'active, with no last day'
+      : `active, access through ${view.expires} (UTC)`
+    : standing.reason === 'cancelled'
+      ? `cancelled: its keys, server addresses and website hostnames no longer give access (running servers stop accepting them within about 90 seconds; renew reactivates it)`
+      : `expired: access ended with ${standing.since} (UTC); renew gives a new last day`;
   return [
-    `Account ${view.id}: ${view.status}${view.expires === null ? '' : `, access through ${view.expires} (UTC)`}.`,
+    `Account ${view.id}: ${state}.`,
     `  keys: ${keys.join(', ') || 'none'}`,
     `  server addresses: ${view.ips.join(', ') || 'none'}`,
     `  website hostnames: ${view.domains.join(', ') || 'none'}`,
@@ -374,18 +387,14 @@ function describe(view: AccountView): string {
  * @returns the exit status: 0 done, 1 refused or failed, 2 bad usage.
  */
 export async function run(argv: string[], output: Output): Promise<number> {
-  let invocation: Invocation | 'help';
+  let invocation: Invocation | number;
   try {
-    invocation = parse(argv);
+    invocation = parse(argv, output);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    output.err(`accounts: ${error.message}\n\n${USAGE}`);
-    return 2;
+    return commandLineError(COMMAND, error.message, output);
   }
-  if (invocation === 'help') {
-    output.out(USAGE);
-    return 0;
-  }
+  if (typeof invocation === 'number') return invocation;
   let kv: OpenStore | undefined;
   try {
     kv = invocation.remote

@@ -20,8 +20,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { readBuild } from '../data/publish/cli.ts';
 import { type Publication, PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
@@ -187,6 +187,7 @@ export async function checkDeployment(origin: string, plan: 'free' | 'paid', too
   return `health ok, status 200 (database ${String(version ?? 'reported')})`;
 }
 
+const COMMAND = 'npm run deploy';
 const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all) [--dry-run] [--settings <file>]
 
   --env <name>        a deployment of wrangler.toml: ${ENVIRONMENTS.join(', ')} (repeatable)
@@ -201,33 +202,23 @@ function compiledBuild(): Publication<string> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let values: { env?: string[] | undefined; all: boolean; 'dry-run': boolean; settings: string; help: boolean };
-  try {
-    values = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        env: { type: 'string', multiple: true },
-        all: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-        settings: { type: 'string', default: SETTINGS_FILE },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (error) {
-    console.error(`deploy: ${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const line = parseCommandLine(argv, {
+    command: COMMAND,
+    usage: USAGE,
+    options: {
+      env: { type: 'string', multiple: true },
+      all: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      settings: { type: 'string', default: SETTINGS_FILE },
+    },
+  });
+  if (typeof line === 'number') return line;
+  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string };
   const named = values.env ?? [];
   const unknown = named.find((name) => !(ENVIRONMENTS as readonly string[]).includes(name));
-  if (unknown !== undefined || values.all === named.length > 0) {
-    console.error(`deploy: ${unknown !== undefined ? `unknown deployment ${JSON.stringify(unknown)}` : 'give --all or at least one --env'}.\n\n${USAGE}`);
-    return 2;
-  }
+  if (unknown !== undefined) return commandLineError(COMMAND, `unknown deployment '${unknown}'; one of ${ENVIRONMENTS.join(', ')}`);
+  if (values.all === named.length > 0)
+    return commandLineError(COMMAND, values.all ? '--env and --all exclude each other' : 'name the deployments: --env NAME (repeatable) or --all');
   const environments = values.all ? ENVIRONMENTS : ENVIRONMENTS.filter((environment) => named.includes(environment));
   const log = (line: string) => console.log(line);
   try {

@@ -9,22 +9,36 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { readBuildFile } from '../data/publish/build-file.ts';
 import { bucketOf, deployments } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { wranglerBucket } from '../data/publish/wrangler-bucket.ts';
 import { prepareHomeAssets } from './home-assets.ts';
 
-const { values } = parseArgs({
+// One program serves both scripts; npm names the one that ran.
+const COMMAND = process.env.npm_lifecycle_event === 'dev:paid' ? 'npm run dev:paid' : 'npm run dev';
+const USAGE = `usage: ${COMMAND} -- [--port PORT] [--inspector-port PORT] [--env NAME]
+
+Builds the database if data/out/ has none, makes it the current version in the local R2 bucket of the
+deployment, and serves that deployment with wrangler dev on 127.0.0.1.
+  --port PORT            where to listen (npm run dev: 8787, npm run dev:paid: 8788)
+  --inspector-port PORT  where wrangler's inspector listens (wrangler's default when omitted)
+  --env NAME             the deployment of wrangler.toml: free, or a paid one (de, us, sg, au);
+                         npm run dev sets free, npm run dev:paid sets de`;
+
+const line = parseCommandLine(process.argv.slice(2), {
+  command: COMMAND,
+  usage: USAGE,
   options: { env: { type: 'string', default: 'free' }, port: { type: 'string', default: '8787' }, 'inspector-port': { type: 'string' } },
 });
+if (typeof line === 'number') process.exit(line);
+const { values } = line;
 const environment = values.env as string;
 const port = values.port as string;
 if (!deployments().includes(environment)) {
-  console.error(`unknown deployment ${environment}; one of ${deployments().join(', ')}`);
-  process.exit(2);
+  process.exit(commandLineError(COMMAND, `unknown deployment '${environment}'; wrangler.toml has ${deployments().join(', ')}`));
 }
 
 if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) {

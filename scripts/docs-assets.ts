@@ -12,9 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The bundle in the installed package: one script, no chunks loaded later. */
-export const SCALAR_BUNDLE = join(ROOT, 'node_modules/@scalar/api-reference/dist/browser/standalone.js');
+const SCALAR_BUNDLE = join(ROOT, 'node_modules/@scalar/api-reference/dist/browser/standalone.js');
 /** Where the Worker serves it from: `/docs/vendor/scalar-api-reference.js`. */
-export const SERVED_BUNDLE = join(ROOT, 'assets/docs/vendor/scalar-api-reference.js');
+const SERVED_BUNDLE = join(ROOT, 'assets/docs/vendor/scalar-api-reference.js');
 
 /**
  * Copies the bundle unless the served copy has its size and modification time already.

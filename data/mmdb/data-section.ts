@@ -33,7 +33,7 @@ export type MmdbNumericType = 'uint16' | 'uint32' | 'int32' | 'uint64' | 'uint12
  * uint32, a negative integer ≥ −2³¹ as int32, any other number as double, a bigint as uint64 or
  * uint128.
  */
-export class MmdbTyped {
+class MmdbTyped {
   constructor(
     readonly type: MmdbNumericType,
     readonly value: number | bigint,

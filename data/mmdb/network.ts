@@ -19,7 +19,7 @@ export function parseNetwork(cidr: string): Network {
 }
 
 /** The 16 bytes of an IPv4 (placed at ::a.b.c.d) or IPv6 address. */
-export function addressBytes(text: string): Uint8Array {
+function addressBytes(text: string): Uint8Array {
   const address = ipaddr.parse(embeddedIpv4ToHex(text));
   const bytes = new Uint8Array(16);
   if (address.kind() === 'ipv4') bytes.set(address.toByteArray(), 12);
@@ -52,7 +52,7 @@ export function bytesToBigInt(bytes: Uint8Array): bigint {
 }
 
 /** The 16 bytes of an unsigned 128-bit bigint. */
-export function bigIntToBytes(n: bigint): Uint8Array {
+function bigIntToBytes(n: bigint): Uint8Array {
   const bytes = new Uint8Array(16);
   let v = n;
   for (let i = 15; i >= 0; i--) {

@@ -25,7 +25,7 @@ const leaf = (id: number): number => -(id + 1);
 const leafId = (child: number): number => -child - 1;
 
 /** Reads bit `index` (0 = most significant) of a 16-byte address. */
-export function bitAt(bytes: Uint8Array, index: number): number {
+function bitAt(bytes: Uint8Array, index: number): number {
   return ((bytes[index >> 3] as number) >> (7 - (index & 7))) & 1;
 }
 

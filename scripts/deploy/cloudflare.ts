@@ -31,7 +31,7 @@ export interface Cloudflare {
 }
 
 /** A wrangler command that failed; the message holds its output's last lines. */
-export class WranglerError extends Error {
+class WranglerError extends Error {
   override readonly name = 'WranglerError';
 }
 

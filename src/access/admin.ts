@@ -52,7 +52,7 @@ export interface AccountView {
  * @throws {AccountInputError} for an id that is not a valid account id.
  * @throws {Error} when the stored value is not a valid document (it is then left untouched).
  */
-export async function readAccount(kv: KvStore, accountId: string): Promise<AccountDocument | null> {
+async function readAccount(kv: KvStore, accountId: string): Promise<AccountDocument | null> {
   const text = await kv.get(accountKey(checkAccountId(accountId)));
   if (text === null) return null;
   const parsed = AccountDocumentSchema.safeParse(JSON.parse(text));
@@ -164,7 +164,7 @@ export async function showAccount(kv: KvStore, accountId: string): Promise<Accou
 }
 
 /** The operator's view of a document: key ids and dates, never hashes. */
-export function accountView(account: AccountDocument): AccountView {
+function accountView(account: AccountDocument): AccountView {
   return {
     id: account.id,
     status: account.status,
@@ -309,7 +309,7 @@ export async function renewAccount(kv: KvStore, accountId: string, expires: stri
 }
 
 /** The longest grace period of a rotated key, in seconds (90 days). */
-export const MAX_GRACE_SECONDS = 90 * 86_400;
+const MAX_GRACE_SECONDS = 90 * 86_400;
 
 /**
  * Replaces an API key: makes a new one, and revokes the old one at `now + graceSeconds` (at once

@@ -23,7 +23,7 @@
  */
 
 /** The fixed start of every key, so that leaked keys are recognisable (e.g. by secret scanners). */
-export const API_KEY_PREFIX = 'ipgeo_';
+const API_KEY_PREFIX = 'ipgeo_';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Random characters: 62^43 > 2^256. */
@@ -77,7 +77,7 @@ export function apiKeyForm(text: string): ApiKeyForm {
  *
  * @example crc32('123456789') // 0xcbf43926, the polynomial's check value
  */
-export function crc32(ascii: string): number {
+function crc32(ascii: string): number {
   let crc = 0xffffffff;
   for (let i = 0; i < ascii.length; i++) {
     crc = (CRC_TABLE[(crc ^ ascii.charCodeAt(i)) & 0xff] as number) ^ (crc >>> 8);

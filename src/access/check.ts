@@ -28,7 +28,7 @@ import type { AccountDirectory, KvReader } from './directory.ts';
 import type { AccountDocument } from './kv-schema.ts';
 
 /** How a request proved its right to a paid server. */
-export type Credential = 'key' | 'address' | 'origin';
+type Credential = 'key' | 'address' | 'origin';
 
 /** The request facts that access depends on. */
 export interface AccessRequest {
@@ -49,7 +49,7 @@ export interface AccessPolicy {
 }
 
 /** The defaults: checksummed keys only, and `https://<hostname>` origins only. */
-export const STRICT_ACCESS: AccessPolicy = Object.freeze({ legacyKeys: false, httpOrigins: false });
+const STRICT_ACCESS: AccessPolicy = Object.freeze({ legacyKeys: false, httpOrigins: false });
 
 /** Why access is refused: mapped to public problem codes by one switch in `middleware.ts`. */
 export type AccessFailure =

@@ -29,15 +29,15 @@ import {
 } from './kv-schema.ts';
 
 /** How long an isolate serves what it read from KV, found or absent, in ms. */
-export const ACCESS_CACHE_TTL_MS = 30_000;
+const ACCESS_CACHE_TTL_MS = 30_000;
 /** How many found entries of each kind an isolate keeps (a few MB at most). */
-export const ACCESS_CACHE_ENTRIES = 5_000;
+const ACCESS_CACHE_ENTRIES = 5_000;
 /**
  * How many absent entries of each kind (unknown key hashes, addresses and hostnames that no account
  * whitelists) an isolate remembers, apart from the found ones, so that they cannot push them out.
  * About 150 bytes each: under 1 MB per kind when full.
  */
-export const ACCESS_CACHE_ABSENT_ENTRIES = 5_000;
+const ACCESS_CACHE_ABSENT_ENTRIES = 5_000;
 
 /** The part of a KV namespace the directory reads. */
 export interface KvReader {

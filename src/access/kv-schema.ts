@@ -2,10 +2,10 @@
  * @module Every key and value that the `ACCOUNTS` KV namespace holds (documented for operators in
  * `docs/storage.md`; change both together).
  *
- *     account:<accountId>     → AccountDocument   the account; the only source of truth
- *     apikey:<sha256 hex>     → ApiKeyIndex       which account and key a key hash belongs to
- *     ip:<canonical address>  → WhitelistIndex    which account whitelists a server address
- *     domain:<hostname>       → WhitelistIndex    which account whitelists a website hostname
+ *     account:<accountId>     → AccountDocument        the account; the only source of truth
+ *     apikey:<sha256 hex>     → ApiKeyIndexSchema      which account and key a key hash belongs to
+ *     ip:<canonical address>  → WhitelistIndexSchema   which account whitelists a server address
+ *     domain:<hostname>       → WhitelistIndexSchema   which account whitelists a website hostname
  *
  * KV has no transactions and no compare-and-set, so the indexes are hints and the account document
  * decides: an index entry counts only when the document it points to lists the same key, address or
@@ -17,16 +17,16 @@ import { z } from 'zod';
 /** An account id: 1 to 63 lower-case letters, digits and hyphens, starting with a letter or digit. */
 export const AccountIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
 /** A key id, shown to operators and customers: `key_` and 12 hex digits. */
-export const KeyIdSchema = z.string().regex(/^key_[0-9a-f]{12}$/);
+const KeyIdSchema = z.string().regex(/^key_[0-9a-f]{12}$/);
 /** SHA-256 in lower-case hex (64 digits). */
-export const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/);
+const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/);
 /** A calendar date `YYYY-MM-DD`. */
-export const DateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const DateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 /** An instant, ISO 8601 in UTC (`Date.prototype.toISOString`). */
-export const InstantSchema = z.iso.datetime();
+const InstantSchema = z.iso.datetime();
 
 /** One API key of an account. The key itself is never stored. */
-export const StoredKeySchema = z.object({
+const StoredKeySchema = z.object({
   id: KeyIdSchema,
   /** SHA-256 of the whole key text (`ipgeo_…`), hex. */
   sha256: Sha256HexSchema,
@@ -62,10 +62,6 @@ export const WhitelistIndexSchema = z.object({ account: AccountIdSchema });
 export type AccountDocument = z.infer<typeof AccountDocumentSchema>;
 /** One stored API key. */
 export type StoredKey = z.infer<typeof StoredKeySchema>;
-/** Where a key hash points. */
-export type ApiKeyIndex = z.infer<typeof ApiKeyIndexSchema>;
-/** Where a whitelisted address or hostname points. */
-export type WhitelistIndex = z.infer<typeof WhitelistIndexSchema>;
 
 /** The KV key of an account document. */
 export const accountKey = (accountId: string): string => `account:${accountId}`;

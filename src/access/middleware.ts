@@ -65,7 +65,7 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
 }
 
 /** Seconds a client is asked to wait (`Retry-After`) when KV cannot be read. */
-export const ACCOUNTS_RETRY_AFTER_SECONDS = 5;
+const ACCOUNTS_RETRY_AFTER_SECONDS = 5;
 
 /** The outcome of an access check, with a failed KV read turned into 503 `ACCOUNTS_UNAVAILABLE` (the cause logged). */
 async function readingKv<T>(check: Promise<T>): Promise<T> {
@@ -81,12 +81,12 @@ async function readingKv<T>(check: Promise<T>): Promise<T> {
 }
 
 /** What the deployment's optional variables accept beyond the defaults (exact values only: anything else is the default). */
-export function accessPolicyOf(vars: OptionalVars): AccessPolicy {
+function accessPolicyOf(vars: OptionalVars): AccessPolicy {
   return { legacyKeys: vars.LEGACY_API_KEYS === 'accept', httpOrigins: vars.ALLOW_HTTP_ORIGINS === 'true' };
 }
 
 /** The public problem of an access failure; internal detail (account and key ids) stays in the logs. */
-export function problemOf(failure: AccessFailure): ProblemError {
+function problemOf(failure: AccessFailure): ProblemError {
   switch (failure.kind) {
     case 'no-credential':
       return new ProblemError(

@@ -39,7 +39,7 @@ function sanitize(value: XmlValue): XmlValue {
  * @example toXml('response', { item: [{ ...attributes({ ip: '8.8.8.8' }), cityName: '' }] })
  *   // '…<response><item ip="8.8.8.8"><cityName></cityName></item></response>'
  */
-export function attributes(values: Readonly<Record<string, string>>): Record<`@${string}`, string> {
+function attributes(values: Readonly<Record<string, string>>): Record<`@${string}`, string> {
   return Object.fromEntries(Object.entries(values).map(([k, v]) => [`@${k}`, v]));
 }
 

@@ -10,7 +10,7 @@
 import { Geodesic } from 'geographiclib-geodesic';
 
 /** Metres in one statute mile (international mile of 1959: exactly 1609.344 m). */
-export const METRES_PER_MILE = 1609.344;
+const METRES_PER_MILE = 1609.344;
 
 /** Decimals of the kilometres and miles answered (0.01 km = 10 m, 0.01 mi ≈ 16 m). */
 export const DISTANCE_DECIMALS = 2;
@@ -38,7 +38,7 @@ export interface Distance {
  * @throws RangeError when a latitude is outside [-90, 90] or a coordinate is not finite.
  * @example geodesicMetres({ latitude: 40.6, longitude: -73.8 }, { latitude: 49.01666667, longitude: 2.55 }) // ≈ 5853226 (JFK to CDG)
  */
-export function geodesicMetres(from: Coordinates, to: Coordinates): number {
+function geodesicMetres(from: Coordinates, to: Coordinates): number {
   check(from);
   check(to);
   const { s12 } = Geodesic.WGS84.Inverse(from.latitude, from.longitude, to.latitude, to.longitude, Geodesic.DISTANCE);

@@ -43,7 +43,7 @@ export interface DatabaseIdentity {
 }
 
 /** A database is stale when a source was built more than this many days ago (GeoLite2 licence, section 6c). */
-export const STALE_AFTER_DAYS = 30;
+const STALE_AFTER_DAYS = 30;
 
 /**
  * The version string of a database.

@@ -3,7 +3,7 @@
 /** The languages names can be asked in: MaxMind's codes, in MaxMind's order. */
 export const LANGUAGES = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'] as const;
 
-/** One of {@link LANGUAGES}. */
+/** One of {@link LANGUAGES}: a `?lang=` code. */
 export type Language = (typeof LANGUAGES)[number];
 
 /** A language's index in {@link LANGUAGES}: the index into {@link Names}. */

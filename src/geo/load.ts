@@ -39,13 +39,13 @@ export interface BackgroundContext {
 }
 
 /** How often an isolate reads the current record, at most. */
-export const CHECK_INTERVAL_MS = 60_000;
+const CHECK_INTERVAL_MS = 60_000;
 /** How long a request waits for a load that another request is doing before it answers 503. */
-export const WAIT_MS = 2_000;
+const WAIT_MS = 2_000;
 /** How often a waiting request looks at the slot again. */
 const POLL_MS = 10;
 /** A load that has not finished after this long is taken to be abandoned (its request cancelled). */
-export const LOAD_ABANDONED_MS = 15_000;
+const LOAD_ABANDONED_MS = 15_000;
 /** Bytes each turn of the read waits for at least (workerd's `readAtLeast`): fewer turns, no copies. */
 const READ_AT_LEAST = 1 << 20;
 
@@ -64,6 +64,8 @@ interface Loaded {
 /**
  * One isolate's database: loaded on first use, verified, checked for a new version at most once a
  * minute, switched without a restart. Its state holds settled values only (see the module comment).
+ *
+ * @internal Exported for the fault tests, which run slots of their own on a clock they move.
  */
 export class DatabaseSlot {
   private loaded: Loaded | undefined;
@@ -320,7 +322,11 @@ export function databaseIdentity(): DatabaseIdentity | undefined {
   return slot.identity;
 }
 
-/** Forgets this isolate's database (tests use it to start from a cold isolate). */
+/**
+ * Forgets this isolate's database.
+ *
+ * @internal for tests that start from a cold isolate.
+ */
 export function resetDatabaseForTests(): void {
   slot.reset();
 }

@@ -16,7 +16,7 @@ import { z } from 'zod';
 export const CURRENT_RECORD_KEY = 'ipgeo-current.json';
 
 /** A version string: the UTC date of the newest location source's build, a dot, 8 hex digits of the SHA-256. */
-export const VersionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}\.[0-9a-f]{8}$/);
+const VersionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}\.[0-9a-f]{8}$/);
 
 /** The R2 key of a published version's database: `ipgeo-<version>.mmdb`. */
 export function versionObjectKey(version: string): string {
@@ -24,7 +24,7 @@ export function versionObjectKey(version: string): string {
 }
 
 /** One version whose object is in the bucket. */
-export const PublishedVersionSchema = z.object({
+const PublishedVersionSchema = z.object({
   version: VersionSchema,
   /** The object's R2 key, {@link versionObjectKey} of `version`. */
   key: z.string().min(1),

@@ -73,7 +73,7 @@ export function dottedQuad(text: string): number {
 }
 
 /** The dotted quad of an unsigned 32-bit IPv4 value. */
-export function ipv4Text(value: number): string {
+function ipv4Text(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 
@@ -177,28 +177,6 @@ function rfc5952(groups: readonly number[], runStart: number, runLength: number)
   return text;
 }
 
-/**
- * The 16 bytes of an address in network order (IPv4 at ::a.b.c.d): the form access lists and
- * MaxMind DB writers take.
- */
-export function addressBytes(address: IpAddress): Uint8Array {
-  const bytes = new Uint8Array(16);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, address.w0);
-  view.setUint32(4, address.w1);
-  view.setUint32(8, address.w2);
-  view.setUint32(12, address.w3);
-  return bytes;
-}
-
-/** An address in the shape the rest of the service used before {@link IpAddress}: version, canonical text, 16 bytes. */
-export interface ParsedIp {
-  version: 4 | 6;
-  canonical: string;
-  /** 16 bytes, IPv4 a.b.c.d at ::a.b.c.d. */
-  bytes: Uint8Array;
-}
-
 /** Text that is not an IPv4 or IPv6 address in an accepted form ({@link parseIp}). */
 export class IpAddressError extends Error {
   override readonly name = 'IpAddressError';
@@ -209,13 +187,13 @@ export class IpAddressError extends Error {
 }
 
 /**
- * {@link parseIp}, for callers that want the bytes and an exception (account whitelists, client keys).
+ * {@link parseIp}, for callers that want an exception (account whitelists, client keys).
  *
  * @throws {IpAddressError} when the text is not an address.
- * @example parseIpAddress('2001:db8::1').bytes // Uint8Array [0x20, 0x01, 0x0d, 0xb8, 0, …, 1]
+ * @example parseIpAddress('2001:db8::1') // { version: 6, canonical: '2001:db8::1', w0: 0x20010db8, w1: 0, w2: 0, w3: 1 }
  */
-export function parseIpAddress(text: string): ParsedIp {
+export function parseIpAddress(text: string): IpAddress {
   const address = typeof text === 'string' ? parseIp(text) : undefined;
   if (address === undefined) throw new IpAddressError();
-  return { version: address.version, canonical: address.canonical, bytes: addressBytes(address) };
+  return address;
 }

@@ -24,7 +24,6 @@ export function clientKey(address: string): string {
   if (dottedQuad(address) >= 0) return address;
   const parsed = parseIpAddress(address);
   if (parsed.version === 4) return parsed.canonical;
-  const prefix = Array.from(parsed.bytes.subarray(0, 8));
-  const network = new ipaddr.IPv6([...prefix, 0, 0, 0, 0, 0, 0, 0, 0]);
+  const network = new ipaddr.IPv6([parsed.w0 >>> 16, parsed.w0 & 0xffff, parsed.w1 >>> 16, parsed.w1 & 0xffff, 0, 0, 0, 0]);
   return `${network.toRFC5952String()}/64`;
 }

@@ -2,7 +2,7 @@
 import { type IpAddress, parseIp } from './address.ts';
 
 /** Machine names of the kinds of special-purpose range; several ranges can share a name (five are `documentation`). */
-export type SpecialRangeName =
+type SpecialRangeName =
   | 'thisNetwork'
   | 'unspecified'
   | 'private'
@@ -69,6 +69,8 @@ const range = (name: SpecialRangeName, cidr: string, rfc: string, description: s
  * Deliberately present although the registry marks them globally reachable: the NAT64 well-known prefix
  * `64:ff9b::/96` (RFC 6052; an address there stands for the IPv4 address in its last 32 bits, not for a
  * host of its own), AS112, AMT, the anycast addresses and Teredo — none locates a user.
+ *
+ * @internal Exported for the tests that hold it against their own copy of the registries.
  */
 export const SPECIAL_RANGES: readonly SpecialRange[] = Object.freeze([
   // IPv4

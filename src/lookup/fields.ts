@@ -35,7 +35,7 @@ export type FieldMask = number;
 export const FIELD_INDEX = Object.fromEntries(FIELDS.map((name, index) => [name, index])) as { readonly [name in FieldName]: number };
 
 /** The bit of each field in a {@link FieldMask}. */
-export const FIELD = Object.fromEntries(FIELDS.map((name, index) => [name, 1 << index])) as { readonly [name in FieldName]: number };
+const FIELD = Object.fromEntries(FIELDS.map((name, index) => [name, 1 << index])) as { readonly [name in FieldName]: number };
 
 /** Every field: the single lookup's record. */
 export const ALL_FIELDS: FieldMask = (1 << FIELDS.length) - 1;

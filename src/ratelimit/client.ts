@@ -24,9 +24,9 @@ import type { LimitDecision } from './window.ts';
 import { unpackDecision } from './wire.ts';
 
 /** How long a Durable Object answer may take before the isolate decides instead, in ms. */
-export const LIMITER_TIMEOUT_MS = 1000;
+const LIMITER_TIMEOUT_MS = 1000;
 /** After a failure, how long this isolate decides on its own before asking Durable Objects again, in ms. */
-export const LIMITER_RETRY_MS = 5000;
+const LIMITER_RETRY_MS = 5000;
 
 /** Who decided: the client's Durable Object (exact, global) or this isolate (during an outage). */
 export type LimitSource = 'durable-object' | 'isolate';
@@ -70,7 +70,7 @@ export class RateLimitClient {
     if (now >= this.#localUntil) {
       try {
         const stub = namespace.getByName(key);
-        const packed = await withTimeout(mode === 'hit' ? stub.hitPacked() : stub.peekPacked(), this.#timeoutMs);
+        const packed = await withTimeout(mode === 'hit' ? stub.hit() : stub.peek(), this.#timeoutMs);
         return { decision: unpackDecision(packed), source: 'durable-object' };
       } catch (error) {
         this.#localUntil = now + this.#retryMs;
@@ -90,7 +90,7 @@ export class RateLimitClient {
   async refund(namespace: DurableObjectNamespace<RateLimiter>, key: string, counted: LimitSource): Promise<LimitDecision | null> {
     if (counted === 'isolate') return this.#fallback.refund(key, this.#now());
     try {
-      return unpackDecision(await withTimeout(namespace.getByName(key).refundPacked(), this.#timeoutMs));
+      return unpackDecision(await withTimeout(namespace.getByName(key).refund(), this.#timeoutMs));
     } catch (error) {
       console.error('rate limiter unreachable; a request that failed stays counted', error);
       return null;

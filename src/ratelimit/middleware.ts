@@ -26,7 +26,7 @@ import { rateLimitHeaders } from './headers.ts';
 import { FREE_POLICIES, type LimitDecision } from './window.ts';
 
 /** The key of requests that carry no parseable client address. */
-export const UNKNOWN_CLIENT_KEY = 'unknown';
+const UNKNOWN_CLIENT_KEY = 'unknown';
 
 /** `/api/` paths that are not counted: the status endpoint (DESIGN.md section 3), so that checking the data costs no quota. */
 export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
@@ -35,7 +35,7 @@ export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
  * Pages that count as one request, like the lookup they show (`routes/home.ts`), when asked with GET or
  * HEAD. Over the limit the gate does not raise: the page answers 429 itself, as a page.
  */
-export const COUNTED_PAGES: ReadonlySet<string> = new Set(['/']);
+const COUNTED_PAGES: ReadonlySet<string> = new Set(['/']);
 
 /** The context variable in which the gate hands a counted page its decision. */
 interface RateLimitEnv extends AppEnv {
@@ -55,7 +55,7 @@ const limiter = new RateLimitClient();
 const LIMITS = FREE_POLICIES.map((policy) => `${policy.quota} requests in ${policy.windowSeconds} s`).join(', ');
 
 /** The rate-limit key of a request's client address (see `ip/client-key.ts`). */
-export function clientKeyOf(address: string): string {
+function clientKeyOf(address: string): string {
   try {
     return clientKey(address);
   } catch {

@@ -3,7 +3,7 @@
  * an IPv4 address or an IPv6 /64, see `ip/client-key.ts`). The log of admitted requests is kept in the
  * object's memory only: nothing is written to storage, and no alarm is set.
  *
- * Exact under concurrency: {@link RateLimiter.hitPacked} reads, decides and replaces the log with no
+ * Exact under concurrency: {@link RateLimiter.hit} reads, decides and replaces the log with no
  * `await` in between, so concurrent requests of one client are decided one after another against the
  * same log.
  *
@@ -33,8 +33,7 @@
  * isolate's time per free request. That bought exactness only at the rare resets.
  *
  * Nothing is in storage, so nothing needs cleaning up: a client that came once leaves nothing behind
- * once its object is evicted. {@link RateLimiter.alarm} remains only to delete what the earlier version,
- * which kept the log in SQLite, left behind.
+ * once its object is evicted.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { admit, withdraw } from './window.ts';
@@ -51,15 +50,11 @@ export class RateLimiter extends DurableObject<Env> {
   /**
    * Decides a rate-limited request and, when it is admitted, counts it.
    *
-   * Named apart from `hit` of the earlier version (which answered the decision object), so that a
-   * Worker and an object of different versions during a deployment fail the call, which the client
-   * treats as an outage, rather than misread each other's answers.
-   *
    * @param now the request time in ms since the epoch; the object's own clock when omitted (production).
    *   Tests pass it to walk through windows without waiting.
    * @returns the decision, with the state of every policy after it, packed by `packDecision` (`wire.ts`).
    */
-  hitPacked(now: number = Date.now()): number {
+  hit(now: number = Date.now()): number {
     const { decision, log } = admit(this.#log, now);
     this.#log = log;
     return packDecision(decision);
@@ -72,7 +67,7 @@ export class RateLimiter extends DurableObject<Env> {
    * @param now ms since the epoch; the object's own clock when omitted.
    * @returns the decision packed by `packDecision` (`wire.ts`).
    */
-  peekPacked(now: number = Date.now()): number {
+  peek(now: number = Date.now()): number {
     return packDecision(admit(this.#log, now, { consume: false }).decision);
   }
 
@@ -83,9 +78,9 @@ export class RateLimiter extends DurableObject<Env> {
    * @param now ms since the epoch; the object's own clock when omitted.
    * @returns the state of the policies, packed by `packDecision` (`wire.ts`).
    */
-  refundPacked(now: number = Date.now()): number {
+  refund(now: number = Date.now()): number {
     this.#log = withdraw(this.#log);
-    return this.peekPacked(now);
+    return this.peek(now);
   }
 
   /**
@@ -94,14 +89,5 @@ export class RateLimiter extends DurableObject<Env> {
    */
   admittedTimes(): number[] {
     return [...this.#log];
-  }
-
-  /**
-   * Deletes the storage of an earlier version. That version kept the log in a SQLite table and set an
-   * alarm at most a minute after each request to delete it; this version writes nothing, so the only
-   * alarms that can still fire are those, and all of them within a minute of the deployment.
-   */
-  override async alarm(): Promise<void> {
-    await this.ctx.storage.deleteAll();
   }
 }

@@ -64,7 +64,7 @@ export type CountrySummary = Pick<Country, 'code' | 'name' | 'native' | 'capital
 type CountryCode = keyof typeof countries;
 
 /** Codes that `countries-list` holds but ISO 3166-1 and the specification do not (see the module header). */
-export const NOT_ISO_COUNTRIES: readonly string[] = ['AC', 'TA'];
+const NOT_ISO_COUNTRIES: readonly string[] = ['AC', 'TA'];
 
 const cache = new Map<string, CountryFacts | undefined>();
 

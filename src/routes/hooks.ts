@@ -15,7 +15,7 @@ export interface Issue {
 type Outcome = { readonly success: true } | { readonly success: false; readonly error: { readonly issues: readonly Issue[] } };
 
 /** `ips: Too big: expected array to have <=50 items`: where an issue is, and what it says. */
-export function describeIssue(issues: readonly Issue[]): string {
+function describeIssue(issues: readonly Issue[]): string {
   const issue = issues[0];
   return issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'the request is not valid';
 }

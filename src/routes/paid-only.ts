@@ -25,7 +25,7 @@ interface PaidEndpoint {
 }
 
 /** The paid-only endpoints (spec 4.3 to 4.6, DESIGN.md section 3). */
-export const PAID_ENDPOINTS: readonly PaidEndpoint[] = [
+const PAID_ENDPOINTS: readonly PaidEndpoint[] = [
   { method: 'post', path: '/bulk/json', name: 'Bulk lookup' },
   { method: 'post', path: '/bulk/xml', name: 'Bulk lookup' },
   { method: 'post', path: '/distance', name: 'Distance' },
@@ -43,7 +43,7 @@ export const PAID_ENDPOINTS: readonly PaidEndpoint[] = [
  *
  * @example paidServers('https://de.ipgeo.example, https://us.ipgeo.example') // ['https://de.ipgeo.example', 'https://us.ipgeo.example']
  */
-export function paidServers(list: string): string[] {
+function paidServers(list: string): string[] {
   return list
     .split(',')
     .map((origin) => origin.trim())
@@ -51,7 +51,7 @@ export function paidServers(list: string): string[] {
 }
 
 /** The refusal of a paid-only endpoint on the free server. */
-export function paidPlanRequired(endpoint: PaidEndpoint, servers: readonly string[]): ProblemError {
+function paidPlanRequired(endpoint: PaidEndpoint, servers: readonly string[]): ProblemError {
   const path = `/api${endpoint.path}`;
   const where = servers.length > 0 ? ` on a paid server: ${servers.map((origin) => origin + path).join(', ')}` : ' on the paid servers';
   return new ProblemError('PAID_PLAN_REQUIRED', `${endpoint.name} (${endpoint.method.toUpperCase()} ${path}) is available with a paid plan only,${where}.`, {

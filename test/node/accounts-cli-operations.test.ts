@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { USAGE, WranglerKv } from '../../scripts/accounts.ts';
+import { WranglerKv } from '../../scripts/accounts.ts';
 import { accountsCli } from '../support/accounts-cli.ts';
 
 const { state, accounts } = accountsCli('accounts-ops-test-');
@@ -29,12 +29,16 @@ describe('npm run accounts -- list', () => {
     expect((await accounts('allow-ip', 'ops-list-b', '2001:db8::91')).status).toBe(0);
     expect((await accounts('allow-domain', 'ops-list-b', 'list.example.com')).status).toBe(0);
     expect((await accounts('cancel', 'ops-list-b')).status).toBe(0);
+    expect((await accounts('create', 'ops-list-c', '--expires', '2031-06-30')).status).toBe(0);
+    expect((await accounts('cancel', 'ops-list-c')).status).toBe(0);
     const listed = await accounts('list');
     expect(listed.status).toBe(0);
     const rows = listed.out.map((line) => line.split(/\s{2,}/));
     expect(rows[0]).toEqual(['ACCOUNT', 'STATUS', 'LAST DAY', 'KEYS', 'IPS', 'DOMAINS']);
     expect(rows).toContainEqual(['ops-list-a', 'active', '2031-01-31', '1', '0', '0']);
-    expect(rows).toContainEqual(['ops-list-b', 'cancelled', '-', '0', '2', '1']);
+    // A cancelled account's last day is the day it was cancelled, not the end date it had.
+    expect(rows).toContainEqual(['ops-list-b', 'cancelled', inDays(0), '0', '2', '1']);
+    expect(rows).toContainEqual(['ops-list-c', 'cancelled', inDays(0), '0', '0', '0']);
   }, 60_000);
 });
 
@@ -96,7 +100,7 @@ describe('npm run accounts -- renew', () => {
     }
     const missing = await accounts('renew', 'ops-renew-bad');
     expect(missing.status).toBe(2);
-    expect(missing.err.join('\n')).toContain(USAGE);
+    expect(missing.err).toEqual(['npm run accounts: renew needs --expires YYYY-MM-DD (see npm run accounts -- --help)']);
     expect(await show('ops-renew-bad')).toMatchObject({ status: 'active', expires: '2032-06-30' });
   }, 60_000);
 });
@@ -143,7 +147,8 @@ describe('npm run accounts -- rotate-key', () => {
     ] as const) {
       const result = await accounts(...argv);
       expect(result.status, argv.join(' ')).toBe(status);
-      expect(result.err.join('\n'), argv.join(' ')).toMatch(/^accounts: /);
+      // Refusals say why; bad usage says so in one line that points at --help.
+      expect(result.err.join('\n'), argv.join(' ')).toMatch(status === 1 ? /^accounts: / : /^npm run accounts: .* \(see npm run accounts -- --help\)$/);
     }
     expect(await show('ops-rotate-bad')).toEqual(before);
   }, 60_000);

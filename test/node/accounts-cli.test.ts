@@ -45,19 +45,32 @@ describe('npm run accounts', () => {
   }, 60_000);
 
   it.each([
-    [[]],
-    [['launch', 'x']],
-    [['create']],
-    [['create', 'a', 'b']],
-    [['key', 'cli-usage', '--expires', '2030-01-01']],
-    [['show', 'cli-usage', '--verbose']],
-    [['show', 'cli-usage', '--remote']],
-  ])('answers bad usage %j with the usage text and status 2', async (argv) => {
+    [[], 'no command given'],
+    [['launch', 'x'], "unknown command 'launch'"],
+    [['create'], 'create takes <account>; got 0 arguments'],
+    [['create', 'a', 'b'], 'create takes <account>; got 2 arguments'],
+    [['key', 'cli-usage', '--expires', '2030-01-01'], '--expires belongs to create and renew only'],
+    [['show', 'cli-usage', '--verbose'], "unknown option '--verbose'"],
+    [['show', 'cli-usage', '--remote'], '--persist-to is for local state; it cannot go with --remote'],
+  ])('answers bad usage %j with one line that points at --help, and status 2', async (argv, problem) => {
     const result = await accounts(...argv);
     expect(result.status).toBe(2);
-    expect(result.err.join('\n')).toContain(USAGE);
+    expect(result.err).toEqual([`npm run accounts: ${problem} (see npm run accounts -- --help)`]);
     expect(result.out).toEqual([]);
   });
+
+  it('answers --help with the usage, and status 0', async () => {
+    const result = await accounts('--help');
+    expect(result).toEqual({ status: 0, out: USAGE.split('\n'), err: [] });
+  });
+
+  it('says that a cancelled account gives no access, not until when it would have', async () => {
+    expect((await accounts('create', 'cli-cancel', '--expires', '2031-12-31')).status).toBe(0);
+    const cancelled = await accounts('cancel', 'cli-cancel');
+    expect(cancelled.status).toBe(0);
+    expect(cancelled.out[0]).toMatch(/^Account cli-cancel: cancelled: .*no longer give access/);
+    expect(cancelled.out.join('\n')).not.toMatch(/access through|2031-12-31/);
+  }, 60_000);
 
   it('refuses with status 1, and changes nothing, when the accounts do not allow an operation', async () => {
     expect((await accounts('create', 'cli-refuse-a')).status).toBe(0);

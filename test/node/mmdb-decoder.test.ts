@@ -7,9 +7,9 @@ import Decoder from 'mmdb-lib/lib/decoder';
 import { describe, expect, it } from 'vitest';
 import { type MmdbValue, mmdbType } from '../../data/mmdb/data-section.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
-import { MmdbWriter } from '../../data/mmdb/writer.ts';
 import { MmdbDecoder, MmdbFormatError } from '../../src/mmdb/decoder.ts';
 import { MmdbReader } from '../../src/mmdb/reader.ts';
+import { MmdbWriter } from '../support/mmdb-writer.ts';
 
 /** Every type, at the edges of its sizes; repeated strings and maps are written as pointers. */
 const EVERY_TYPE: Record<string, MmdbValue> = {

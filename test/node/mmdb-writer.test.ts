@@ -7,9 +7,9 @@ import { Reader } from 'mmdb-lib';
 import { describe, expect, it } from 'vitest';
 import type { MmdbValue } from '../../data/mmdb/data-section.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
-import { MmdbWriter } from '../../data/mmdb/writer.ts';
 import { MmdbReader } from '../../src/mmdb/reader.ts';
 import { FIXTURES, formatAddress } from '../support/fixtures.ts';
+import { MmdbWriter } from '../support/mmdb-writer.ts';
 
 const NAMES = ['GeoIP2-City-Test', 'GeoIP2-Country-Test', 'GeoLite2-City-Test', 'GeoLite2-Country-Test', 'GeoLite2-ASN-Test', 'GeoIP2-Anonymous-IP-Test'];
 

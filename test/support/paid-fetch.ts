@@ -16,7 +16,7 @@ export const PAID_ORIGIN = 'https://de.paid.test';
 let key: Promise<string> | undefined;
 
 /** The API key of this test file's account, created on first use. */
-export function apiKey(): Promise<string> {
+function apiKey(): Promise<string> {
   key ??= (async () => {
     const account = `paid-routes-${crypto.randomUUID().slice(0, 8)}`;
     await createAccount(env.ACCOUNTS, account);

@@ -9,7 +9,7 @@ import type { CurrentRecord } from '../../src/geo/published.ts';
 import { repoFile } from './repo.ts';
 
 /** SHA-256 of bytes, lower-case hex. */
-export async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
+async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

@@ -11,19 +11,19 @@ export function failingNamespace(): { namespace: Env['RATE_LIMITER']; calls: () 
     calls++;
     return Promise.reject(new Error('Network connection lost.'));
   };
-  const stub = { hitPacked: fail, peekPacked: fail, refundPacked: fail };
+  const stub = { hit: fail, peek: fail, refund: fail };
   return { namespace: namespaceOf(stub), calls: () => calls };
 }
 
-/** The real namespace, except that taking a request back (`refundPacked`) fails as an unreachable object does. */
+/** The real namespace, except that taking a request back (`refund`) fails as an unreachable object does. */
 export function refundFailingNamespace(real: Env['RATE_LIMITER']): Env['RATE_LIMITER'] {
   return {
     getByName: (name: string) => {
       const stub = real.getByName(name);
       return {
-        hitPacked: () => stub.hitPacked(),
-        peekPacked: () => stub.peekPacked(),
-        refundPacked: () => Promise.reject(new Error('Network connection lost.')),
+        hit: () => stub.hit(),
+        peek: () => stub.peek(),
+        refund: () => Promise.reject(new Error('Network connection lost.')),
       };
     },
   } as unknown as Env['RATE_LIMITER'];
@@ -32,7 +32,7 @@ export function refundFailingNamespace(real: Env['RATE_LIMITER']): Env['RATE_LIM
 /** A namespace whose objects never answer. */
 export function hangingNamespace(): Env['RATE_LIMITER'] {
   const never = () => new Promise<never>(() => undefined);
-  return namespaceOf({ hitPacked: never, peekPacked: never, refundPacked: never });
+  return namespaceOf({ hit: never, peek: never, refund: never });
 }
 
 function namespaceOf(stub: object): Env['RATE_LIMITER'] {

@@ -16,23 +16,18 @@ function errorOf(call: () => unknown): IpAddressError {
 
 describe('parseIpAddress', () => {
   it('parses four-part dotted-decimal IPv4', () => {
-    expect(parseIpAddress('192.0.2.1')).toEqual({
-      version: 4,
-      canonical: '192.0.2.1',
-      bytes: Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 192, 0, 2, 1]),
-    });
+    expect(parseIpAddress('192.0.2.1')).toEqual({ version: 4, canonical: '192.0.2.1', w0: 0, w1: 0, w2: 0, w3: 0xc0000201 });
     expect(parseIpAddress('0.0.0.0').canonical).toBe('0.0.0.0');
     expect(parseIpAddress('255.255.255.255').canonical).toBe('255.255.255.255');
   });
 
-  it('places IPv4 at ::a.b.c.d in the 16-byte key, where MaxMind DB trees hold IPv4', () => {
+  it('places IPv4 at ::a.b.c.d in the 128 bits, where MaxMind DB trees hold IPv4', () => {
     // MaxMind DB spec: an IPv4 address in an IPv6 tree is looked up as ::a.b.c.d (96 zero bits first).
-    expect(Array.from(parseIpAddress('1.2.3.4').bytes)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+    expect(parseIpAddress('1.2.3.4')).toMatchObject({ w0: 0, w1: 0, w2: 0, w3: 0x01020304 });
   });
 
-  it('parses IPv6 into its 16 bytes in network order', () => {
-    expect(Array.from(parseIpAddress('2001:db8::1').bytes)).toEqual([0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
-    expect(parseIpAddress('2001:db8::1').version).toBe(6);
+  it('parses IPv6 into its 128 bits, most significant first', () => {
+    expect(parseIpAddress('2001:db8::1')).toEqual({ version: 6, canonical: '2001:db8::1', w0: 0x20010db8, w1: 0, w2: 0, w3: 1 });
   });
 
   // RFC 5952 section 2.1: eight spellings of one address; section 4 gives its canonical form.

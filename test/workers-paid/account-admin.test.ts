@@ -14,10 +14,10 @@ import {
   createAccount,
   createApiKey,
   type KvStore,
-  readAccount,
   revokeApiKey,
   showAccount,
 } from '../../src/access/admin.ts';
+import { storedAccount } from '../support/stored-account.ts';
 
 /** Every key and value of the namespace. */
 async function dump(): Promise<Map<string, string>> {
@@ -74,7 +74,7 @@ describe('account operations', () => {
     }
     const hash = await sha256(key);
     expect(JSON.parse(stored.get(`apikey:${hash}`) ?? 'null')).toEqual({ account: 'admin-key', key: keyId });
-    expect((await readAccount(env.ACCOUNTS, 'admin-key'))?.keys).toEqual([expect.objectContaining({ id: keyId, sha256: hash, revokedAt: null })]);
+    expect((await storedAccount(env.ACCOUNTS, 'admin-key')).keys).toEqual([expect.objectContaining({ id: keyId, sha256: hash, revokedAt: null })]);
     expect(JSON.stringify(await showAccount(env.ACCOUNTS, 'admin-key'))).not.toContain(hash);
   });
 
@@ -159,8 +159,7 @@ describe('account operations', () => {
 describe('standingOf', () => {
   it('gives access through the last day of an expiry, UTC', async () => {
     await createAccount(env.ACCOUNTS, 'admin-expiry', { expires: '2027-01-31' });
-    const account = await readAccount(env.ACCOUNTS, 'admin-expiry');
-    if (account === null) throw new Error('account not stored');
+    const account = await storedAccount(env.ACCOUNTS, 'admin-expiry');
     expect(standingOf(account, Date.parse('2027-01-31T23:59:59.999Z'))).toEqual({ active: true });
     expect(standingOf(account, Date.parse('2027-02-01T00:00:00Z'))).toEqual({ active: false, reason: 'expired', since: '2027-01-31' });
   });
