@@ -6,10 +6,11 @@
  * (only `Date`), never waited for. Accounts `concurrent-*`, client address 203.0.113.80 and hostname
  * app.concurrent.example: this file only.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { allowDomain, allowIp, createAccount, createApiKey } from '../../src/access/admin.ts';
 import { ACCESS_CACHE_TTL_MS } from '../../src/access/directory.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 const WHITELISTED_IP = '203.0.113.80';
 const OTHER_IP = '203.0.113.81';
@@ -33,7 +34,7 @@ function mixedRequest(i: number): Promise<Response> {
   if (i % 3 === 0) headers.set('Authorization', `Bearer ${key}`);
   if (i % 3 === 1) headers.set('CF-Connecting-IP', WHITELISTED_IP);
   if (i % 3 === 2) headers.set('Origin', ORIGIN);
-  return exports.default.fetch(`https://de.ipgeo.test/api/json/8.8.${i % 256}.8`, { headers });
+  return workerFetch(`https://de.ipgeo.test/api/json/8.8.${i % 256}.8`, { headers });
 }
 
 describe('concurrent paid requests', () => {

@@ -4,18 +4,17 @@
  * the gate must do it), and carry the validating schemas. Its validity as OpenAPI 3.1 is checked in
  * Node by `test/node/openapi.test.ts`, where the validator runs.
  */
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { documentedOperations, servedOperations } from '../support/openapi-routes.ts';
 import { PAID_ORIGIN, paidFetch } from '../support/paid-fetch.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON that the tests walk freely.
 type Json = Record<string, any>;
 
-const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
 /** A request without credentials. */
-const anonymous = (path: string, init?: RequestInit) => worker.fetch(`${PAID_ORIGIN}${path}`, init);
+const anonymous = (path: string, init?: RequestInit) => workerFetch(`${PAID_ORIGIN}${path}`, init);
 
 let document: Json;
 beforeAll(async () => {
