@@ -14,13 +14,16 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { CORS_MAX_AGE_SECONDS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../access/cors.ts';
 import { OPEN_PAID_PATHS } from '../access/middleware.ts';
 import type { AppEnv, Plan } from '../env.ts';
 import { PROBLEMS, type ProblemCode } from '../errors/problem.ts';
+import { formatOf } from '../errors/render.ts';
 import { rateLimitPolicyField } from '../ratelimit/headers.ts';
 import { UNCOUNTED_PATHS } from '../ratelimit/middleware.ts';
 import { RATE_LIMIT_HEADERS, RATE_LIMITED_HEADERS } from '../ratelimit/openapi.ts';
 import { MAX_BULK_IPS } from '../schemas/bulk.ts';
+import { codesOfProblemSchema, ProblemSchema, problemMediaType, problemResponse, problemSchemaOf } from '../schemas/problem.ts';
 import { carriesDatabaseVersion, DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT } from './database-version.ts';
 import { HEALTH_PATH } from './health.ts';
 import { MAX_JSON_BODY_BYTES } from './json-body.ts';
@@ -28,132 +31,272 @@ import { MAX_JSON_BODY_BYTES } from './json-body.ts';
 /** Version of the API contract that the document describes. */
 export const API_VERSION = '1.0.0';
 
-const ACCESS_PROBLEMS = {
-  401: ['AUTHORIZATION_REQUIRED', 'AUTHORIZATION_INVALID'],
-  403: ['SUBSCRIPTION_INACTIVE', 'ORIGIN_FORBIDDEN'],
-} as const satisfies Record<number, readonly ProblemCode[]>;
-
 // The generated document is plain JSON; these are the few parts of it that are decorated.
 type Json = Record<string, unknown>;
+interface Response extends Json {
+  description: string;
+  headers?: Json;
+  content?: Record<string, { schema?: unknown }>;
+}
 interface Operation extends Json {
-  responses?: Record<string, Json>;
+  responses?: Record<string, Response>;
   security?: Record<string, string[]>[];
 }
 
-const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** `application/problem+xml` on XML routes, as `app.ts` renders them. */
-function problemMediaType(path: string): string {
-  return /\/xml(\/|$)/.test(path) ? 'application/problem+xml' : 'application/problem+json';
+/** A reference to a header component (registered by {@link registerComponents}). */
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers that a plan's gate puts on answers (`ratelimit/middleware.ts`, `cors/public.ts`, `access/middleware.ts`). */
+function gateHeaders(plan: Plan, path: string): Json {
+  if (plan === 'free') {
+    return {
+      'RateLimit-Policy': ref('RateLimit-Policy'),
+      RateLimit: ref('RateLimit'),
+      'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin'),
+      'Access-Control-Expose-Headers': ref('Access-Control-Expose-Headers'),
+      'Retry-After': ref('Retry-After.over-limit'),
+    };
+  }
+  return path.startsWith('/api/') ? { Vary: ref('Vary'), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') } : {};
 }
 
-function problemResponse(codes: readonly ProblemCode[], path: string, headers?: Json): Json {
+/** Headers that answers of a status always carry, whichever route gives them. */
+const HEADERS_OF_STATUS: Readonly<Record<string, Json>> = {
+  401: { 'WWW-Authenticate': ref('WWW-Authenticate') },
+  405: { Allow: ref('Allow') },
+  415: { 'Accept-Post': ref('Accept-Post') },
+  429: { 'Retry-After': ref('Retry-After') },
+  503: { 'Retry-After': ref('Retry-After') },
+};
+
+/**
+ * Adds problems of `codes` to `responses`: a status the operation has gets their codes (in its
+ * description and its schema's `code`), a new one a response of them.
+ */
+function addProblems(responses: Record<string, Response>, codes: readonly ProblemCode[], format: 'json' | 'xml'): void {
+  for (const code of codes) {
+    const status = String(PROBLEMS[code].status);
+    const existing = responses[status];
+    const known = existing ? codesOf(existing) : [];
+    if (known.includes(code)) continue;
+    const merged = problemResponse([...known, code], format);
+    responses[status] = { ...existing, ...merged };
+  }
+}
+
+/** The problem codes a response lists (its schema's `code`). */
+function codesOf(response: Response): ProblemCode[] {
+  return Object.values(response.content ?? {}).flatMap((content) => codesOfProblemSchema(content.schema));
+}
+
+/** Adds what the middleware of `plan` does to `path` to one operation, keeping what its route says. */
+function decorateOperation(operation: Operation, plan: Plan, path: string): void {
+  const format = formatOf(path);
+  operation.responses ??= {};
+  const responses = operation.responses;
+  const api = path.startsWith('/api/');
+  if (plan === 'paid' && api) {
+    // The access gate checks every /api/ path but the open ones, and reads KV for any (access/middleware.ts).
+    if (!OPEN_PAID_PATHS.has(path)) {
+      operation.security = [{ bearerKey: [] }, { websiteOrigin: [] }];
+      addProblems(responses, ['AUTHORIZATION_REQUIRED', 'AUTHORIZATION_INVALID', 'SUBSCRIPTION_INACTIVE', 'ORIGIN_FORBIDDEN'], format);
+    }
+    addProblems(responses, ['ACCOUNTS_UNAVAILABLE'], format);
+  }
+  // The rate-limit gate counts (and refuses) /api/ requests only.
+  if (plan === 'free' && api && !UNCOUNTED_PATHS.has(path)) addProblems(responses, ['RATE_LIMITED'], format);
+  addProblems(responses, ['INTERNAL_ERROR'], format);
+  const gate = gateHeaders(plan, path);
+  for (const [status, response] of Object.entries(responses)) {
+    // The data's version on every lookup answer while data is loaded (routes/database-version.ts).
+    const version = carriesDatabaseVersion(plan, path) && status !== '503' ? { [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER) } : {};
+    response.headers = { ...gate, ...version, ...response.headers, ...HEADERS_OF_STATUS[status] };
+  }
+}
+
+/** The HEAD operation of a GET operation: Hono answers HEAD with GET's status and headers, without the body. */
+function headOf(get: Operation): Operation {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses ?? {}).map(([status, { content: _content, ...response }]) => [status, response as Response]),
+  );
   return {
-    description: codes.map((code) => `\`${code}\`: ${PROBLEMS[code].title}`).join('; '),
-    ...(headers ? { headers } : {}),
-    content: { [problemMediaType(path)]: { schema: PROBLEM_REF } },
+    ...get,
+    summary: `${get.summary as string} (headers only)`,
+    description: 'As GET, without the body: the same status and headers.',
+    responses,
+    // Listed for tools and clients; the reference page shows the GET only.
+    'x-scalar-ignore': true,
   };
 }
 
-function problemTable(plan: Plan): string {
-  const paidOnly = new Set<ProblemCode>([
-    'AUTHORIZATION_REQUIRED',
-    'AUTHORIZATION_INVALID',
-    'SUBSCRIPTION_INACTIVE',
-    'ORIGIN_FORBIDDEN',
-    'TOO_MANY_IPS',
-    'LANGUAGE_NOT_FOUND',
-    'COUNTRY_NOT_FOUND',
-  ]);
-  const freeOnly = new Set<ProblemCode>(['RATE_LIMITED', 'PAID_PLAN_REQUIRED']);
-  const rows = (Object.keys(PROBLEMS) as ProblemCode[])
-    .filter((code) => !(plan === 'free' ? paidOnly : freeOnly).has(code))
-    .map((code) => `| ${PROBLEMS[code].status} | \`${code}\` | ${PROBLEMS[code].title} |`);
+/**
+ * The document's answers to requests it has no operation for, in every route's formats: a path it
+ * does not list, a method it does not list for a path, a CORS preflight, and what the plan's gate
+ * answers before any route (`components.responses`).
+ */
+function unmatchedResponses(plan: Plan): Record<string, Response> {
+  const gate = { ...gateHeaders(plan, '/api/'), [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER) };
+  const problem = (codes: ProblemCode[], description: string): Response => {
+    const status = String(PROBLEMS[codes[0] as ProblemCode].status);
+    const content = Object.fromEntries((['json', 'xml'] as const).map((format) => [problemMediaType(format), { schema: problemSchemaOf(codes) }]));
+    return { description: `${problemResponse(codes, 'json').description}: ${description}`, headers: { ...gate, ...HEADERS_OF_STATUS[status] }, content };
+  };
+  const preflight = {
+    'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin'),
+    'Access-Control-Allow-Methods': ref('Access-Control-Allow-Methods'),
+    'Access-Control-Allow-Headers': ref('Access-Control-Allow-Headers'),
+    'Access-Control-Max-Age': ref('Access-Control-Max-Age'),
+    ...(plan === 'paid' ? { Vary: ref('Vary') } : {}),
+  };
+  return {
+    NotFound: problem(['NOT_FOUND'], 'no path of this document matches the request; on XML paths (`…/xml/…`) as application/problem+xml.'),
+    MethodNotAllowed: problem(
+      ['METHOD_NOT_ALLOWED'],
+      'the path is in this document, the method is not; `Allow` lists the methods it has, and so does the member `allow`.',
+    ),
+    CorsPreflight: {
+      description:
+        plan === 'free'
+          ? 'A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`), on any path: answered before the rate limiter and not counted. Any page may call this server.'
+          : 'A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) to an `/api/` path from a whitelisted website; another origin is refused with 403 `ORIGIN_FORBIDDEN` and no CORS headers.',
+      headers: preflight,
+    },
+    InternalError: problem(['INTERNAL_ERROR'], 'an unexpected failure: nothing of it in the answer, the details in the log.'),
+    ...(plan === 'free'
+      ? { RateLimited: problem(['RATE_LIMITED'], 'any `/api/` request but the status endpoint is counted, a path this document does not list too.') }
+      : {
+          AccessRequired: problem(
+            ['AUTHORIZATION_REQUIRED', 'AUTHORIZATION_INVALID'],
+            'the access gate checks every `/api/` path but the open ones, a path this document does not list too.',
+          ),
+          AccessForbidden: problem(
+            ['SUBSCRIPTION_INACTIVE', 'ORIGIN_FORBIDDEN'],
+            'as AccessRequired; also a CORS preflight from an origin no account whitelists.',
+          ),
+          AccountsUnavailable: problem(['ACCOUNTS_UNAVAILABLE'], 'the account data cannot be read: any `/api/` request whose credential is not cached.'),
+        }),
+  };
+}
+
+/** Every problem code of a decorated document, in the order of {@link PROBLEMS}. */
+function problemCodesOf(document: Json): ProblemCode[] {
+  const found = new Set<ProblemCode>();
+  const visit = (response: Response) => {
+    for (const code of codesOf(response)) found.add(code);
+  };
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const operation of Object.values(item)) for (const response of Object.values(operation.responses ?? {})) visit(response);
+  }
+  for (const response of Object.values(((document.components as Json).responses ?? {}) as Record<string, Response>)) visit(response);
+  return (Object.keys(PROBLEMS) as ProblemCode[]).filter((code) => found.has(code));
+}
+
+function problemTable(codes: readonly ProblemCode[]): string {
+  const rows = codes.map((code) => `| ${PROBLEMS[code].status} | \`${code}\` | ${PROBLEMS[code].title} |`);
   return ['| status | code | title |', '|---|---|---|', ...rows].join('\n');
 }
 
-function description(plan: Plan): string {
+function description(plan: Plan, codes: readonly ProblemCode[]): string {
   const access =
     plan === 'paid'
       ? 'Paid server: every `/api/` request needs an active subscription and one of: an API key (`Authorization: Bearer <key>`, for backend code only), a request from a whitelisted server IP (no header), or a browser request whose `Origin` is a whitelisted website (CORS is answered for whitelisted origins only). No rate limit.'
       : `Free server: no account or key (a key sent here is ignored). Rate limits per client address (IPv6 clients by /64): 10 requests per 10 seconds and 60 per minute. Every answer carries \`RateLimit-Policy: ${rateLimitPolicyField()}\` and \`RateLimit\` (the policy nearest to exhaustion); an answer over the limit is 429 \`RATE_LIMITED\` with \`Retry-After\`. Bulk lookup, distance and the reference endpoints are on paid servers only (403 \`PAID_PLAN_REQUIRED\` here).`;
+  const bodies =
+    plan === 'paid'
+      ? ` JSON bodies are limited to ${MAX_JSON_BODY_BYTES} bytes (413 \`PAYLOAD_TOO_LARGE\`) and must be \`application/json\` (415 \`UNSUPPORTED_MEDIA_TYPE\`); a bulk request holds at most ${MAX_BULK_IPS} addresses (400 \`TOO_MANY_IPS\`).`
+      : '';
   return [
     'Geolocation and network facts for IP addresses, in JSON or XML.',
     access,
-    `Errors are RFC 9457 problem details (\`application/problem+json\`; \`application/problem+xml\` on XML routes) with a stable \`code\`. Any path may also answer 404 \`NOT_FOUND\`, 405 \`METHOD_NOT_ALLOWED\` (with \`Allow\`) or 500 \`INTERNAL_ERROR\`. JSON bodies are limited to ${MAX_JSON_BODY_BYTES} bytes (413 \`PAYLOAD_TOO_LARGE\`) and must be \`application/json\` (415 \`UNSUPPORTED_MEDIA_TYPE\`); a bulk request holds at most ${MAX_BULK_IPS} addresses (400 \`TOO_MANY_IPS\`).`,
-    problemTable(plan),
+    `Errors are RFC 9457 problem details (\`application/problem+json\`; \`application/problem+xml\` on XML routes) with a stable \`code\`; each response lists the codes it can carry.${bodies} Every GET is also answered to HEAD, without the body. Requests this document has no operation for are answered as \`components.responses\` says: a path it does not list, 404 \`NOT_FOUND\` (NotFound); a method it does not list for a path, 405 \`METHOD_NOT_ALLOWED\` with \`Allow\` (MethodNotAllowed); a CORS preflight, 204 (CorsPreflight).`,
+    `The problems of this server:\n\n${problemTable(codes)}`,
     'Data: GeoLite2 data created by MaxMind (https://www.maxmind.com), ASN data from `@ip-location-db/asn` (CC BY 4.0); country facts from `countries-list` and `countries-and-timezones`.',
   ].join('\n\n');
 }
 
-/** Registers the components that the decoration refers to (`Problem` comes with every plan's lookup routes). */
+/** Registers the components that the decoration refers to. */
 function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
-  app.openAPIRegistry.registerComponent('headers', 'Retry-After', {
-    description: `Whole seconds to wait before trying again: on 503 \`DATA_UNAVAILABLE\`${plan === 'free' ? ', and on 429 `RATE_LIMITED` until a request of this client will be admitted again' : ''}.`,
+  const registry = app.openAPIRegistry;
+  const header = (name: string, text: string, schema: Json = { type: 'string' }) => registry.registerComponent('headers', name, { description: text, schema });
+  registry.register('Problem', ProblemSchema);
+  registry.registerComponent('headers', 'Retry-After', {
+    description: `Whole seconds to wait before trying again: on 503 \`DATA_UNAVAILABLE\`${plan === 'free' ? ', and on 429 `RATE_LIMITED` until a request of this client will be admitted again' : ' and 503 `ACCOUNTS_UNAVAILABLE`'}.`,
     schema: RATE_LIMITED_HEADERS['Retry-After'].schema,
+    required: true,
   });
-  app.openAPIRegistry.registerComponent('headers', DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT);
+  registry.registerComponent('headers', DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT);
+  registry.registerComponent('headers', 'Allow', {
+    description: 'The methods the path has, as this document lists them (GET implies HEAD).',
+    schema: { type: 'string', example: 'GET, HEAD' },
+    required: true,
+  });
+  header('Access-Control-Allow-Methods', 'The methods a page may use.', { type: 'string', example: CORS_METHODS });
+  header('Access-Control-Allow-Headers', 'The request headers a page may send.', { type: 'string', example: CORS_REQUEST_HEADERS });
+  header('Access-Control-Max-Age', 'Seconds a browser may reuse this preflight answer.', { type: 'string', example: String(CORS_MAX_AGE_SECONDS) });
   if (plan === 'paid') {
-    app.openAPIRegistry.registerComponent('securitySchemes', 'bearerKey', {
+    registry.registerComponent('securitySchemes', 'bearerKey', {
       type: 'http',
       scheme: 'bearer',
       description:
         'An API key, shown once when it is created: `Authorization: Bearer <key>`. Keep it in backend code. Requests from a whitelisted server IP need no credential at all.',
     });
-    app.openAPIRegistry.registerComponent('securitySchemes', 'websiteOrigin', {
+    registry.registerComponent('securitySchemes', 'websiteOrigin', {
       type: 'apiKey',
       in: 'header',
       name: 'Origin',
       description:
         'Browser requests from a whitelisted website: the exact hostname of the `Origin` header the browser sends must be whitelisted for the account.',
     });
+    header(
+      'Access-Control-Allow-Origin',
+      "The request's `Origin`, when an account whitelists it: a page of that website may read the answer. Absent for any other origin.",
+    );
+    header('Vary', "`Origin` on every `/api/` answer (and the preflight's request fields on a preflight): the answer depends on the website asking.", {
+      type: 'string',
+      example: 'Origin',
+    });
+    registry.registerComponent('headers', 'WWW-Authenticate', {
+      description: 'The bearer challenge (RFC 6750): `Bearer realm="ipgeo"`, with `error="invalid_token"` for a key that is malformed, unknown or revoked.',
+      schema: { type: 'string', example: 'Bearer realm="ipgeo"' },
+      required: true,
+    });
+    registry.registerComponent('headers', 'Accept-Post', {
+      description: 'The media type the body must have: `application/json`.',
+      schema: { type: 'string', example: 'application/json' },
+      required: true,
+    });
     return;
   }
   // The rate-limit module's own descriptions of its fields, so that the document says what it sends.
-  app.openAPIRegistry.registerComponent('headers', 'RateLimit-Policy', RATE_LIMIT_HEADERS['RateLimit-Policy']);
-  app.openAPIRegistry.registerComponent('headers', 'RateLimit', RATE_LIMIT_HEADERS.RateLimit);
+  registry.registerComponent('headers', 'RateLimit-Policy', RATE_LIMIT_HEADERS['RateLimit-Policy']);
+  registry.registerComponent('headers', 'RateLimit', RATE_LIMIT_HEADERS.RateLimit);
+  header('Retry-After.over-limit', 'While this client is over a limit, on any answer: whole seconds until a request of it will be admitted again.', {
+    type: 'integer',
+    example: 4,
+  });
+  header('Access-Control-Allow-Origin', '`*`: any page may read the answer (no credentials).', { type: 'string', const: '*' });
+  header('Access-Control-Expose-Headers', 'The answer headers a page may read beyond the CORS-safelisted ones.', {
+    type: 'string',
+    example: 'RateLimit, RateLimit-Policy, Retry-After, X-Database-Version, Allow',
+  });
 }
 
-const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
-
-/** Adds what middleware does to every route of `plan` to each operation of `document`, keeping what routes say. */
+/** Adds what middleware does to every route of `plan` to each operation of `document`, its HEAD operations, and the answers without an operation. */
 function decorate(document: Json, plan: Plan): Json {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
   for (const [path, item] of Object.entries(paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       // The liveness probe runs before every middleware (routes/health.ts): nothing to add.
-      if (!operation || path === HEALTH_PATH) continue;
-      operation.responses ??= {};
-      const responses = operation.responses;
-      const unavailable = responses['503'];
-      if (unavailable) unavailable.headers = { 'Retry-After': ref('Retry-After'), ...(unavailable.headers as Json | undefined) };
-      // The data's version on every lookup answer but a 503 (routes/database-version.ts).
-      if (carriesDatabaseVersion(plan, path)) {
-        for (const [status, response] of Object.entries(responses)) {
-          if (status !== '503') response.headers = { [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER), ...(response.headers as Json | undefined) };
-        }
-      }
-      const gated = path.startsWith('/api/');
-      if (plan === 'paid') {
-        // The access gate checks every /api/ path but the open ones (access/middleware.ts).
-        if (!gated || OPEN_PAID_PATHS.has(path)) continue;
-        operation.security = [{ bearerKey: [] }, { websiteOrigin: [] }];
-        for (const [status, codes] of Object.entries(ACCESS_PROBLEMS)) {
-          const existing = responses[status];
-          responses[status] = existing
-            ? { ...existing, description: `${existing.description as string}; ${problemResponse(codes, path).description as string}` }
-            : problemResponse(codes, path);
-        }
-      } else {
-        // The rate-limit gate puts its fields on every answer, and counts (and refuses) /api/ requests only.
-        const limits = { 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit') };
-        for (const response of Object.values(responses)) response.headers = { ...limits, ...(response.headers as Json | undefined) };
-        if (gated && !UNCOUNTED_PATHS.has(path)) responses['429'] ??= problemResponse(['RATE_LIMITED'], path, { ...limits, 'Retry-After': ref('Retry-After') });
-      }
+      if (operation && path !== HEALTH_PATH) decorateOperation(operation, plan, path);
     }
+    if (item.get && !item.head) item.head = headOf(item.get);
   }
+  document.components ??= {};
+  const components = document.components as Json;
+  components.responses = { ...(components.responses as Json | undefined), ...unmatchedResponses(plan) };
   return document;
 }
 
@@ -165,7 +308,15 @@ function registerDocumentationPaths(app: OpenAPIHono<AppEnv>): void {
     summary: 'Liveness probe',
     description:
       'Answers `ok` when the Worker is up, without touching the data, KV or the rate limiter; no credential, no rate limit and no RateLimit fields. It does not say that the data is loaded (a lookup answers 503 `DATA_UNAVAILABLE` for that).',
-    responses: { 200: { description: 'The Worker is up.', content: { 'text/plain': { schema: z.literal('ok') } } } },
+    responses: {
+      200: {
+        description: 'The Worker is up.',
+        headers: {
+          'Cache-Control': { description: '`no-store`: every probe reaches the Worker.', schema: { type: 'string', const: 'no-store' }, required: true },
+        },
+        content: { 'text/plain': { schema: z.literal('ok') } },
+      },
+    },
   });
   app.openAPIRegistry.registerPath({
     method: 'get',
@@ -187,7 +338,24 @@ function registerDocumentationPaths(app: OpenAPIHono<AppEnv>): void {
     summary: 'Reference page',
     description:
       "An HTML reference rendered from /openapi.json by Scalar's API reference, whose script this server serves itself (no CDN: the page works offline and on a private network). The page is sent with a Content-Security-Policy that admits scripts, styles and requests from this origin only.",
-    responses: { 200: { description: 'An HTML page.', content: { 'text/html': { schema: z.string() } } } },
+    responses: {
+      200: {
+        description: 'An HTML page.',
+        headers: {
+          'Content-Security-Policy': {
+            description: 'Scripts, styles, requests, images and fonts from this origin only; no inline or evaluated script, no frames or form posts.',
+            schema: { type: 'string', example: DOCS_CSP },
+            required: true,
+          },
+          'Cache-Control': {
+            description: 'Caches may keep the page for five minutes.',
+            schema: { type: 'string', example: DOCS_CACHE_CONTROL },
+            required: true,
+          },
+        },
+        content: { 'text/html': { schema: z.string() } },
+      },
+    },
   });
 }
 
@@ -201,7 +369,6 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, plan: Plan): Json {
     info: {
       title: `IP geolocation API (${plan} plan)`,
       version: API_VERSION,
-      description: description(plan),
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     tags: [
@@ -215,8 +382,15 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, plan: Plan): Json {
       { name: 'Reference', description: 'Countries, languages, dialling codes and time zones.' },
       { name: 'Documentation', description: 'This document, its rendered page, and the liveness probe.' },
     ],
-  });
-  return decorate(generated as unknown as Json, plan);
+  }) as unknown as Json;
+  const document = decorate(generated, plan);
+  // The problems of this plan only: in the table, and in the Problem object's `code`.
+  const codes = problemCodesOf(document);
+  const { title, version, license } = document.info as Json;
+  document.info = { title, version, description: description(plan, codes), license };
+  const problem = ((document.components as Json).schemas as Record<string, { properties: { code: { enum: string[] } } }>).Problem;
+  if (problem) problem.properties.code.enum = codes;
+  return document;
 }
 
 /**
@@ -234,7 +408,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, plan: Plan): void {
     return c.json({ openapi, info, servers: [{ url: new URL(c.req.url).origin, description: server }], ...rest });
   });
   const page = docsPage(plan);
-  app.get('/docs', (c) => c.html(page, 200, { 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'public, max-age=300' }));
+  app.get('/docs', (c) => c.html(page, 200, { 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': DOCS_CACHE_CONTROL }));
 }
 
 /**
@@ -259,6 +433,9 @@ const DOCS_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/** How long caches may keep `/docs`. */
+const DOCS_CACHE_CONTROL = 'public, max-age=300';
 
 function docsPage(plan: Plan): string {
   const scripts = DOCS_SCRIPTS.map((src) => `<script src="${src}"></script>`).join('\n    ');

@@ -36,12 +36,21 @@ export function fromXml(text: string, schema: Schema): XmlReading {
   }).parseFromString(text, 'application/xml');
   const root = document.documentElement;
   if (errors.length > 0 || !root) return { ok: false, reason: `not well-formed: ${errors.join('; ')}` };
-  const { xml } = flatten(schema);
+  const xml = rootXml(schema);
   if (xml?.name !== undefined && nameOf(root) !== xml.name) return { ok: false, reason: `the root is <${nameOf(root)}>, not <${xml.name}>` };
   if (xml?.namespace !== undefined && root.namespaceURI !== xml.namespace) {
     return { ok: false, reason: `the root's namespace is ${JSON.stringify(root.namespaceURI)}, not ${JSON.stringify(xml.namespace)}` };
   }
   return { ok: true, value: read(root, schema) };
+}
+
+/** The `xml` object of the root: the schema's, or the one all its `anyOf`/`oneOf` branches share. */
+function rootXml(schema: Schema): Schema['xml'] {
+  const own = flatten(schema).xml;
+  const branches = schema.anyOf ?? schema.oneOf;
+  if (own || !branches) return own;
+  const names = new Set(branches.map((branch) => JSON.stringify(rootXml(branch) ?? null)));
+  return names.size === 1 ? (rootXml(branches[0] as Schema) ?? undefined) : undefined;
 }
 
 /** `allOf` merged into one schema: the properties of all, the last `xml` and `type` given. */
