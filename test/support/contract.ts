@@ -67,7 +67,19 @@ async function contractOf(text: string): Promise<Contract> {
       .filter(([, name]) => name in (components as Json))
       .map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }]),
   );
-  const probe = { ...raw, paths: { [UNMATCHED_PATH]: Object.fromEntries(HTTP_METHODS.map((method) => [method, { responses }])) } };
+  // A HEAD answer has no body (RFC 9110, 9.3.2): the same responses, without their content.
+  const headless = Object.fromEntries(
+    Object.entries(UNMATCHED)
+      .filter(([, name]) => name in (components as Json))
+      .map(([status, name]) => {
+        const { content: _content, ...response } = (components as Record<string, Json>)[name] as Json;
+        return [status, response];
+      }),
+  );
+  const probe = {
+    ...raw,
+    paths: { [UNMATCHED_PATH]: Object.fromEntries(HTTP_METHODS.map((method) => [method, { responses: method === 'head' ? headless : responses }])) },
+  };
   const [document, operations, unmatched] = await Promise.all([
     SwaggerParser.dereference(structuredClone(raw) as never) as Promise<unknown> as Promise<Json>,
     getHttpOperationsFromSpec(structuredClone(raw)),
@@ -140,7 +152,8 @@ function templateOf(document: Json, path: string): string | undefined {
     if (parts.length !== segments.length) continue;
     let literal = 0;
     const fits = parts.every((part, i) => {
-      if (/^\{[^}]+\}$/.test(part)) return true;
+      // A path parameter is required: it matches a segment that is not empty.
+      if (/^\{[^}]+\}$/.test(part)) return segments[i] !== '';
       literal += 1;
       return part === segments[i];
     });
@@ -184,7 +197,8 @@ export async function contractViolations(documentKey: string, exchange: Exchange
   const { document, operations, unmatched } = await contract;
   const { request, response } = exchange;
   const method = request.method.toLowerCase();
-  const path = new URL(request.url).pathname;
+  // The document says a trailing slash is ignored (`/api/v1/json/` is `/api/v1/json`), as the app's router does.
+  const path = new URL(request.url).pathname.replace(/(.)\/$/, '$1');
   const template = templateOf(document, path);
   const pathItem = template === undefined ? undefined : ((document.paths as Record<string, Json>)[template] as Json);
   const operation = pathItem?.[method] as Json | undefined;
@@ -263,6 +277,7 @@ export async function serveContractCheck(request: Request): Promise<Response> {
     return new Response(key);
   }
   const { document, exchange } = (await request.json()) as { document: string; exchange: Exchange };
+  const started = performance.now();
   let violations: string[];
   try {
     violations = await contractViolations(document, exchange);
@@ -272,7 +287,8 @@ export async function serveContractCheck(request: Request): Promise<Response> {
   const log = process.env.CONTRACT_LOG;
   if (log) {
     const { method, url } = exchange.request;
-    appendFileSync(log, `${JSON.stringify({ method, url, status: exchange.response.status, violations })}\n`);
+    const ms = Math.round((performance.now() - started) * 100) / 100;
+    appendFileSync(log, `${JSON.stringify({ method, url, status: exchange.response.status, ms, violations })}\n`);
     if (process.env.CONTRACT_LOG_ONLY === '1') return Response.json([]);
   }
   return Response.json(violations);

@@ -33,7 +33,7 @@ const EXAMPLES: Record<string, string> = {
   ip: '8.8.8.8',
   code: 'de',
   dialCode: '44',
-  zone: 'UTC',
+  zone: 'Japan',
   area: 'America',
   region: 'Argentina',
   location: 'Buenos_Aires',
