@@ -49,7 +49,7 @@ export const IpInfoFields = {
 };
 
 /** The single-lookup record without `fields`: every field. */
-export const IpInfoSchema = z.strictObject(IpInfoFields).openapi('IpInfo', {
+const IpInfoSchema = z.strictObject(IpInfoFields).openapi('IpInfo', {
   description:
     'IP info record (spec 2.1), as answered without `fields`: every field, never absent; unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item (none for an empty array), booleans `true`/`false`.',
   xml: { name: 'response' },

@@ -20,7 +20,7 @@ export interface Schema {
 }
 
 /** The value read, or why the XML cannot be read as the schema describes it. */
-export type XmlReading = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+type XmlReading = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
 
 /**
  * The JSON value of `text` under `schema`.

@@ -191,7 +191,7 @@ const isXml = (mediaType: string) => mediaType === 'application/xml' || mediaTyp
  *
  * @param documentKey the SHA-256 of a document registered with {@link serveContractCheck}.
  */
-export async function contractViolations(documentKey: string, exchange: Exchange): Promise<string[]> {
+async function contractViolations(documentKey: string, exchange: Exchange): Promise<string[]> {
   const contract = contracts.get(documentKey);
   if (contract === undefined) return [`no document is registered under ${documentKey}`];
   const { document, operations, unmatched } = await contract;
