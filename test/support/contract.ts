@@ -45,7 +45,7 @@ const HTTP_HEADERS = new Set(['content-type', 'content-length', 'date', 'connect
 
 /**
  * The document's own answers to requests it has no operation for (`components.responses`), by status:
- * the names `docs.ts` gives them. 404 is for a path the document does not list, 405 for a method it
+ * the names `src/routes/document-decoration.ts` gives them. 404 is for a path the document does not list, 405 for a method it
  * does not list on a path, 204 for a CORS preflight; the rest are the plan's gate, before any route.
  */
 const UNMATCHED: Readonly<Record<string, string>> = {
