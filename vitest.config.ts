@@ -2,10 +2,12 @@
  * @module Test projects: the data pipeline in Node (where it runs in production), and the Worker in
  * workerd through `@cloudflare/vitest-plugin`, once per plan. Worker tests read files of the repository
  * (the compiled database, the source databases) through the test-only `REPO_FILES` service binding,
- * which is served from Node and restricted to the paths in `test/support/repo-files.ts`.
+ * which is served from Node and restricted to the paths in `test/support/repo-files.ts`; they check
+ * the Worker's answers against its OpenAPI document through `CONTRACT` (`test/support/contract.ts`).
  */
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { serveContractCheck } from './test/support/contract.ts';
 import { serveRepoFile } from './test/support/repo-files.ts';
 
 const workerProject = (plan: 'free' | 'paid') => ({
@@ -13,7 +15,7 @@ const workerProject = (plan: 'free' | 'paid') => ({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: './wrangler.toml', environment: plan === 'free' ? 'free' : 'de' },
-      miniflare: { serviceBindings: { REPO_FILES: serveRepoFile } },
+      miniflare: { serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck } },
     }),
   ],
   test: {

@@ -5,11 +5,11 @@
  */
 
 /** Methods a whitelisted website may use. */
-const CORS_METHODS = 'GET, HEAD, POST, OPTIONS';
+export const CORS_METHODS = 'GET, HEAD, POST, OPTIONS';
 /** Request headers a whitelisted website may send (`Content-Type: application/json` for bulk and distance). */
-const CORS_REQUEST_HEADERS = 'Authorization, Content-Type';
+export const CORS_REQUEST_HEADERS = 'Authorization, Content-Type';
 /** How long a browser may reuse a preflight answer, in seconds (access itself is checked on every request). */
-const CORS_MAX_AGE_SECONDS = 600;
+export const CORS_MAX_AGE_SECONDS = 600;
 
 /**
  * Whether a request is a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`

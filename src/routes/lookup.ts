@@ -10,7 +10,7 @@ import type { Format } from '../lookup/entries.ts';
 import { ALL_FIELDS } from '../lookup/fields.ts';
 import { type LookupFailure, lookupAll } from '../lookup/pipeline.ts';
 import { singleDocument } from '../lookup/render.ts';
-import { IpInfoSchema, IpParamSchema } from '../schemas/ip-info.ts';
+import { IpInfoAnswerSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { lookupAnswer, lookupProblem, viewOfQuery } from './lookup-problems.ts';
@@ -37,7 +37,10 @@ function route(format: Format, path: string, withIp: boolean, tags: string[], de
       ? 'The IP info record of `ip`, with names in `lang` and only the `fields` asked for.'
       : "The IP info record of the requester's own address, taken from `CF-Connecting-IP` (never from `X-Forwarded-For`), with names in `lang` and only the `fields` asked for.",
     responses: {
-      200: { description: 'The IP info record (only the fields asked for).', content: { [mediaType]: { schema: IpInfoSchema } } },
+      200: {
+        description: 'The IP info record: every field without `fields` (IpInfo), exactly the fields named with it (IpInfoSelection).',
+        content: { [mediaType]: { schema: IpInfoAnswerSchema } },
+      },
       ...problemResponses(LOOKUP_PROBLEMS, format),
     },
   } as const;

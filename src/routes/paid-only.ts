@@ -9,7 +9,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
-import { RATE_LIMIT_HEADERS, RATE_LIMITED_HEADERS } from '../ratelimit/openapi.ts';
 import { problemResponses } from '../schemas/problem.ts';
 
 /** One paid-only endpoint, by its path on a paid server (below `/api`). */
@@ -18,10 +17,8 @@ interface PaidEndpoint {
   /** The path below the prefix, OpenAPI style (`/countries/{code}`). */
   readonly path: string;
   readonly name: string;
-  /** The path parameter, if any. */
-  readonly param?: string;
-  /** Zone names hold slashes, so the parameter may span segments. */
-  readonly multiSegment?: boolean;
+  /** The path parameters, if any. */
+  readonly params?: readonly string[];
 }
 
 /** The paid-only endpoints (spec 4.3 to 4.6, DESIGN.md section 3). */
@@ -29,13 +26,16 @@ const PAID_ENDPOINTS: readonly PaidEndpoint[] = [
   { method: 'post', path: '/bulk/json', name: 'Bulk lookup' },
   { method: 'post', path: '/bulk/xml', name: 'Bulk lookup' },
   { method: 'post', path: '/distance', name: 'Distance' },
-  { method: 'get', path: '/languages/{code}', name: 'Languages', param: 'code' },
+  { method: 'get', path: '/languages/{code}', name: 'Languages', params: ['code'] },
   { method: 'get', path: '/countries', name: 'Countries' },
-  { method: 'get', path: '/countries/{code}', name: 'Countries', param: 'code' },
+  { method: 'get', path: '/countries/{code}', name: 'Countries', params: ['code'] },
   { method: 'get', path: '/phonecodes', name: 'Phone codes' },
-  { method: 'get', path: '/phonecodes/{dialCode}', name: 'Phone codes', param: 'dialCode' },
+  { method: 'get', path: '/phonecodes/{dialCode}', name: 'Phone codes', params: ['dialCode'] },
   { method: 'get', path: '/timezones', name: 'Time zones' },
-  { method: 'get', path: '/timezones/{zone}', name: 'Time zones', param: 'zone', multiSegment: true },
+  // A zone name of one, two or three parts, as on the paid servers (`schemas/reference.ts`).
+  { method: 'get', path: '/timezones/{zone}', name: 'Time zones', params: ['zone'] },
+  { method: 'get', path: '/timezones/{area}/{location}', name: 'Time zones', params: ['area', 'location'] },
+  { method: 'get', path: '/timezones/{area}/{region}/{location}', name: 'Time zones', params: ['area', 'region', 'location'] },
 ];
 
 /**
@@ -61,18 +61,15 @@ function paidPlanRequired(endpoint: PaidEndpoint, servers: readonly string[]): P
 
 function route(prefix: string, endpoint: PaidEndpoint) {
   const format = endpoint.path.endsWith('/xml') ? 'xml' : 'json';
-  const problems = problemResponses(['PAID_PLAN_REQUIRED', 'RATE_LIMITED'], format);
   return createRoute({
     method: endpoint.method,
     path: `${prefix}${endpoint.path}`,
     tags: ['Paid plan only'],
     summary: `${endpoint.name}: paid plan only`,
     description: `Not served by the free server: always 403 \`PAID_PLAN_REQUIRED\`, whose \`paidServers\` lists the paid servers' origins. There, this is \`${endpoint.method.toUpperCase()} /api${endpoint.path}\` with an API key, a whitelisted server address or a whitelisted website.`,
-    request: endpoint.param ? { params: z.object({ [endpoint.param]: z.string() }) } : {},
-    responses: {
-      403: { ...problems[403], headers: RATE_LIMIT_HEADERS },
-      429: { ...problems[429], headers: RATE_LIMITED_HEADERS },
-    },
+    request: endpoint.params ? { params: z.object(Object.fromEntries(endpoint.params.map((name) => [name, z.string()]))) } : {},
+    // The rate limit's 429 and fields are added to every free operation by `docs.ts`.
+    responses: problemResponses(['PAID_PLAN_REQUIRED'], format),
   });
 }
 
@@ -83,14 +80,7 @@ export function registerPaidOnlyRefusals(app: OpenAPIHono<AppEnv>): void {
       const refuse = (c: { env: Env }): never => {
         throw paidPlanRequired(endpoint, paidServers(c.env.PAID_SERVERS));
       };
-      const config = route(prefix, endpoint);
-      if (endpoint.multiSegment && endpoint.param) {
-        // As on the paid servers: the document keeps `{zone}`, Hono routes `{zone{.+}}` to take slashes.
-        app.openAPIRegistry.registerPath(config);
-        app.openapi({ ...config, path: config.path.replace(`{${endpoint.param}}`, `{${endpoint.param}{.+}}`), hide: true }, refuse);
-      } else {
-        app.openapi(config, refuse);
-      }
+      app.openapi(route(prefix, endpoint), refuse);
     }
   }
 }

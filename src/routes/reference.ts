@@ -22,7 +22,7 @@ import {
   PhoneCodeParamSchema,
   PhoneCodeResultSchema,
   TimeZoneIndexSchema,
-  TimeZoneParamSchema,
+  TimeZoneParamSchemas,
   TimeZoneResultSchema,
 } from '../schemas/reference.ts';
 import { failWith } from './hooks.ts';
@@ -92,14 +92,25 @@ const timeZonesRoute = createRoute({
   responses: { 200: json(TimeZoneIndexSchema, 'Time zone → country codes.') },
 });
 
-const timeZoneRoute = createRoute({
-  method: 'get',
-  path: '/api/timezones/{zone}',
-  tags: ['Reference'],
-  summary: 'Countries in a time zone',
-  request: { params: TimeZoneParamSchema },
-  responses: { 200: json(TimeZoneResultSchema, 'The countries that list the zone.'), ...problemResponses(['NOT_FOUND']) },
-});
+/** The time-zone routes, one per number of parts in the zone's name (see {@link TimeZoneParamSchemas}). */
+const timeZoneRoutes = (
+  [
+    ['/api/timezones/{zone}', TimeZoneParamSchemas.zone],
+    ['/api/timezones/{area}/{location}', TimeZoneParamSchemas.areaLocation],
+    ['/api/timezones/{area}/{region}/{location}', TimeZoneParamSchemas.areaRegionLocation],
+  ] as const
+).map(([path, params]) =>
+  createRoute({
+    method: 'get',
+    path,
+    tags: ['Reference'],
+    summary: 'Countries in a time zone',
+    description:
+      'The countries that list an IANA time zone, sorted by code. The name may have one, two or three parts (`Japan`, `Europe/Paris`, `America/Argentina/Buenos_Aires`), each its own path segment, or come whole in one segment with its slashes encoded as %2F. A link name (`Asia/Calcutta`) is answered as the zone it links to.',
+    request: { params },
+    responses: { 200: json(TimeZoneResultSchema, 'The countries that list the zone.'), ...problemResponses(['NOT_FOUND']) },
+  }),
+);
 
 /** Registers the countries, languages, phone codes and time zones routes. */
 export function registerReferenceRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -145,17 +156,16 @@ export function registerReferenceRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(timeZonesRoute, (c) => c.json(timeZoneIndex(), 200));
 
-  // Zone names hold slashes (`America/Argentina/Buenos_Aires`). The document keeps the plain
-  // `{zone}` path; Hono routes a `{.+}` parameter, so the slashes may come as they are or as %2F.
-  app.openAPIRegistry.registerPath(timeZoneRoute);
-  app.openapi(
-    { ...timeZoneRoute, path: '/api/timezones/{zone{.+}}', hide: true },
-    (c) => {
-      const { zone } = c.req.valid('param');
-      const found = timeZoneResult(zone);
-      if (!found) throw unknown.timeZone(zone);
-      return c.json(found, 200);
-    },
-    failWith((_, c) => unknown.timeZone(c.req.param('zone') ?? '')),
-  );
+  for (const route of timeZoneRoutes) {
+    app.openapi(
+      route,
+      (c) => {
+        const zone = Object.values(c.req.valid('param')).join('/');
+        const found = timeZoneResult(zone);
+        if (!found) throw unknown.timeZone(zone);
+        return c.json(found, 200);
+      },
+      failWith((_, c) => unknown.timeZone(Object.values(c.req.param()).join('/'))),
+    );
+  }
 }

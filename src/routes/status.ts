@@ -25,7 +25,13 @@ function statusRoute(plan: Plan) {
     description:
       'The plan and region of this server, the version, build date, counts, SHA-256 and sources of the database it answers from, and whether that data is stale (a source older than 30 days). Open to everyone; on the free server it does not count against the rate limits.',
     responses: {
-      200: { description: 'The status.', content: { 'application/json': { schema: StatusSchema } } },
+      200: {
+        description: 'The status.',
+        headers: {
+          'Cache-Control': { description: '`no-store`: the status is read afresh every time.', schema: { type: 'string', const: 'no-store' }, required: true },
+        },
+        content: { 'application/json': { schema: StatusSchema } },
+      },
       ...problemResponses(['DATA_UNAVAILABLE']),
     },
   });

@@ -3,7 +3,7 @@
  * and the JSON and XML answers that the OpenAPI document describes.
  */
 import { z } from '@hono/zod-openapi';
-import { IpInfoFields } from './ip-info.ts';
+import { IpInfoFields, IpInfoSelectionSchema } from './ip-info.ts';
 import { ProblemSchema } from './problem.ts';
 
 /** Most addresses in one bulk request (spec 8). */
@@ -24,16 +24,16 @@ export const BulkRequestSchema = z
 
 const { regionCode: _regionCode, ...bulkFields } = IpInfoFields;
 
-/** One record of a bulk answer: spec 2.1 without `regionCode`. */
-export const BulkIpInfoSchema = z.object(bulkFields).openapi('BulkIpInfo', {
+/** One record of a bulk answer without `fields`: spec 2.1 without `regionCode`. */
+const BulkIpInfoSchema = z.strictObject(bulkFields).openapi('BulkIpInfo', {
   description:
-    "IP info record of a bulk answer: the single-lookup record (IpInfo) without `regionCode`, which the specification leaves out of the bulk shape. With `fields`, exactly the fields named, `regionCode` included when named: `fields` means exactly these fields on every route, and without it the bulk shape stays the specification's. Without `fields` no field is ever absent.",
+    'IP info record of a bulk answer without `fields`: the single-lookup record (IpInfo) without `regionCode`, which the specification leaves out of the bulk shape; no field is ever absent. With `fields`, a record is an IpInfoSelection: exactly the fields named, `regionCode` included when named.',
 });
 
 /** `POST /api/bulk/json`. */
-export const BulkJsonSchema = z.record(z.string(), z.union([BulkIpInfoSchema, ProblemSchema])).openapi('BulkJsonResponse', {
+export const BulkJsonSchema = z.record(z.string(), z.union([BulkIpInfoSchema, IpInfoSelectionSchema, ProblemSchema])).openapi('BulkJsonResponse', {
   description:
-    "An object keyed by the requested address strings exactly as sent (a repeated address appears once). Each value is the address's record, or, for an address that cannot be looked up, its problem object (`IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` or `IP_ADDRESS_NOT_FOUND`; a problem object has `type`, `status` and `code`, a record never does).",
+    "An object keyed by the requested address strings exactly as sent (a repeated address appears once). Each value is the address's record (BulkIpInfo without `fields`, IpInfoSelection with it), or, for an address that cannot be looked up, its problem object (`IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` or `IP_ADDRESS_NOT_FOUND`; a problem object has `type`, `status` and `code`, a record never does).",
   example: {
     '81.2.69.142': {
       ipVersion: 4,
@@ -70,7 +70,13 @@ export const BulkJsonSchema = z.record(z.string(), z.union([BulkIpInfoSchema, Pr
 
 const itemAddress = z.string().openapi({ description: 'The address as sent (the key of the JSON answer).', xml: { attribute: true } });
 
-const RecordItemSchema = z.object({ ip: itemAddress, ...bulkFields }).openapi({ title: 'Record item', xml: { name: 'item' } });
+const RecordItemSchema = z.strictObject({ ip: itemAddress, ...bulkFields }).openapi({ title: 'Record item', xml: { name: 'item' } });
+
+const SelectionItemSchema = z
+  .strictObject({ ip: itemAddress, ...IpInfoFields })
+  .partial()
+  .required({ ip: true })
+  .openapi({ title: 'Record item with `fields`', xml: { name: 'item' }, minProperties: 2 });
 
 const ProblemItemSchema = z
   .object({
@@ -88,13 +94,13 @@ export const BulkXmlSchema = z
     results: z
       .object({
         item: z
-          .array(z.union([RecordItemSchema, ProblemItemSchema]).openapi({ xml: { name: 'item' } }))
+          .array(z.union([RecordItemSchema, SelectionItemSchema, ProblemItemSchema]).openapi({ xml: { name: 'item' } }))
           .openapi({ description: 'One `item` per distinct address, in request order.' }),
       })
       .openapi({ description: 'The answers, one `item` element each; empty for an empty list.' }),
   })
   .openapi('BulkXmlResponse', {
     description:
-      "Root `response` holding one `results` element, which holds one `item` element per distinct address, in request order. Each `item` has an `ip` attribute, the address as sent. A found address has the record's fields as child elements, as in the single-lookup XML but without `regionCode` (one repeated element per array member, an empty array writes no element, `zipCode` and other empty strings are empty elements). An address that cannot be looked up has a single `problem` child in namespace `urn:ietf:rfc:7807` with the problem members as child elements.",
+      "Root `response` holding one `results` element, which holds one `item` element per distinct address, in request order. Each `item` has an `ip` attribute, the address as sent. A found address has the record's fields as child elements, as in the single-lookup XML: without `fields` every field but `regionCode`, with `fields` exactly those named (one repeated element per array member, an empty array writes no element, `zipCode` and other empty strings are empty elements). An address that cannot be looked up has a single `problem` child in namespace `urn:ietf:rfc:7807` with the problem members as child elements.",
     xml: { name: 'response' },
   });

@@ -48,10 +48,27 @@ export const IpInfoFields = {
   }),
 };
 
-/** The single-lookup record. */
-export const IpInfoSchema = z.object(IpInfoFields).openapi('IpInfo', {
+/** The single-lookup record without `fields`: every field. */
+export const IpInfoSchema = z.strictObject(IpInfoFields).openapi('IpInfo', {
   description:
-    'IP info record (spec 2.1). Without `fields` no field is ever absent: unknown values are empty strings, empty arrays or 0; with `fields`, exactly the fields named, in this order. XML: root `response`, one element per field, one repeated element per array item, booleans `true`/`false`.',
+    'IP info record (spec 2.1), as answered without `fields`: every field, never absent; unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item (none for an empty array), booleans `true`/`false`.',
+  xml: { name: 'response' },
+});
+
+/** A record as answered with `fields`: exactly the fields named, at least one. */
+export const IpInfoSelectionSchema = z
+  .strictObject(IpInfoFields)
+  .partial()
+  .openapi('IpInfoSelection', {
+    description:
+      "IP info record as answered with `fields`: exactly the fields named there (at least one, any of IpInfo's), in the record's order, each as in IpInfo; no other member. XML as IpInfo.",
+    minProperties: 1,
+    xml: { name: 'response' },
+  });
+
+/** The answer of a single lookup: {@link IpInfoSchema} without `fields`, {@link IpInfoSelectionSchema} with it. */
+export const IpInfoAnswerSchema = z.union([IpInfoSchema, IpInfoSelectionSchema]).openapi({
+  description: 'The record: every field (IpInfo) when the request has no `fields`, exactly the fields named (IpInfoSelection) when it has.',
 });
 
 /** The path parameter of the single lookup. */

@@ -15,7 +15,7 @@ const lang = z
   });
 
 /** `fields`: a list of record fields, parsed into their mask; an unknown name fails with a message that names it. */
-export const fieldsParameter = z
+const fieldsParameter = z
   .string()
   .transform((list, context) => {
     const mask = parseFields(list);

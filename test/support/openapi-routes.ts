@@ -5,12 +5,16 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../src/env.ts';
 
-/** `METHOD /path/{param}` for every route the app answers (middleware left out). */
+/** `METHOD /path/{param}` for every route the app answers (middleware left out), HEAD beside every GET. */
 export function servedOperations(app: OpenAPIHono<AppEnv>): string[] {
   const operations = app.routes
     .filter((route) => route.method !== 'ALL')
     // Hono's `:name` and `:name{regex}` are OpenAPI's `{name}`.
-    .map((route) => `${route.method} ${route.path.replace(/:([A-Za-z0-9_]+)(\{[^/]*\})?/g, '{$1}')}`);
+    .flatMap((route) => {
+      const path = route.path.replace(/:([A-Za-z0-9_]+)(\{[^/]*\})?/g, '{$1}');
+      // Hono answers HEAD for every GET route.
+      return route.method === 'GET' ? [`GET ${path}`, `HEAD ${path}`] : [`${route.method} ${path}`];
+    });
   return [...new Set(operations)].sort();
 }
 

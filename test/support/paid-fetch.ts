@@ -4,11 +4,9 @@
  * operator tool's own operations (`src/access/admin.ts`), as an operator would. Tests of access itself
  * live elsewhere; here credentials are only the price of admission.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { createAccount, createApiKey } from '../../src/access/admin.ts';
-
-/** The Worker's default export, as the tests call it. */
-const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
+import { workerFetch } from './worker-fetch.ts';
 
 /** Origin of the requests; a paid test server. */
 export const PAID_ORIGIN = 'https://de.paid.test';
@@ -33,7 +31,7 @@ function apiKey(): Promise<string> {
 export async function paidFetch(path: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   if (!headers.has('Authorization')) headers.set('Authorization', `Bearer ${await apiKey()}`);
-  return worker.fetch(`${PAID_ORIGIN}${path}`, { ...init, headers });
+  return workerFetch(`${PAID_ORIGIN}${path}`, { ...init, headers });
 }
 
 /** `POST path` with `body` serialised as JSON. */

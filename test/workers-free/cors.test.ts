@@ -5,15 +5,15 @@
  * the same answers in `test/browser/`.
  * Client addresses: 100.64.18.0/24 (RFC 6598 shared address space), used by this file only.
  */
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 const PAGE_ORIGIN = 'https://some-page.test';
 
 function request(path: string, clientIp: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set('CF-Connecting-IP', clientIp);
-  return exports.default.fetch(`http://free.test${path}`, { ...init, headers });
+  return workerFetch(`http://free.test${path}`, { ...init, headers });
 }
 
 /** The names in a comma-separated header list, lower case. */

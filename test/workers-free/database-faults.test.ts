@@ -7,7 +7,7 @@
  * small build of MaxMind's test databases (the slot does not care which build it loads), so that each
  * case can spoil and replace whole objects cheaply.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.ts';
 import { asProblem } from '../../src/errors/render.ts';
@@ -18,6 +18,7 @@ import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { readMetadata } from '../../src/mmdb/metadata.ts';
 import { compiledBuild, publish } from '../support/publish.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 /** How often an isolate reads the current record at most, as docs/storage.md states it ("at most once a minute"). */
 const CHECK_MS = 60_000;
@@ -150,7 +151,7 @@ describe('a database that cannot be trusted', () => {
   it('answers the documented problem through the routes', async () => {
     await env.GEO_DATA.put(versionObjectKey(goodVersion), good.slice(0, 1000));
     resetDatabaseForTests();
-    const response = await exports.default.fetch('http://free.test/api/v1/json/81.2.69.142', { headers: { 'CF-Connecting-IP': '198.19.7.1' } });
+    const response = await workerFetch('http://free.test/api/v1/json/81.2.69.142', { headers: { 'CF-Connecting-IP': '198.19.7.1' } });
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);

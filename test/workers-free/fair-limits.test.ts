@@ -5,16 +5,17 @@
  * Client addresses: 2001:db8:1900::/48 (one /64 per test), used by this file only.
  */
 import { createExecutionContext } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { publishCompiled } from '../support/publish.ts';
 import { failingNamespace, refundFailingNamespace } from '../support/unreachable.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 function get(path: string, clientIp: string): Promise<Response> {
-  return exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp } });
+  return workerFetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp } });
 }
 
 /** Runs `during` while the database cannot be loaded, then puts it back. */

@@ -6,6 +6,7 @@
 import { createExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index.ts';
+import { expectDescribed } from '../support/worker-fetch.ts';
 
 /** Bindings whose every read throws an error that names a file, as a stack would. */
 const brokenEnv = new Proxy({} as Env, {
@@ -20,7 +21,8 @@ describe('an exception outside the handlers', () => {
     ['/api/xml/8.8.8.8', 'application/problem+xml; charset=utf-8'],
   ] as const) {
     it(`answers ${path} with a 500 INTERNAL_ERROR problem that reveals nothing`, async () => {
-      const response = await worker.fetch(new Request(`http://any.test${path}`), brokenEnv, createExecutionContext());
+      const request = new Request<unknown, IncomingRequestCfProperties>(`http://any.test${path}`);
+      const response = await expectDescribed(request, await worker.fetch(request, brokenEnv, createExecutionContext()));
       expect(response.status).toBe(500);
       expect(response.headers.get('Content-Type')).toBe(type);
       const text = await response.text();

@@ -2,13 +2,14 @@
  * @module The free server's single-lookup routes (`/api/v1/json|xml[/{ip}]` and the legacy
  * `/api/json|xml[/{ip}]`) and their errors, with expected records from the sources read directly.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { countries } from 'countries-list';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { type ExpectedRecord, SourceOracle } from '../support/oracle.ts';
 import { publish, publishCompiled } from '../support/publish.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 import { childNames, childTexts, parseXml } from '../support/xml.ts';
 
 let oracle: SourceOracle;
@@ -23,7 +24,7 @@ beforeAll(async () => {
 let client = 0;
 const clientAddress = () => `198.18.${(++client >> 8) & 0xff}.${client & 0xff}`;
 const get = (path: string, headers: Record<string, string> = {}) =>
-  exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientAddress(), ...headers } });
+  workerFetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientAddress(), ...headers } });
 const FIELDS = [
   'ipVersion',
   'ipAddress',
@@ -117,7 +118,7 @@ describe('single lookup on the free server', () => {
   });
 
   it('refuses a request without a client address when no address is named', async () => {
-    const response = await exports.default.fetch('http://free.test/api/v1/json');
+    const response = await workerFetch('http://free.test/api/v1/json');
     expect(response.status).toBe(400);
     expect(((await response.json()) as { code: string }).code).toBe('IP_ADDRESS_INVALID');
   });
@@ -199,7 +200,7 @@ describe('lookup errors', () => {
   });
 
   it('answers 405 with Allow for a wrong method on a lookup route', async () => {
-    const response = await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8', {
+    const response = await workerFetch('http://free.test/api/v1/json/8.8.8.8', {
       method: 'DELETE',
       headers: { 'CF-Connecting-IP': clientAddress() },
     });

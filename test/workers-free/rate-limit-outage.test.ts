@@ -5,18 +5,18 @@
  * Client addresses: 192.0.2.0/24, used by this file only.
  */
 
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { RateLimitClient } from '../../src/ratelimit/client.ts';
 import { failingNamespace, hangingNamespace } from '../support/unreachable.ts';
+import { appFetch } from '../support/worker-fetch.ts';
 
 const app = createApp('free');
 
 function getWith(namespace: Env['RATE_LIMITER'], path: string, clientIp: string): Promise<Response> {
   const request = new Request(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp } });
-  return Promise.resolve(app.fetch(request, { ...env, RATE_LIMITER: namespace }, createExecutionContext()));
+  return appFetch(app, request, { ...env, RATE_LIMITER: namespace });
 }
 
 describe('when the Durable Object cannot be reached', () => {

@@ -6,17 +6,18 @@
  */
 
 import { runInDurableObject } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createAccount, createApiKey } from '../../src/access/admin.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
 import { admit, type LimitDecision } from '../../src/ratelimit/window.ts';
 import { packDecision, unpackDecision } from '../../src/ratelimit/wire.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 const POLICY = '"burst";q=10;w=10, "minute";q=60;w=60';
 
 function get(path: string, clientIp: string, headers: Record<string, string> = {}): Promise<Response> {
-  return exports.default.fetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp, ...headers } });
+  return workerFetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp, ...headers } });
 }
 
 /** The admitted request times that the client's Durable Object holds in memory (none before its first request). */
@@ -112,7 +113,7 @@ describe('through the Worker', () => {
     const invalid = await get('/api/v1/json/1.2.3', '198.51.100.6');
     const missing = await get('/api/v1/nothing', '198.51.100.6');
     const xmlInvalid = await get('/api/v1/xml/1.2.3', '198.51.100.6');
-    const wrongMethod = await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8', {
+    const wrongMethod = await workerFetch('http://free.test/api/v1/json/8.8.8.8', {
       method: 'DELETE',
       headers: { 'CF-Connecting-IP': '198.51.100.6' },
     });
@@ -134,7 +135,7 @@ describe('through the Worker', () => {
 
   it('counts requests without CF-Connecting-IP under one shared key', async () => {
     const before = (await admitted('unknown')).length;
-    await exports.default.fetch('http://free.test/api/v1/json/8.8.8.8');
+    await workerFetch('http://free.test/api/v1/json/8.8.8.8');
     expect(await admitted('unknown')).toHaveLength(before + 1);
   });
 });

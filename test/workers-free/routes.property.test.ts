@@ -4,17 +4,19 @@
  * known code, in JSON or XML (or, for the home page `GET /`, a page that names the code). The paid app runs here too, against this project's KV (it has the
  * binding), with made-up keys, addresses and origins. Client address 2001:db8:1901::1 unless a run
  * sets its own (this file only); rate limiting answers 429 problems, which are fine. Bounded in runs,
- * never in time.
+ * never in time. Every answer is checked against the OpenAPI document of its plan.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { PROBLEMS } from '../../src/errors/problem.ts';
+import { appDocuments, appFetch } from '../support/worker-fetch.ts';
 
 const RUNS = { numRuns: 300 };
 const apps = { free: createApp('free'), paid: createApp('paid') };
+/** Each app's own document: this project's Worker serves the free plan only. */
+const documents = { free: appDocuments(apps.free), paid: appDocuments(apps.paid) };
 
 const printable = fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~'), maxLength: 40 });
 const addressLike = fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended(), printable, fc.constantFrom('8.8.8.8', '10.0.0.1', '::1', '2001:4860:4860::8888', ''));
@@ -83,7 +85,7 @@ describe.each(['free', 'paid'] as const)('the %s app', (plan) => {
         } catch {
           return; // not a request a client could send (e.g. a header value the Fetch standard refuses)
         }
-        const response = await apps[plan].fetch(request, env, createExecutionContext());
+        const response = await appFetch(apps[plan], request, env, documents[plan]);
         const text = await response.text();
         expect(response.status, `${verb} ${url}`).toBeLessThan(500);
         if (response.status < 400 || verb === 'HEAD') return;

@@ -3,11 +3,11 @@
  * with the sources read directly (see `test/support/oracle.ts`), `regionCode` being the source's own
  * ISO 3166-2 subdivision code.
  */
-import { exports } from 'cloudflare:workers';
 import ipaddr from 'ipaddr.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isOrdinaryUnicast, SourceOracle } from '../support/oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 let oracle: SourceOracle;
 beforeAll(async () => {
@@ -53,7 +53,7 @@ describe('a random sample of public addresses', () => {
     for (const [index, address] of addresses.entries()) {
       // One client address per request (198.18.0.0/15), so that the free plan's rate limit never bites.
       const client = `198.${18 + (index >> 16)}.${(index >> 8) & 0xff}.${index & 0xff}`;
-      const response = await exports.default.fetch(`http://free.test/api/v1/json/${address}`, { headers: { 'CF-Connecting-IP': client } });
+      const response = await workerFetch(`http://free.test/api/v1/json/${address}`, { headers: { 'CF-Connecting-IP': client } });
       const body = (await response.json()) as Record<string, unknown>;
       const expected = oracle.expected(address);
       if (response.status === 400 && body.code === 'IP_ADDRESS_RESERVED') {

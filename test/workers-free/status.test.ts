@@ -4,17 +4,17 @@
  * manifest. Each request comes from a client address of its own (from 203.0.113.0/24, used by this
  * file only), but where a test is about counting.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { expectedDatabase, type ManifestForTests, readManifest } from '../support/manifest.ts';
 import { publishCompiled } from '../support/publish.ts';
 import { repoFile } from '../support/repo.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
-const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
 let client = 0;
-const get = (path: string, address = `203.0.113.${++client}`) => worker.fetch(`https://free.test${path}`, { headers: { 'CF-Connecting-IP': address } });
+const get = (path: string, address = `203.0.113.${++client}`) => workerFetch(`https://free.test${path}`, { headers: { 'CF-Connecting-IP': address } });
 const DAY = 86_400_000;
 
 let manifest: ManifestForTests;

@@ -5,11 +5,12 @@
  * Accounts `matrix-*`, client addresses 9.9.9.9 and 8.8.4.4, hostname example.com: this file only.
  */
 import { createExecutionContext } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allowDomain, allowIp, cancelAccount, createAccount, createApiKey, revokeApiKey } from '../../src/access/admin.ts';
 import { generateApiKey } from '../../src/access/api-key.ts';
 import { createApp } from '../../src/app.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 /** An address no account whitelists; the client of every request that names no other. */
 const OTHER_IP = '9.9.9.9';
@@ -55,7 +56,7 @@ function send(method: string, path: string, credential: Credential, init: { body
   if (credential.key) headers.set('Authorization', `Bearer ${credential.key()}`);
   if (credential.authorization) headers.set('Authorization', credential.authorization);
   if (credential.origin) headers.set('Origin', credential.origin);
-  return exports.default.fetch(`https://de.ipgeo.test${path}`, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+  return workerFetch(`https://de.ipgeo.test${path}`, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
 }
 
 /** The problem code of a JSON or XML problem answer. */
@@ -226,7 +227,7 @@ describe('a deployment with ALLOW_HTTP_ORIGINS=true (local development)', () => 
 
 describe('CORS preflight', () => {
   const preflight = (origin: string, path = '/api/bulk/json') =>
-    exports.default.fetch(`https://de.ipgeo.test${path}`, {
+    workerFetch(`https://de.ipgeo.test${path}`, {
       method: 'OPTIONS',
       headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type', 'CF-Connecting-IP': OTHER_IP },
     });

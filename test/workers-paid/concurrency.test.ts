@@ -6,9 +6,10 @@
  * (only `Date`), never waited for. Accounts `concurrent-*`, client address 203.0.113.80 and hostname
  * app.concurrent.example: this file only.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { allowDomain, allowIp, createAccount, createApiKey } from '../../src/access/admin.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 /** How long an isolate serves what it read from KV, as docs/accounts.md states it ("for **30 seconds**"). */
 const CACHE_MS = 30_000;
@@ -35,7 +36,7 @@ function mixedRequest(i: number): Promise<Response> {
   if (i % 3 === 0) headers.set('Authorization', `Bearer ${key}`);
   if (i % 3 === 1) headers.set('CF-Connecting-IP', WHITELISTED_IP);
   if (i % 3 === 2) headers.set('Origin', ORIGIN);
-  return exports.default.fetch(`https://de.ipgeo.test/api/json/8.8.${i % 256}.8`, { headers });
+  return workerFetch(`https://de.ipgeo.test/api/json/8.8.${i % 256}.8`, { headers });
 }
 
 describe('concurrent paid requests', () => {

@@ -3,12 +3,12 @@
  * the old key works until its revocation time and not after, the new one at once; and `listAccounts`
  * over the real KV binding, as `npm run accounts -- list` reads it. Keys and accounts of this file only.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createAccount, createApiKey, isRevoked, kvListing, listAccounts, revokeApiKey, rotateApiKey, showAccount } from '../../src/access/admin.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
-const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
-const lookup = (key: string) => worker.fetch('https://de.paid.test/api/json/8.8.8.8', { headers: { Authorization: `Bearer ${key}` } });
+const lookup = (key: string) => workerFetch('https://de.paid.test/api/json/8.8.8.8', { headers: { Authorization: `Bearer ${key}` } });
 
 describe('rotateApiKey', () => {
   it('keeps the old key working through its grace period, beside the new one', async () => {

@@ -4,18 +4,18 @@
  * is served once they succeed again; a slow read holds up its own request only. The faults are made
  * by handing the app an `ACCOUNTS` binding that wraps the real one. Accounts `kvfault-*`: this file only.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createAccount, createApiKey } from '../../src/access/admin.ts';
 import { createApp } from '../../src/app.ts';
+import { appFetch } from '../support/worker-fetch.ts';
 
 const app = createApp('paid');
 
 /** A GET of the paid app with the key, against `accounts` as the `ACCOUNTS` binding. */
 function getWith(accounts: KVNamespace, key: string): Promise<Response> {
   const request = new Request('https://de.ipgeo.test/api/json/8.8.8.8', { headers: { Authorization: `Bearer ${key}`, 'CF-Connecting-IP': '203.0.113.90' } });
-  return Promise.resolve(app.fetch(request, { ...env, ACCOUNTS: accounts }, createExecutionContext()));
+  return appFetch(app, request, { ...env, ACCOUNTS: accounts });
 }
 
 /** The real binding, with `get` replaced. */

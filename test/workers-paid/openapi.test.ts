@@ -4,18 +4,17 @@
  * the gate must do it), and carry the validating schemas. Its validity as OpenAPI 3.1 is checked in
  * Node by `test/node/openapi.test.ts`, where the validator runs.
  */
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { documentedOperations, servedOperations } from '../support/openapi-routes.ts';
 import { PAID_ORIGIN, paidFetch } from '../support/paid-fetch.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON that the tests walk freely.
 type Json = Record<string, any>;
 
-const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
 /** A request without credentials. */
-const anonymous = (path: string, init?: RequestInit) => worker.fetch(`${PAID_ORIGIN}${path}`, init);
+const anonymous = (path: string, init?: RequestInit) => workerFetch(`${PAID_ORIGIN}${path}`, init);
 
 let document: Json;
 beforeAll(async () => {
@@ -30,7 +29,15 @@ const operations = () =>
   );
 
 /** A concrete path for a documented one. */
-const EXAMPLES: Record<string, string> = { ip: '8.8.8.8', code: 'de', dialCode: '44', zone: 'Europe/Paris' };
+const EXAMPLES: Record<string, string> = {
+  ip: '8.8.8.8',
+  code: 'de',
+  dialCode: '44',
+  zone: 'Japan',
+  area: 'America',
+  region: 'Argentina',
+  location: 'Buenos_Aires',
+};
 const concrete = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => EXAMPLES[name] ?? 'x');
 
 describe('GET /openapi.json on a paid server', () => {
@@ -54,6 +61,8 @@ describe('GET /openapi.json on a paid server', () => {
         '/api/phonecodes/{dialCode}',
         '/api/timezones',
         '/api/timezones/{zone}',
+        '/api/timezones/{area}/{location}',
+        '/api/timezones/{area}/{region}/{location}',
         '/api/countrycodes',
         '/openapi.json',
         '/docs',
@@ -67,7 +76,7 @@ describe('GET /openapi.json on a paid server', () => {
     for (const { path, method, operation } of operations()) {
       const response = await anonymous(
         concrete(path),
-        method === 'post' ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' } : {},
+        method === 'post' ? { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' } : { method: method.toUpperCase() },
       );
       if (operation.security) {
         expect(operation.security, path).toEqual([{ bearerKey: [] }, { websiteOrigin: [] }]);
@@ -80,7 +89,7 @@ describe('GET /openapi.json on a paid server', () => {
     }
     expect(
       operations()
-        .filter((o) => !o.operation.security)
+        .filter((o) => !o.operation.security && o.method !== 'head')
         .map((o) => o.path),
     ).toEqual(['/api/status', '/', '/api/countrycodes', '/health', '/openapi.json', '/docs']);
   });
@@ -132,14 +141,13 @@ describe('GET /openapi.json on a paid server', () => {
 
   it('shows the bulk XML shape with its item attribute and problem namespace', () => {
     const item = document.components.schemas.BulkXmlResponse.properties.results.properties.item;
-    const [recordItem, problemItem] = item.items.anyOf as Json[];
+    const [recordItem, selectionItem, problemItem] = item.items.anyOf as Json[];
     expect(document.components.schemas.BulkXmlResponse.xml).toEqual({ name: 'response' });
     expect(recordItem?.properties.ip.xml).toEqual({ attribute: true });
     expect(recordItem?.properties).not.toHaveProperty('regionCode');
-    expect(problemItem?.properties.problem.allOf).toEqual([
-      { $ref: '#/components/schemas/Problem' },
-      { description: expect.any(String), xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' } },
-    ]);
+    expect(selectionItem).toMatchObject({ required: ['ip'], additionalProperties: false, properties: { regionCode: expect.any(Object) } });
+    expect(problemItem?.properties.problem.allOf).toEqual([{ $ref: '#/components/schemas/Problem' }, { description: expect.any(String) }]);
+    expect(document.components.schemas.Problem.xml).toEqual({ name: 'problem', namespace: 'urn:ietf:rfc:7807' });
   });
 });
 
@@ -179,5 +187,37 @@ describe('lang and fields in the OpenAPI document', () => {
   it('says on the bulk routes that regionCode is there only when fields names it', () => {
     const fields = (document.paths['/api/bulk/json'].post.parameters as Json[]).find((parameter) => parameter.name === 'fields');
     expect(fields?.description).toMatch(/`regionCode` is in a bulk record only when `fields` names it/);
+  });
+});
+
+describe('what the OpenAPI document says of fields, time zones and problems', () => {
+  it('describes the record without fields as whole, and with fields as a selection of it, in the schema', () => {
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    for (const path of ['/api/json/{ip}', '/api/xml']) {
+      const content = Object.values(document.paths[path].get.responses['200'].content as Record<string, Json>)[0];
+      expect(content?.schema.anyOf, path).toEqual([ref('IpInfo'), ref('IpInfoSelection')]);
+    }
+    const { IpInfo, IpInfoSelection, BulkIpInfo } = document.components.schemas;
+    expect(IpInfo.required).toEqual(Object.keys(IpInfo.properties));
+    expect(IpInfo.additionalProperties).toBe(false);
+    expect(IpInfoSelection).toMatchObject({ minProperties: 1, additionalProperties: false });
+    expect(IpInfoSelection.required ?? []).toEqual([]);
+    expect(Object.keys(IpInfoSelection.properties)).toEqual(Object.keys(IpInfo.properties));
+    expect(BulkIpInfo.required).toEqual(Object.keys(IpInfo.properties).filter((field) => field !== 'regionCode'));
+    expect(document.components.schemas.BulkJsonResponse.additionalProperties.anyOf).toEqual([ref('BulkIpInfo'), ref('IpInfoSelection'), ref('Problem')]);
+  });
+
+  it('spells time-zone paths out by their parts, each a path segment, and serves each of them', async () => {
+    const zones = Object.keys(document.paths).filter((path) => path.startsWith('/api/timezones/'));
+    expect(zones).toEqual(['/api/timezones/{zone}', '/api/timezones/{area}/{location}', '/api/timezones/{area}/{region}/{location}']);
+    for (const path of zones) expect((await paidFetch(concrete(path))).status, path).toBe(200);
+  });
+
+  it('lists in its problem table and Problem schema the problems of the paid servers only', () => {
+    const table = [...(document.info.description as string).matchAll(/^\| \d{3} \| `([A-Z_]+)` \|/gm)].map((row) => row[1]);
+    expect(table).toEqual(document.components.schemas.Problem.properties.code.enum);
+    expect(table).toEqual(expect.arrayContaining(['ACCOUNTS_UNAVAILABLE', 'AUTHORIZATION_REQUIRED', 'TOO_MANY_IPS', 'COUNTRY_NOT_FOUND']));
+    expect(table).not.toContain('RATE_LIMITED');
+    expect(table).not.toContain('PAID_PLAN_REQUIRED');
   });
 });

@@ -2,12 +2,10 @@
  * @module The paid server's `GET /api/status` (open without a credential) and `X-Database-Version`
  * on every lookup answer of the paid plan: single JSON and XML, bulk JSON and XML, distance.
  */
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectedDatabase, type ManifestForTests, readManifest } from '../support/manifest.ts';
 import { PAID_ORIGIN, paidFetch, postJson } from '../support/paid-fetch.ts';
-
-const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
+import { workerFetch } from '../support/worker-fetch.ts';
 
 let manifest: ManifestForTests;
 beforeAll(async () => {
@@ -16,7 +14,7 @@ beforeAll(async () => {
 
 describe('GET /api/status', () => {
   it('answers without a credential: the plan, the region and the database', async () => {
-    const response = await worker.fetch(`${PAID_ORIGIN}/api/status`);
+    const response = await workerFetch(`${PAID_ORIGIN}/api/status`);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { stale: boolean };
     expect(body).toEqual({ plan: 'paid', region: 'de', database: expectedDatabase(manifest), stale: body.stale });
