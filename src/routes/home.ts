@@ -52,6 +52,32 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = {
 
 const html = { 'text/html': { schema: z.string() } };
 
+/** {@link PAGE_HEADERS} in the OpenAPI document: every page answer carries them. */
+const PAGE_HEADER_OBJECTS = {
+  'Content-Security-Policy': {
+    description: 'Scripts, styles, images and requests from this origin only; no inline script or style, no frames, forms posted here only.',
+    schema: { type: 'string' as const, example: PAGE_CSP },
+    required: true,
+  },
+  'Cache-Control': {
+    description: "Never stored: a page is the visitor's own, and counted.",
+    schema: { type: 'string' as const, example: 'no-store' },
+    required: true,
+  },
+  'X-Content-Type-Options': { description: 'No sniffing of the media type.', schema: { type: 'string' as const, example: 'nosniff' }, required: true },
+  'Referrer-Policy': { description: 'No referrer on links out of the page.', schema: { type: 'string' as const, example: 'no-referrer' }, required: true },
+};
+
+/** `Retry-After` of a 429 or 503 page: seconds to wait before trying again. */
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' as const, minimum: 0 }, required: true },
+};
+
+/** A page response of the document: its description, the page headers (and `Retry-After` where it is sent) and HTML. */
+function pageResponse(description: string, retry = false) {
+  return { description, headers: retry ? { ...PAGE_HEADER_OBJECTS, ...RETRY_AFTER } : PAGE_HEADER_OBJECTS, content: html };
+}
+
 function homeRoute(plan: Plan) {
   const free = plan === 'free';
   return createRoute({
@@ -64,15 +90,15 @@ function homeRoute(plan: Plan) {
       : 'An HTML page naming this paid server, its region and its data (version, age, attribution), with links to /docs and the status endpoint. No lookup: lookups need a credential.',
     ...(free ? HOME.documented('get', '/') : {}),
     responses: {
-      200: { description: 'The page.', content: html },
+      200: pageResponse('The page.'),
       ...(free
         ? {
-            400: { description: 'The page, showing `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` or `LANGUAGE_UNSUPPORTED` in words.', content: html },
-            404: { description: 'The page, showing `IP_ADDRESS_NOT_FOUND` in words.', content: html },
-            429: { description: "The page over the free plan's limits, saying when to try again (`Retry-After`).", content: html },
+            400: pageResponse('The page, showing `IP_ADDRESS_INVALID`, `IP_ADDRESS_RESERVED` or `LANGUAGE_UNSUPPORTED` in words.'),
+            404: pageResponse('The page, showing `IP_ADDRESS_NOT_FOUND` in words.'),
+            429: pageResponse("The page over the free plan's limits, saying when to try again (`Retry-After`).", true),
           }
         : {}),
-      503: { description: 'The page, saying that the data cannot be read at the moment (`Retry-After`).', content: html },
+      503: pageResponse('The page, saying that the data cannot be read at the moment (`Retry-After`).', true),
     },
   });
 }

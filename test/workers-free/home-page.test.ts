@@ -5,7 +5,7 @@
  * page, and the refund of a 503. Client addresses: 100.64.31.0/24 (RFC 6598), used by this file only.
  */
 import { runInDurableObject } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { geoNaturalEarth1 } from 'd3-geo';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
@@ -15,6 +15,7 @@ import { attributesOf, textIn, visibleText } from '../support/html.ts';
 import { readManifest } from '../support/manifest.ts';
 import { SourceOracle } from '../support/oracle.ts';
 import { compiledBuild } from '../support/publish.ts';
+import { workerFetch } from '../support/worker-fetch.ts';
 import { childTexts, parseXml } from '../support/xml.ts';
 
 let oracle: SourceOracle;
@@ -27,7 +28,7 @@ let client = 0;
 const freshClient = () => `100.64.31.${++client}`;
 
 function get(path: string, clientIp: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(`http://free.test${path}`, { ...init, headers: { 'CF-Connecting-IP': clientIp, ...init.headers } });
+  return workerFetch(`http://free.test${path}`, { ...init, headers: { 'CF-Connecting-IP': clientIp, ...init.headers } });
 }
 
 /** The requests that the client's rate-limit object has admitted. */

@@ -3,13 +3,11 @@
  * the region, the data's version (the build's manifest) and its sources' attribution, links to /docs
  * and the status endpoint, and makes no lookup.
  */
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { attributesOf, visibleText } from '../support/html.ts';
 import { type ManifestForTests, readManifest } from '../support/manifest.ts';
 import { PAID_ORIGIN } from '../support/paid-fetch.ts';
-
-const worker = (exports as unknown as { default: { fetch(input: string, init?: RequestInit): Promise<Response> } }).default;
+import { workerFetch } from '../support/worker-fetch.ts';
 
 let manifest: ManifestForTests;
 beforeAll(async () => {
@@ -18,7 +16,7 @@ beforeAll(async () => {
 
 describe('GET / on a paid server', () => {
   it('answers without a credential: plan, region, data version and attribution, under the pages’ CSP', async () => {
-    const response = await worker.fetch(`${PAID_ORIGIN}/`);
+    const response = await workerFetch(`${PAID_ORIGIN}/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toBe('text/html; charset=UTF-8');
     const csp = response.headers.get('Content-Security-Policy') ?? '';
@@ -34,7 +32,7 @@ describe('GET / on a paid server', () => {
   });
 
   it('makes no lookup and offers none: no form, no record, no script', async () => {
-    const html = await (await worker.fetch(`${PAID_ORIGIN}/?ip=81.2.69.142`, { headers: { 'CF-Connecting-IP': '81.2.69.142' } })).text();
+    const html = await (await workerFetch(`${PAID_ORIGIN}/?ip=81.2.69.142`, { headers: { 'CF-Connecting-IP': '81.2.69.142' } })).text();
     expect(await attributesOf(html, 'form')).toEqual([]);
     expect(await attributesOf(html, 'script')).toEqual([]);
     expect(await visibleText(html)).not.toContain('81.2.69.142');
