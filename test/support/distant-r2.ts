@@ -1,0 +1,69 @@
+/**
+ * @module An R2 binding that answers as a distant bucket does: each `get` after a first-byte delay, and
+ * its body at a chosen throughput. Used by the tests (`test/workers-free/distant-data.test.ts`) and by
+ * `npm run bench:cold -- --r2-latency-ms 150 --r2-mbps 25` (through `bench/worker/distant.ts`), never by
+ * the Worker itself. Runs in workerd (it uses `FixedLengthStream`).
+ */
+
+/** How far the bucket is. */
+export interface Distance {
+  /** Delay of every `get` before its object (or null) is answered, ms. */
+  readonly latencyMs: number;
+  /** Throughput of a body, in megabytes (10^6 bytes) per second. */
+  readonly megabytesPerSecond: number;
+}
+
+/** The part of an R2 object that the loader reads. */
+export interface DistantObject {
+  readonly size: number;
+  readonly body: ReadableStream<Uint8Array>;
+  text(): Promise<string>;
+}
+
+/** Bytes written to the paced body at a time. */
+const SLICE = 1 << 16;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `bucket` as seen from far away: `get` answers after {@link Distance.latencyMs}, and the body's bytes
+ * arrive no faster than {@link Distance.megabytesPerSecond}, through a stream of known length (as R2's
+ * bodies are, so BYOB readers and `readAtLeast` work on it).
+ *
+ * @example const far = distantBucket(env.GEO_DATA, { latencyMs: 150, megabytesPerSecond: 25 });
+ */
+export function distantBucket(bucket: R2Bucket, distance: Distance): { get(key: string): Promise<DistantObject | null> } {
+  const bytesPerMs = (distance.megabytesPerSecond * 1e6) / 1000;
+  return {
+    async get(key: string): Promise<DistantObject | null> {
+      await sleep(distance.latencyMs);
+      const object = await bucket.get(key);
+      if (object === null) return null;
+      const paced = new FixedLengthStream(object.size);
+      void pace(object.body, paced.writable, bytesPerMs);
+      return { size: object.size, body: paced.readable, text: () => new Response(paced.readable).text() };
+    },
+  };
+}
+
+/** Copies `from` into `to`, a slice at a time, each slice no sooner than the throughput allows. */
+async function pace(from: ReadableStream<Uint8Array>, to: WritableStream<Uint8Array>, bytesPerMs: number): Promise<void> {
+  const writer = to.getWriter();
+  const started = Date.now();
+  let sent = 0;
+  try {
+    for await (const chunk of from) {
+      for (let at = 0; at < chunk.byteLength; at += SLICE) {
+        const slice = chunk.slice(at, at + SLICE);
+        sent += slice.byteLength;
+        const due = started + sent / bytesPerMs - Date.now();
+        if (due > 0) await sleep(due);
+        await writer.write(slice);
+      }
+    }
+    await writer.close();
+  } catch (error) {
+    // The reader went away (a cancelled body): nothing more to send.
+    await writer.abort(error).catch(() => undefined);
+  }
+}
