@@ -54,7 +54,7 @@ async function pace(from: ReadableStream<Uint8Array>, to: WritableStream<Uint8Ar
   try {
     for await (const chunk of from) {
       for (let at = 0; at < chunk.byteLength; at += SLICE) {
-        const slice = chunk.slice(at, at + SLICE);
+        const slice = chunk.subarray(at, at + SLICE);
         sent += slice.byteLength;
         const due = started + sent / bytesPerMs - Date.now();
         if (due > 0) await sleep(due);
