@@ -18,12 +18,33 @@ const DISTANCE = { latencyMs: 150, megabytesPerSecond: 0.01 };
 /** Requests arrive this often during a load. */
 const EVERY_MS = 50;
 
+/**
+ * The small build with its `build_epoch` moved by `delta`: a valid database of another SHA-256. The
+ * Workers cache is shared by the test files running at once, so this file's versions are its own.
+ */
+function variant(small: Uint8Array, delta: number): Uint8Array {
+  const bytes = small.slice();
+  const key = new TextEncoder().encode('build_epoch');
+  for (let at = bytes.length - key.length - 1; at >= 0; at--) {
+    if (key.every((byte, i) => bytes[at + i] === byte)) {
+      // The value follows the key: a control byte (and, for an extended type, a type byte), then its bytes.
+      const control = bytes[at + key.length] as number;
+      const last = at + key.length + (control >> 5 === 0 ? 2 : 1) + (control & 0x1f) - 1;
+      bytes[last] = ((bytes[last] as number) + delta) & 0xff;
+      return bytes;
+    }
+  }
+  throw new Error('build_epoch not found in the metadata');
+}
+
 let good: Uint8Array;
-let goodVersion: string;
+let next: Uint8Array;
+const goodVersion = '2026-11-21.d150a417';
+const nextVersion = '2026-11-22.d150a418';
 beforeAll(async () => {
-  const build = await compiledBuild('data/out/small');
-  good = new Uint8Array(build.bytes);
-  goodVersion = build.version;
+  const small = new Uint8Array((await compiledBuild('data/out/small')).bytes);
+  good = variant(small, 3);
+  next = variant(small, 5);
 }, 120_000);
 
 let record: CurrentRecord;
@@ -37,21 +58,6 @@ afterEach(async () => {
   await publish(good, goodVersion);
   await forgetCachedCopies();
 });
-
-/** A second valid build: the small build with one more byte of metadata padding is not one, so flip a byte of `build_epoch`. */
-function otherBuild(): Uint8Array {
-  const bytes = good.slice();
-  const key = new TextEncoder().encode('build_epoch');
-  for (let at = bytes.length - key.length - 1; at >= 0; at--) {
-    if (key.every((byte, i) => bytes[at + i] === byte)) {
-      const control = bytes[at + key.length] as number;
-      const last = at + key.length + (control >> 5 === 0 ? 2 : 1) + (control & 0x1f) - 1;
-      bytes[last] = ((bytes[last] as number) + 1) & 0xff;
-      return bytes;
-    }
-  }
-  throw new Error('build_epoch not found in the metadata');
-}
 
 /** A cold isolate's slot over the distant bucket; the clock is real, plus what the test adds. */
 function isolate() {
@@ -107,7 +113,6 @@ describe('a cold start from a distant R2', () => {
       await settle();
       return answers;
     });
-    expect(answers.length).toBeGreaterThan(2000 / EVERY_MS); // the load outlasted the 2 s once allowed
     expect(new Set(answers)).toEqual(new Set(['a database']));
     expect(lines).toEqual([
       {
@@ -121,8 +126,8 @@ describe('a cold start from a distant R2', () => {
         colo: '',
       },
     ]);
-    // By the Worker's clock, which moves with I/O: at least the first-byte delays of the record and the object.
-    expect(lines[0]?.ms).toBeGreaterThanOrEqual(2 * DISTANCE.latencyMs);
+    // By the Worker's clock, which moves with I/O: longer than the 2 s a waiting request was once given.
+    expect(lines[0]?.ms).toBeGreaterThan(2000);
   });
 
   it('reads the copy the first isolate left in the cache, not R2', async () => {
@@ -172,8 +177,6 @@ describe('a switch with a distant R2', () => {
     const { clock, slot, get, settle } = isolate();
     await get();
     await settle();
-    const next = otherBuild();
-    const nextVersion = '2026-11-22.0000beef';
     await publish(next, nextVersion);
     if (!cached) vi.spyOn(caches, 'open').mockRejectedValue(new Error('no cache here'));
     clock.ahead = CHECK_INTERVAL_MS;
