@@ -1,15 +1,11 @@
 /**
- * @module Loads the current database into this isolate (from this location's Workers cache, else from
- * R2), verifies it, keeps it in memory, and switches to a newly published version without a restart;
- * `published.ts` says what R2 holds, `docs/production.md` what the platform allows.
+ * @module Loads the current database into this isolate (from this location's Workers cache, else R2),
+ * verifies it, keeps it, and switches to a newly published version without a restart; what the
+ * platform allows and why: `docs/production.md`.
  *
- * - **Trust.** Bytes are answered from only after their size and SHA-256 equal the published ones,
- *   wherever they came from; a cached copy that fails is deleted and R2 read instead.
- * - **No shared I/O.** No request awaits a promise or stream another request created: requests that
- *   arrive during a load poll the slot's settled state with their own timers, while the load makes
- *   progress, for at most {@link WAIT_LIMIT_MS}.
- * - **One copy.** A load holds one buffer of the file's size; a switch releases the old database
- *   before loading the new one (96 MiB cannot hold two), so requests wait for that load too.
+ * Invariants: bytes answer only once their size and SHA-256 are the published ones, wherever they came
+ * from; no request awaits a promise or stream another created (waiters poll the slot's settled state
+ * with their own timers); a load holds one copy of the file, and a switch releases the old database first.
  */
 import { type DataEvent, type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';
 import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
