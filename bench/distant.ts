@@ -272,11 +272,21 @@ export async function benchDistant(options: BenchOptions, log: (line: string) =>
    * done here, not while the switch is measured.
    */
   const seed = async (state: string) => {
-    const seeding = await startDeployment('free', bundle, state);
-    const bucket = r2Bucket((await seeding.miniflare.getR2Bucket('GEO_DATA', workerName('free'))) as unknown as R2Like, 'GEO_DATA');
-    await publishTo(bucket, next, new Date(), () => {});
-    await seedDatabase(seeding, DATABASE_FILE);
-    await seeding.dispose();
+    // Miniflare's proxy to R2 now and then drops a 61 MiB upload ("other side closed"): tried three times.
+    for (let attempt = 1; ; attempt++) {
+      const seeding = await startDeployment('free', bundle, state);
+      try {
+        const bucket = r2Bucket((await seeding.miniflare.getR2Bucket('GEO_DATA', workerName('free'))) as unknown as R2Like, 'GEO_DATA');
+        await publishTo(bucket, next, new Date(), () => {});
+        await seedDatabase(seeding, DATABASE_FILE);
+        return;
+      } catch (error) {
+        if (attempt === 3) throw error;
+        log(`  seeding failed (${(error as Error).message}); again`);
+      } finally {
+        await seeding.dispose();
+      }
+    }
   };
 
   log('the Workers cache off:');
