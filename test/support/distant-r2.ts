@@ -46,24 +46,36 @@ export function distantBucket(bucket: R2Bucket, distance: Distance): { get(key: 
   };
 }
 
-/** Copies `from` into `to`, a slice at a time, each slice no sooner than the throughput allows. */
+/**
+ * Copies `from` into `to` through one reused buffer of {@link SLICE} bytes, each slice no sooner than the
+ * throughput allows: no garbage of its own, so the isolate's memory is the loader's (each write is
+ * awaited before the buffer is read into again).
+ */
 async function pace(from: ReadableStream<Uint8Array>, to: WritableStream<Uint8Array>, bytesPerMs: number): Promise<void> {
+  const reader = from.getReader({ mode: 'byob' }) as ReadableStreamBYOBReader & {
+    readAtLeast?<T extends ArrayBufferView>(minElements: number, view: T): Promise<{ done: boolean; value?: T | undefined }>;
+  };
   const writer = to.getWriter();
   const started = Date.now();
+  let buffer = new ArrayBuffer(SLICE);
   let sent = 0;
   try {
-    for await (const chunk of from) {
-      for (let at = 0; at < chunk.byteLength; at += SLICE) {
-        const slice = chunk.subarray(at, at + SLICE);
-        sent += slice.byteLength;
+    for (;;) {
+      const view = new Uint8Array(buffer);
+      const { done, value } = await (reader.readAtLeast ? reader.readAtLeast(SLICE, view) : reader.read(view));
+      if (value !== undefined && value.byteLength > 0) {
+        sent += value.byteLength;
         const due = started + sent / bytesPerMs - Date.now();
         if (due > 0) await sleep(due);
-        await writer.write(slice);
+        await writer.write(value);
+        buffer = value.buffer as ArrayBuffer;
       }
+      if (done || value === undefined) break;
     }
     await writer.close();
   } catch (error) {
     // The reader went away (a cancelled body): nothing more to send.
     await writer.abort(error).catch(() => undefined);
+    await reader.cancel(error).catch(() => undefined);
   }
 }
