@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DATABASE_FILE } from '../data/build.ts';
 import { type R2Like, r2Bucket } from '../data/publish/r2-bucket.ts';
 import { publishTo } from '../data/publish/record.ts';
+import { mib } from './stats.ts';
 import { buildBundle, type Deployment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { HeapPeak, Inspector } from './worker/inspector.ts';
 
@@ -38,6 +39,8 @@ export interface ColdFigures {
   readonly failed: number;
   /** Peak of the isolate's heap in use plus ArrayBuffers during the load, bytes. */
   readonly peakBytes: number;
+  /** The ArrayBuffers in {@link peakBytes} (the database, stream buffers); the rest is V8's heap. */
+  readonly peakArrayBufferBytes: number;
 }
 
 /** One switch. */
@@ -49,6 +52,7 @@ export interface SwitchFigures {
   /** The publication until the first answer from the new version, ms (most of it the minute's wait). */
   readonly seenAfterMs: number;
   readonly peakBytes: number;
+  readonly peakArrayBufferBytes: number;
 }
 
 /** Everything the distant benchmark measured. */
@@ -182,6 +186,7 @@ async function coldStart(bundle: string, state: string, options: BenchOptions, c
     slowestMs: Math.max(...before.map((s) => s.ms)),
     failed: before.filter((s) => s.status !== 200).length,
     peakBytes: heap.peak,
+    peakArrayBufferBytes: heap.arrayBuffersAtPeak,
   };
   return { deployment, inspector, heap, load, cold };
 }
@@ -213,9 +218,11 @@ async function switchTo(running: Running, build: Build, log: (line: string) => v
     slowestMs: Math.max(...during.map((s) => s.ms)),
     seenAfterMs: seenAt - publishedAt,
     peakBytes: heap.peak,
+    peakArrayBufferBytes: heap.arrayBuffersAtPeak,
   };
   log(
-    `  switch: ${figures.requests} requests, ${figures.failed} failed, slowest ${figures.slowestMs.toFixed(0)} ms; seen ${(figures.seenAfterMs / 1000).toFixed(1)} s after publishing`,
+    `  switch: ${figures.requests} requests, ${figures.failed} failed, slowest ${figures.slowestMs.toFixed(0)} ms; seen ${(figures.seenAfterMs / 1000).toFixed(1)} s after publishing; ` +
+      `isolate peak ${mib(figures.peakBytes)} (ArrayBuffers ${mib(figures.peakArrayBufferBytes)})`,
   );
   return figures;
 }
@@ -259,7 +266,7 @@ export interface BenchOptions {
 }
 
 function describe(what: string, cold: ColdFigures): string {
-  return `  ${what}: cold start ${cold.coldMs.toFixed(0)} ms, load CPU ${cold.cpuMs.toFixed(0)} ms, slowest request ${cold.slowestMs.toFixed(0)} ms, ${cold.failed} failed, isolate peak ${(cold.peakBytes / 2 ** 20).toFixed(1)} MiB`;
+  return `  ${what}: cold start ${cold.coldMs.toFixed(0)} ms, load CPU ${cold.cpuMs.toFixed(0)} ms, slowest request ${cold.slowestMs.toFixed(0)} ms, ${cold.failed} failed, isolate peak ${mib(cold.peakBytes)} (ArrayBuffers ${mib(cold.peakArrayBufferBytes)})`;
 }
 
 /** Runs the benchmark: the cache off, then on (empty, then filled), each with a switch. */

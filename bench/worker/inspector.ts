@@ -43,16 +43,21 @@ export class Inspector {
  */
 export class HeapPeak {
   peak = 0;
+  /** The ArrayBuffer backing stores in {@link peak}; the rest is the V8 heap in use, garbage included. */
+  arrayBuffersAtPeak = 0;
   private readonly timer: NodeJS.Timeout;
   constructor(private readonly inspector: Inspector) {
     this.timer = setInterval(() => {
       void this.inspector.send<{ usedSize: number; backingStorageSize: number }>('Runtime.getHeapUsage').then((heap) => {
-        if (heap?.usedSize !== undefined) this.peak = Math.max(this.peak, heap.usedSize + heap.backingStorageSize);
+        if (heap?.usedSize === undefined || heap.usedSize + heap.backingStorageSize <= this.peak) return;
+        this.peak = heap.usedSize + heap.backingStorageSize;
+        this.arrayBuffersAtPeak = heap.backingStorageSize;
       });
     }, 25);
   }
   reset(): void {
     this.peak = 0;
+    this.arrayBuffersAtPeak = 0;
   }
   stop(): void {
     clearInterval(this.timer);
