@@ -15,7 +15,11 @@
  * starts Miniflare's entry worker and its cache, e-mail and dev-control services. Medians of
  * `--starts` starts of each kind.
  *
+ * With `--r2-latency-ms` and `--r2-mbps`, it measures instead the cold start and the switch with R2 that
+ * far, the Workers cache off, empty and filled (`distant.ts`), under `--connections` steady clients.
+ *
  *     npm run bench:cold -- [--starts 5] [--json FILE]
+ *     npm run bench:cold -- --r2-latency-ms 150 --r2-mbps 25 [--connections 4] [--json FILE]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,15 +27,21 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
+import { benchDistant } from './distant.ts';
 import { median } from './stats.ts';
 import { buildBundle, seedDatabase, startDeployment } from './worker/deployment.ts';
 import { serveBundle } from './worker/serve.ts';
 
 const USAGE = `usage: npm run bench:cold -- [--starts N] [--json FILE]
+       npm run bench:cold -- --r2-latency-ms MS --r2-mbps MB [--connections N] [--json FILE]
 
 Cold start: from a fresh workerd process to the first lookup answered.
-  --starts N   starts of each kind (default 5); medians are reported
-  --json FILE  also write the report as JSON`;
+  --starts N          starts of each kind (default 5); medians are reported
+  --json FILE         also write the report as JSON
+With R2 far away (a first-byte delay and a throughput), the cache off, empty and filled:
+  --r2-latency-ms MS  the bucket's delay to the first byte (default 150 when --r2-mbps is given)
+  --r2-mbps MB        the bucket's throughput in MB/s (default 25 when --r2-latency-ms is given)
+  --connections N     steady clients during the cold start and the switch (default 4)`;
 
 /** Medians in milliseconds. */
 export interface ColdStartReport {
@@ -94,19 +104,34 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const line = parseCommandLine(process.argv.slice(2), {
     command: 'npm run bench:cold',
     usage: USAGE,
-    options: { starts: { type: 'string', default: '5' }, json: { type: 'string' } },
+    options: {
+      starts: { type: 'string', default: '5' },
+      json: { type: 'string' },
+      'r2-latency-ms': { type: 'string' },
+      'r2-mbps': { type: 'string' },
+      connections: { type: 'string', default: '4' },
+    },
   });
   if (typeof line === 'number') process.exit(line);
   const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-cold-'));
   try {
-    const report = await benchColdStart({ starts: Number(values.starts), work }, console.log);
-    console.log(
-      `spawn → listening ${report.spawnToListening.toFixed(0)} ms, → first lookup ${report.listeningToLookup.toFixed(0)} ms: ${report.spawnToLookup.toFixed(0)} ms in all ` +
-        `(first /health instead: ${report.spawnToHealth.toFixed(0)} ms, ${report.listeningToHealth.toFixed(0)} ms after listening; ` +
-        `through Miniflare: ${report.miniflare.spawnToListening.toFixed(0)} + ${report.miniflare.listeningToLookup.toFixed(0)} = ${report.miniflare.spawnToLookup.toFixed(0)} ms)`,
-    );
-    if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
+    if (values['r2-latency-ms'] !== undefined || values['r2-mbps'] !== undefined) {
+      const distance = { latencyMs: Number(values['r2-latency-ms'] ?? 150), megabytesPerSecond: Number(values['r2-mbps'] ?? 25) };
+      if (!(distance.latencyMs >= 0 && distance.megabytesPerSecond > 0)) throw new Error('--r2-latency-ms must be ≥ 0 and --r2-mbps > 0');
+      // The V8 inspector of the measured workerd (`BENCH_INSPECTOR_PORT` when several checkouts measure at once).
+      const inspectorPort = Number(process.env.BENCH_INSPECTOR_PORT ?? 9390);
+      const report = await benchDistant({ distance, connections: Number(values.connections), inspectorPort, work }, console.log);
+      if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
+    } else {
+      const report = await benchColdStart({ starts: Number(values.starts), work }, console.log);
+      console.log(
+        `spawn → listening ${report.spawnToListening.toFixed(0)} ms, → first lookup ${report.listeningToLookup.toFixed(0)} ms: ${report.spawnToLookup.toFixed(0)} ms in all ` +
+          `(first /health instead: ${report.spawnToHealth.toFixed(0)} ms, ${report.listeningToHealth.toFixed(0)} ms after listening; ` +
+          `through Miniflare: ${report.miniflare.spawnToListening.toFixed(0)} + ${report.miniflare.listeningToLookup.toFixed(0)} = ${report.miniflare.spawnToLookup.toFixed(0)} ms)`,
+      );
+      if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

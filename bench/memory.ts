@@ -33,7 +33,7 @@ import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle } from './addresses.ts';
 import { mib } from './stats.ts';
 import { buildBundle, residentBytes, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
-import { Inspector } from './worker/inspector.ts';
+import { HeapPeak, Inspector } from './worker/inspector.ts';
 
 const USAGE = `usage: npm run bench:memory -- [--lookups N] [--json FILE]
 
@@ -74,6 +74,12 @@ export interface MemoryReport {
   readonly afterRounds: readonly MemoryReading[];
   /** Size of the database file, for comparison. */
   readonly databaseBytes: number;
+  /**
+   * The isolate's peak (heap in use plus ArrayBuffers, sampled every 25 ms, garbage included) from the
+   * first lookup of a fresh process until 3 s after its answer: the Workers cache empty (the load reads R2
+   * and fills the cache from its buffer), then filled (the load reads the cache).
+   */
+  readonly loadPeak: { readonly cacheEmpty: number; readonly cacheFilled: number };
 }
 
 function send(url: URL, amount: number, next: () => AutocannonRequest): Promise<void> {
@@ -82,6 +88,30 @@ function send(url: URL, amount: number, next: () => AutocannonRequest): Promise<
       error ? fail(error) : done(),
     );
   });
+}
+
+/**
+ * Starts a fresh process on `state`, sends one lookup, and returns the isolate's peak from just before
+ * it until 3 s after its answer (the cache is filled in the load's `waitUntil`, after the answer).
+ */
+async function peakOfLoad(bundle: string, state: string, log: (line: string) => void): Promise<number> {
+  const deployment = await startDeployment('de', bundle, state, { inspectorPort: INSPECTOR_PORT });
+  const inspector = await Inspector.connect(INSPECTOR_PORT, workerName(deployment.environment));
+  const heap = new HeapPeak(inspector);
+  try {
+    await sleep(500);
+    heap.reset();
+    const first = await fetch(new URL('/api/json/8.8.8.8', deployment.url));
+    await first.arrayBuffer();
+    if (first.status !== 200) throw new Error(`the first lookup answered ${first.status}`);
+    await sleep(3000);
+    log(`  peak of a cold load: ${mib(heap.peak)}`);
+    return heap.peak;
+  } finally {
+    heap.stop();
+    inspector.close();
+    await deployment.dispose();
+  }
 }
 
 /** Runs the benchmark; `work` holds the bundle and the local R2 store. */
@@ -99,6 +129,7 @@ async function benchMemory(options: { lookups?: number; work: string }, log: (li
   let asked = 0;
   const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}?lang=${languages[asked++ % languages.length]}` });
 
+  const loadPeak = { cacheEmpty: await peakOfLoad(bundle, state, log), cacheFilled: await peakOfLoad(bundle, state, log) };
   const deployment = await startDeployment('de', bundle, state, { inspectorPort: INSPECTOR_PORT });
   const inspector = await Inspector.connect(INSPECTOR_PORT, workerName(deployment.environment));
   try {
@@ -136,7 +167,7 @@ async function benchMemory(options: { lookups?: number; work: string }, log: (li
       previous = last;
     } while (afterRounds.length < MAX_ROUNDS);
     const { size } = statSync(DATABASE_FILE);
-    return { lookups, beforeLoad, afterLoad, afterControl, afterRounds, databaseBytes: size };
+    return { lookups, beforeLoad, afterLoad, afterControl, afterRounds, databaseBytes: size, loadPeak };
   } finally {
     inspector.close();
     await deployment.dispose();
@@ -162,6 +193,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
           `${mib(at(report.afterControl) - at(report.afterLoad))}; rounds of ${report.lookups} lookups: ${rounds.join(', ')}`,
       );
     }
+    console.log(
+      `isolate peak during a cold load: ${mib(report.loadPeak.cacheEmpty)} with the Workers cache empty, ${mib(report.loadPeak.cacheFilled)} with it filled`,
+    );
     if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  * the limit"), and where the time goes.
  */
 import type { ColdStartReport } from './cold-start.ts';
+import type { ColdFigures, DistantReport, SwitchFigures } from './distant.ts';
 import { type HttpReport, type HttpRow, OPTIONS_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
 import type { LookupReport } from './lookup.ts';
 import type { Machine, Revision } from './machine.ts';
@@ -20,6 +21,7 @@ export interface Results {
   readonly lookup: LookupReport | string;
   readonly http: HttpReport | string;
   readonly cold: ColdStartReport | string;
+  readonly distant: DistantReport | string;
   readonly memory: MemoryReport | string;
   readonly profile: readonly RouteProfile[] | string;
 }
@@ -108,6 +110,34 @@ function coldRows(report: ColdStartReport): Row[] {
   ];
 }
 
+function distantRows(report: DistantReport): Row[] {
+  const { distance, noCache, cache } = report;
+  const far = `R2 ${distance.latencyMs} ms to the first byte, ${distance.megabytesPerSecond} MB/s (\`bench/worker/distant.js\`, free bundle through Miniflare, ${report.connections} steady clients)`;
+  const cold = (what: string, figures: ColdFigures) =>
+    `${what} ${figures.coldMs.toFixed(0)} ms (load CPU ${figures.cpuMs.toFixed(0)} ms, isolate peak ${mib(figures.peakBytes)}, ${figures.failed} failed)`;
+  const switched = (what: string, figures: SwitchFigures) =>
+    `${what}: slowest ${figures.slowestMs.toFixed(0)} ms of ${figures.requests.toLocaleString('en')}, ${figures.failed} failed`;
+  const colds = [noCache.cold, cache.coldEmpty, cache.coldFilled];
+  const failed = colds.reduce((sum, figures) => sum + figures.failed, 0);
+  const switchFailed = noCache.switch.failed + cache.switch.failed;
+  return [
+    [
+      `cold start under load, ${far}: first lookup of a fresh process answered`,
+      `**${cold('cache off', noCache.cold)}**; ${cold('cache empty', cache.coldEmpty)}; ${cold('cache filled', cache.coldFilled)}`,
+      '',
+      'load CPU: samples of the isolate’s V8 profile under reading, hashing and parsing; the other requests wait meanwhile (slowest = the cold start)',
+      `no request fails ${met(failed === 0)}`,
+    ],
+    [
+      `switch under load, ${far}: another build published until every answer names it`,
+      `**${switched('cache off', noCache.switch)}; ${switched('cache on', cache.switch)}**`,
+      '',
+      `the old database is released before the new one loads; the isolate checks once a minute (seen ${(noCache.switch.seenAfterMs / 1000).toFixed(0)} s and ${(cache.switch.seenAfterMs / 1000).toFixed(0)} s after publishing)`,
+      `no request fails ${met(switchFailed === 0)}`,
+    ],
+  ];
+}
+
 function memoryRows(report: MemoryReport): Row[] {
   const delta = (to: MemoryReading, from: MemoryReading, key: keyof MemoryReading) => to[key] - from[key];
   const rounds = report.afterRounds;
@@ -127,6 +157,13 @@ function memoryRows(report: MemoryReport): Row[] {
       `isolate ≤ 96 MiB ${met(last.isolate <= 96 * 1024 * 1024)}`,
     ],
     [
+      'memory: the isolate’s peak during a cold load, from the first lookup until 3 s after its answer (sampled every 25 ms, garbage included)',
+      `**Workers cache empty ${mib(report.loadPeak.cacheEmpty)}**; filled ${mib(report.loadPeak.cacheFilled)}`,
+      '',
+      'cache empty: read from R2, then copied into the cache from the same buffer; filled: read from the cache',
+      `isolate ≤ 96 MiB ${met(Math.max(report.loadPeak.cacheEmpty, report.loadPeak.cacheFilled) <= 96 * 1024 * 1024)}`,
+    ],
+    [
       `memory: rounds of ${lookups} lookups, until one adds < ${mib(SETTLED_BYTES)}`,
       `**isolate ${growth('isolate').join(', ')}**`,
       '',
@@ -143,6 +180,7 @@ export function table(results: Results): string {
   rows.push(...(typeof results.lookup === 'string' ? [failed('lookups', results.lookup)] : lookupRows(results.lookup)));
   rows.push(...(typeof results.http === 'string' ? [failed('HTTP', results.http)] : httpRows(results.http)));
   rows.push(...(typeof results.cold === 'string' ? [failed('cold start', results.cold)] : coldRows(results.cold)));
+  rows.push(...(typeof results.distant === 'string' ? [failed('cold start and switch, distant R2', results.distant)] : distantRows(results.distant)));
   rows.push(...(typeof results.memory === 'string' ? [failed('memory', results.memory)] : memoryRows(results.memory)));
   const header: Row = ['measure', 'result', 'latency p50 / p99', 'compared', 'target'];
   const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;

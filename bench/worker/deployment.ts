@@ -81,10 +81,9 @@ function lastWorkerd(): { at: number; pid: number } {
  * date and flags), in the shape Miniflare takes them (`convertV4MiniflareOptions`). Shared by
  * {@link startDeployment} and `serve.ts`, so that both run the Worker with the same bindings.
  *
- * @param persistDir local storage (R2, KV, Durable Objects) of this deployment; reused across starts.
- * @param options.inspectorPort serves the V8 inspector (DevTools protocol) on this port, for profiles.
+ * @param persistDir local storage (R2, KV, Durable Objects, the Workers cache) of this deployment; reused across starts.
  */
-export function miniflareOptions(environment: Environment, bundle: string, persistDir: string, options: { inspectorPort?: number } = {}): MiniflareOptions {
+export function miniflareOptions(environment: Environment, bundle: string, persistDir: string, options: StartOptions = {}): MiniflareOptions {
   const { workerOptions: w } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'), environment);
   return convertV4MiniflareOptions({
     host: '127.0.0.1',
@@ -101,7 +100,9 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
         scriptPath: basename(bundle),
         compatibilityDate: w.compatibilityDate,
         compatibilityFlags: w.compatibilityFlags,
-        bindings: w.bindings,
+        bindings: { ...(w.bindings as Record<string, unknown> | undefined), ...options.vars },
+        // On by default, as on a custom domain; off, the Workers cache does nothing, as on `*.workers.dev`.
+        cacheAPI: options.cache ?? true,
         kvNamespaces: w.kvNamespaces,
         r2Buckets: w.r2Buckets,
         durableObjects: w.durableObjects,
@@ -117,6 +118,16 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
   } as Parameters<typeof convertV4MiniflareOptions>[0]);
 }
 
+/** How a benchmark starts a Worker. */
+export interface StartOptions {
+  /** Serves the V8 inspector (DevTools protocol) on this port, for profiles and heap readings. */
+  readonly inspectorPort?: number;
+  /** Text variables added to those of `wrangler.toml` (a bench entry's settings). */
+  readonly vars?: Readonly<Record<string, string>>;
+  /** Whether the Workers cache (`caches`) keeps anything; true by default. */
+  readonly cache?: boolean;
+}
+
 /** The Worker's name in the benchmarks' workerd configurations. */
 export function workerName(environment: Environment): string {
   return `bench-${environment}`;
@@ -125,15 +136,9 @@ export function workerName(environment: Environment): string {
 /**
  * Starts a bundle in a fresh workerd process, through Miniflare.
  *
- * @param persistDir local storage (R2, KV, Durable Objects) of this deployment; reused across starts.
- * @param options.inspectorPort serves the V8 inspector (DevTools protocol) on this port, for profiles.
+ * @param persistDir local storage (R2, KV, Durable Objects, the Workers cache) of this deployment; reused across starts.
  */
-export async function startDeployment(
-  environment: Environment,
-  bundle: string,
-  persistDir: string,
-  options: { inspectorPort?: number } = {},
-): Promise<Deployment> {
+export async function startDeployment(environment: Environment, bundle: string, persistDir: string, options: StartOptions = {}): Promise<Deployment> {
   const name = workerName(environment);
   const miniflare = new Miniflare(miniflareOptions(environment, bundle, persistDir, options));
   await miniflare.ready;

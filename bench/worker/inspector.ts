@@ -1,7 +1,7 @@
 /**
  * @module A minimal client of the V8 inspector (Chrome DevTools protocol) that workerd serves when
- * Miniflare is given an `inspectorPort`: the benchmark's CPU profiles (`profile.ts`) and its forced
- * garbage collections and heap readings (`memory.ts`).
+ * Miniflare is given an `inspectorPort`: the benchmark's CPU profiles (`profile.ts`, `distant.ts`), its
+ * forced garbage collections and heap readings (`memory.ts`), and the heap's peak during a load.
  */
 
 /** A minimal DevTools-protocol client over the inspector's WebSocket. */
@@ -34,5 +34,32 @@ export class Inspector {
   }
   close(): void {
     this.socket.close();
+  }
+}
+
+/**
+ * The isolate's heap in use plus ArrayBuffer backing stores (what `bench:memory` counts, without forcing
+ * a collection, so garbage counts too), read every 25 ms; {@link peak} is the highest since the last reset.
+ */
+export class HeapPeak {
+  peak = 0;
+  /** The ArrayBuffer backing stores in {@link peak}; the rest is the V8 heap in use, garbage included. */
+  arrayBuffersAtPeak = 0;
+  private readonly timer: NodeJS.Timeout;
+  constructor(private readonly inspector: Inspector) {
+    this.timer = setInterval(() => {
+      void this.inspector.send<{ usedSize: number; backingStorageSize: number }>('Runtime.getHeapUsage').then((heap) => {
+        if (heap?.usedSize === undefined || heap.usedSize + heap.backingStorageSize <= this.peak) return;
+        this.peak = heap.usedSize + heap.backingStorageSize;
+        this.arrayBuffersAtPeak = heap.backingStorageSize;
+      });
+    }, 25);
+  }
+  reset(): void {
+    this.peak = 0;
+    this.arrayBuffersAtPeak = 0;
+  }
+  stop(): void {
+    clearInterval(this.timer);
   }
 }

@@ -298,9 +298,8 @@ export class GeoDatabase {
   }
 }
 
-/** The failure of a database that cannot be read; logs `reason`, which clients never see. */
+/** The failure of a database that cannot be read; `reason` is for logs (`load.ts` logs it), never for clients. */
 export function unavailable(reason: string): DataUnavailableError {
-  console.error(`geolocation data unavailable: ${reason}`);
   return new DataUnavailableError(reason);
 }
 

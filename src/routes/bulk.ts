@@ -72,7 +72,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
       const { query, json } = BULK.validate(c, body);
       const view = viewOfQuery(query, BULK_FIELDS);
       const keys = distinct(json.ips);
-      const database = await loadDatabase(c.env, c.executionCtx);
+      const database = await loadDatabase(c.env, c.executionCtx, c.req.raw);
       const failed = (failure: LookupFailure): Utf8 => {
         const problem = problemBody(lookupProblem(failure));
         return utf8(format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }));

@@ -47,7 +47,7 @@ export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
     const { query, json } = DISTANCE.validate(c, body);
     const { language } = viewOfQuery(query, ALL_FIELDS);
     const { from, to } = json;
-    const [a, b] = lookupAll(await loadDatabase(c.env, c.executionCtx), [from, to], { positions: true }) as [Outcome, Outcome];
+    const [a, b] = lookupAll(await loadDatabase(c.env, c.executionCtx, c.req.raw), [from, to], { positions: true }) as [Outcome, Outcome];
     const position = (outcome: Outcome, side: 'from' | 'to'): Position => {
       if (outcome.kind !== 'found') throw problemOf(outcome, side);
       return positionOf(outcome, language);

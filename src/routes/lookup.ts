@@ -49,7 +49,7 @@ function route(format: Format, path: string, withIp: boolean, tags: string[], de
 type Query = z.output<typeof LookupQuerySchema>;
 
 function answer(c: Context<AppEnv>, format: Format, text: string, query: Query): Response | Promise<Response> {
-  const loaded = loadDatabase(c.env, c.executionCtx);
+  const loaded = loadDatabase(c.env, c.executionCtx, c.req.raw);
   // Once loaded, the database is there without a turn of the event loop, and the answer without a promise.
   return loaded instanceof GeoDatabase ? respond(c, format, loaded, text, query) : loaded.then((database) => respond(c, format, database, text, query));
 }

@@ -40,7 +40,7 @@ function statusRoute(plan: Plan) {
 /** Registers the status route of `plan`. */
 export function registerStatusRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void {
   app.openapi(statusRoute(plan), async (c) => {
-    await loadDatabase(c.env, c.executionCtx);
+    await loadDatabase(c.env, c.executionCtx, c.req.raw);
     const identity = databaseIdentity();
     // loadDatabase resolved, so the identity of what it loaded is there.
     if (identity === undefined) throw new Error('the database is loaded but has no identity');

@@ -5,7 +5,9 @@
 import { env } from 'cloudflare:workers';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
 import { publishTo, versionOf } from '../../data/publish/record.ts';
+import { CACHE_NAME, cacheKey } from '../../src/geo/load.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
+import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
 import { repoFile } from './repo.ts';
 
 /** SHA-256 of bytes, lower-case hex. */
@@ -38,4 +40,16 @@ export async function compiledBuild(dir = 'data/out'): Promise<{ bytes: ArrayBuf
 export async function publishCompiled(): Promise<CurrentRecord> {
   const { bytes, version } = await compiledBuild();
   return publish(bytes, version);
+}
+
+/**
+ * Deletes from the Workers cache (`load.ts`) the copies of every version the bucket's current record
+ * lists, so that a case reads R2 as a cold isolate of a location with an empty cache would.
+ */
+export async function forgetCachedCopies(): Promise<void> {
+  const object = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
+  if (object === null) return;
+  const record = CurrentRecordSchema.parse(JSON.parse(await object.text()));
+  const cache = await caches.open(CACHE_NAME);
+  for (const version of record.versions) await cache.delete(cacheKey(version));
 }

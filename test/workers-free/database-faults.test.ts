@@ -8,7 +8,7 @@
  * case can spoil and replace whole objects cheaply.
  */
 import { env } from 'cloudflare:workers';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.ts';
 import { asProblem } from '../../src/errors/render.ts';
 import { DataUnavailableError, type GeoDatabase } from '../../src/geo/database.ts';
@@ -17,7 +17,7 @@ import { CURRENT_RECORD_KEY, versionObjectKey } from '../../src/geo/published.ts
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { readMetadata } from '../../src/mmdb/metadata.ts';
-import { compiledBuild, publish } from '../support/publish.ts';
+import { compiledBuild, forgetCachedCopies, publish } from '../support/publish.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 /** How often an isolate reads the current record at most, as docs/storage.md states it ("at most once a minute"). */
@@ -85,8 +85,10 @@ function expectDatabase(answer: GeoDatabase | ProblemError): GeoDatabase {
 }
 
 const slots: DatabaseSlot[] = [];
+beforeEach(forgetCachedCopies);
 afterEach(async () => {
   for (const slot of slots.splice(0)) slot.reset();
+  await forgetCachedCopies();
   // Cases spoil the object in place; publishing a version that is there already uploads nothing.
   await env.GEO_DATA.put(versionObjectKey(goodVersion), good);
   await publish(good, goodVersion);

@@ -1,0 +1,50 @@
+/**
+ * @module The data events of an isolate (a database loaded, switched, refused or found damaged), each
+ * written as one line of JSON on the console, which Workers Logs indexes field by field
+ * (`docs/production.md`, "Observability"). Every event names the deployment, its region and the
+ * Cloudflare location (`colo`) whose isolate wrote it.
+ */
+
+/** Where a database's bytes came from: the Workers cache of this location, or the R2 bucket. */
+export type DataSource = 'cache' | 'r2';
+
+/** One data event, without the fields that say where it happened. */
+export type DataEvent =
+  /** A verified database now answers; `ms` is the load's duration by the Worker's clock (I/O waits, not CPU). */
+  | { readonly event: 'load'; readonly version: string; readonly bytes: number; readonly source: DataSource; readonly ms: number }
+  /** The minute's check found another current version, verified it, and let the old one go. */
+  | { readonly event: 'switch'; readonly from: string; readonly to: string }
+  /** A version was not loaded or not switched to; `version` is absent when no current record could be read. */
+  | { readonly event: 'refusal'; readonly version?: string; readonly why: string }
+  /** Bytes of `version` failed their check: the cached copy, the R2 object, or reads of the loaded database. */
+  | { readonly event: 'damage'; readonly version: string; readonly source: DataSource | 'reads'; readonly why: string };
+
+/** The deployment an isolate serves (its `wrangler.toml` variables). */
+export interface Deployment {
+  readonly PLAN: string;
+  readonly REGION: string;
+}
+
+/** Where a request arrived: Cloudflare's `request.cf`, whose `colo` is the data centre's IATA code. */
+export interface RequestPlace {
+  readonly cf?: object | undefined;
+}
+
+/**
+ * Writes `event` as one JSON line, with `deployment` (`plan/region`, e.g. `paid/de`), `region` and
+ * `colo` (`''` where the request carries none, as under `wrangler dev`).
+ *
+ * @example logDataEvent({ event: 'switch', from: '2026-11-18.0a1b2c3d', to: '2026-11-22.4e5f6a7b' }, env, request)
+ */
+export function logDataEvent(event: DataEvent, deployment: Deployment, place: RequestPlace | undefined): void {
+  const colo = (place?.cf as { readonly colo?: unknown } | undefined)?.colo;
+  const line = {
+    ...event,
+    deployment: `${deployment.PLAN}/${deployment.REGION}`,
+    region: deployment.REGION,
+    colo: typeof colo === 'string' ? colo : '',
+  };
+  // Damage and refusals are errors in Workers Logs' level filter; loads and switches are information.
+  if (event.event === 'damage' || event.event === 'refusal') console.error(JSON.stringify(line));
+  else console.log(JSON.stringify(line));
+}

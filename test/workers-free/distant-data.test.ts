@@ -1,0 +1,197 @@
+/**
+ * @module The database read from a distant R2 (`distantBucket`: 150 ms to the first byte, then about
+ * 10 KB/s, so that the small build takes some 2.8 s to arrive, longer than the 2 s a waiting request
+ * was once given): a cold start and a switch under a steady stream of requests, none failing; the
+ * Workers cache in front of R2; and the data events, each one line of JSON on the console. The clock
+ * is the real one (the wait is bounded by time), moved forward by the test only past the minute check.
+ */
+import { env } from 'cloudflare:workers';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { GeoDatabase } from '../../src/geo/database.ts';
+import { CACHE_NAME, CHECK_INTERVAL_MS, cacheKey, DatabaseSlot } from '../../src/geo/load.ts';
+import { type CurrentRecord, versionObjectKey } from '../../src/geo/published.ts';
+import { type IpAddress, parseIp } from '../../src/ip/address.ts';
+import { distantBucket } from '../support/distant-r2.ts';
+import { compiledBuild, forgetCachedCopies, publish } from '../support/publish.ts';
+
+const DISTANCE = { latencyMs: 150, megabytesPerSecond: 0.01 };
+/** Requests arrive this often during a load. */
+const EVERY_MS = 50;
+
+/**
+ * The small build with its `build_epoch` moved by `delta`: a valid database of another SHA-256. The
+ * Workers cache is shared by the test files running at once, so this file's versions are its own.
+ */
+function variant(small: Uint8Array, delta: number): Uint8Array {
+  const bytes = small.slice();
+  const key = new TextEncoder().encode('build_epoch');
+  for (let at = bytes.length - key.length - 1; at >= 0; at--) {
+    if (key.every((byte, i) => bytes[at + i] === byte)) {
+      // The value follows the key: a control byte (and, for an extended type, a type byte), then its bytes.
+      const control = bytes[at + key.length] as number;
+      const last = at + key.length + (control >> 5 === 0 ? 2 : 1) + (control & 0x1f) - 1;
+      bytes[last] = ((bytes[last] as number) + delta) & 0xff;
+      return bytes;
+    }
+  }
+  throw new Error('build_epoch not found in the metadata');
+}
+
+let good: Uint8Array;
+let next: Uint8Array;
+const goodVersion = '2026-11-21.d150a417';
+const nextVersion = '2026-11-22.d150a418';
+beforeAll(async () => {
+  const small = new Uint8Array((await compiledBuild('data/out/small')).bytes);
+  good = variant(small, 3);
+  next = variant(small, 5);
+}, 120_000);
+
+let record: CurrentRecord;
+beforeEach(async () => {
+  record = await publish(good, goodVersion);
+  await forgetCachedCopies();
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await env.GEO_DATA.put(versionObjectKey(goodVersion), good);
+  await publish(good, goodVersion);
+  await forgetCachedCopies();
+});
+
+/** A cold isolate's slot over the distant bucket; the clock is real, plus what the test adds. */
+function isolate() {
+  const clock = { ahead: 0 };
+  const slot = new DatabaseSlot(() => Date.now() + clock.ahead);
+  const background: Promise<unknown>[] = [];
+  const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
+  const far = { ...env, GEO_DATA: distantBucket(env.GEO_DATA, DISTANCE) };
+  const get = () => slot.get(far, ctx);
+  return { clock, slot, get, settle: () => Promise.all(background.splice(0)) };
+}
+
+/**
+ * Starts a request every {@link EVERY_MS} ms until `until()` holds (at least `min` of them), each
+ * awaiting the slot by itself; resolves with what each one got.
+ */
+async function steadyRequests(get: () => GeoDatabase | Promise<GeoDatabase>, until: () => boolean, min = 10): Promise<string[]> {
+  const answers: Promise<string>[] = [];
+  while (answers.length < min || !until()) {
+    answers.push(
+      Promise.resolve()
+        .then(get)
+        .then(
+          () => 'a database',
+          (error: Error) => `${error.name}: ${error.message}`,
+        ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, EVERY_MS));
+    if (answers.length > 400) break;
+  }
+  return Promise.all(answers);
+}
+
+/** The data events logged to `console.log` and `console.error` while `run` ran, parsed. */
+async function events<T>(run: () => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> {
+  const lines: Record<string, unknown>[] = [];
+  const capture = (...args: unknown[]) => {
+    const text = args.map(String).join(' ');
+    if (text.includes('"event"')) lines.push(JSON.parse(text) as Record<string, unknown>);
+  };
+  vi.spyOn(console, 'log').mockImplementation(capture);
+  vi.spyOn(console, 'error').mockImplementation(capture);
+  const result = await run();
+  vi.restoreAllMocks();
+  return { result, lines };
+}
+
+describe('a cold start from a distant R2', () => {
+  it('answers every request that arrives during the load, and logs the load as one JSON line', async () => {
+    const { slot, get, settle } = isolate();
+    const { result: answers, lines } = await events(async () => {
+      const answers = await steadyRequests(get, () => slot.version !== undefined);
+      await settle();
+      return answers;
+    });
+    expect(new Set(answers)).toEqual(new Set(['a database']));
+    expect(lines).toEqual([
+      {
+        event: 'load',
+        version: goodVersion,
+        bytes: good.byteLength,
+        source: 'r2',
+        ms: expect.any(Number),
+        deployment: `${env.PLAN}/${env.REGION}`,
+        region: env.REGION,
+        colo: '',
+      },
+    ]);
+    // By the Worker's clock, which moves with I/O: longer than the 2 s a waiting request was once given.
+    expect(lines[0]?.ms).toBeGreaterThan(2000);
+  });
+
+  it('reads the copy the first isolate left in the cache, not R2', async () => {
+    const first = isolate();
+    const loaded = await first.get();
+    await first.settle(); // the cache is filled in the load's waitUntil, from the buffer that answers
+    expect(loaded.offsetsOf([parseIp('81.2.69.142') as IpAddress])[0]).toBeGreaterThanOrEqual(0); // still there
+    expect(first.slot.identity?.bytes).toBe(good.byteLength);
+    first.slot.reset();
+    const cached = await (await caches.open(CACHE_NAME)).match(cacheKey(record.current));
+    expect(new Uint8Array(await (cached as Response).arrayBuffer())).toEqual(good);
+
+    await env.GEO_DATA.put(versionObjectKey(goodVersion), good.slice(0, 100)); // R2 would now fail
+    const second = isolate();
+    const { result: database, lines } = await events(async () => second.get());
+    expect(database.offsetsOf([parseIp('81.2.69.142') as IpAddress])[0]).toBeGreaterThanOrEqual(0);
+    expect(lines.map((line) => [line.event, line.source])).toEqual([['load', 'cache']]);
+    second.slot.reset();
+  });
+
+  it('drops a damaged cached copy, logs the damage, and loads from R2, refilling the cache', async () => {
+    const damaged = good.slice();
+    damaged[1000] = (damaged[1000] as number) ^ 0xff;
+    const cache = await caches.open(CACHE_NAME);
+    await cache.put(cacheKey(record.current), new Response(damaged, { headers: { 'Cache-Control': 'max-age=3600' } }));
+    const { slot, get, settle } = isolate();
+    const { lines } = await events(async () => {
+      await get();
+      await settle();
+    });
+    expect(lines.map((line) => [line.event, line.source])).toEqual([
+      ['damage', 'cache'],
+      ['load', 'r2'],
+    ]);
+    expect(lines[0]?.version).toBe(goodVersion);
+    const refilled = await cache.match(cacheKey(record.current));
+    expect(new Uint8Array(await (refilled as Response).arrayBuffer())).toEqual(good);
+    slot.reset();
+  });
+});
+
+describe('a switch with a distant R2', () => {
+  it.each([
+    ['with the Workers cache', true],
+    ['without it', false],
+  ])('answers every request while the new version is verified and loaded, %s', async (_case, cached) => {
+    const { clock, slot, get, settle } = isolate();
+    await get();
+    await settle();
+    await publish(next, nextVersion);
+    if (!cached) vi.spyOn(caches, 'open').mockRejectedValue(new Error('no cache here'));
+    clock.ahead = CHECK_INTERVAL_MS;
+    const { result: answers, lines } = await events(async () => {
+      const answers = await steadyRequests(get, () => slot.version === nextVersion, 20);
+      await settle();
+      return answers;
+    });
+    expect(new Set(answers)).toEqual(new Set(['a database']));
+    expect(slot.version).toBe(nextVersion);
+    expect(lines.map((line) => [line.event, line.source])).toEqual([
+      ['switch', undefined],
+      ['load', cached ? 'cache' : 'r2'],
+    ]);
+    expect(lines[0]).toMatchObject({ from: goodVersion, to: nextVersion });
+    slot.reset();
+  });
+});
