@@ -34,6 +34,8 @@ export interface GeoLocation {
   readonly longitude: number;
   /** IANA zone of the location, or ''. */
   readonly timeZone: string;
+  /** The continent code its source gives it (AF, AN, AS, EU, NA, OC, SA), or '': none, or a file built before it was stored. */
+  readonly continentCode: string;
 }
 
 /** Who routes an address, decoded from a stored network map (`StoredNetwork`). */
@@ -65,16 +67,20 @@ export const NO_LOCATION: GeoLocation = Object.freeze({
   latitude: 0,
   longitude: 0,
   timeZone: '',
+  continentCode: '',
 });
 
 /** The fields of a stored location map by key id: its strings, and its numbers (coordinates, and where its names are). */
-const LOCATION_STRINGS: Readonly<Partial<Record<number, 'countryCode' | 'regionName' | 'regionCode' | 'cityName' | 'postalCode' | 'timeZone'>>> = {
+const LOCATION_STRINGS: Readonly<
+  Partial<Record<number, 'countryCode' | 'regionName' | 'regionCode' | 'cityName' | 'postalCode' | 'timeZone' | 'continentCode'>>
+> = {
   [KEY.country_code]: 'countryCode',
   [KEY.region]: 'regionName',
   [KEY.region_code]: 'regionCode',
   [KEY.city]: 'cityName',
   [KEY.postal_code]: 'postalCode',
   [KEY.time_zone]: 'timeZone',
+  [KEY.continent_code]: 'continentCode',
 };
 const LOCATION_NUMBERS: Readonly<Partial<Record<number, 'latitude' | 'longitude' | 'regionNamesOffset' | 'cityNamesOffset'>>> = {
   [KEY.latitude]: 'latitude',
