@@ -108,6 +108,8 @@ export class GeoDatabase {
   private readonly storedIndex: readonly number[];
   private readonly countryNameTable: ReadonlyMap<string, Names>;
   private readonly continentNameTable: ReadonlyMap<string, Names>;
+  /** Country and continent codes, each held once: a decoded string is a new copy, which every cached location would keep. */
+  private readonly codes = new Map<string, string>();
   /** Reads the values of the maps; `map` is scratch for the reads below, none of which calls another. */
   private readonly values: MapReader;
   private readonly map = newField();
@@ -256,7 +258,7 @@ export class GeoDatabase {
         at = this.values.keyEnd;
         const string = LOCATION_STRINGS[key];
         const number = LOCATION_NUMBERS[key];
-        if (string) location[string] = this.values.stringAt(at);
+        if (string) location[string] = string === 'countryCode' || string === 'continentCode' ? this.code(this.values.stringAt(at)) : this.values.stringAt(at);
         else if (number === 'latitude' || number === 'longitude') location[number] = this.values.numberAt(at) / COORDINATE_SCALE;
         else if (number) location[number] = this.values.referenceAt(at);
         else this.values.valueEnd = data.skip(at); // a field the answer does not use (a newer build's): stepped over
@@ -294,6 +296,14 @@ export class GeoDatabase {
       throw this.corrupt(error);
     }
     return { asn, organization };
+  }
+
+  /** `code`, or the equal string read before. */
+  private code(code: string): string {
+    const known = this.codes.get(code);
+    if (known !== undefined) return known;
+    this.codes.set(code, code);
+    return code;
   }
 
   /** A read's error as the database's failure: corrupt data is recorded in {@link damage}; anything else passes. */
