@@ -130,7 +130,7 @@ const work = mkdtempSync(join(tmpdir(), 'ipgeo-update-'));
 const cacheDir = join(work, 'cache');
 const outDir = join(work, 'out');
 const lines: string[] = [];
-const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean } = {}) =>
+const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean; budgetBytes?: number } = {}) =>
   update({
     cacheDir,
     outDir,
@@ -138,6 +138,7 @@ const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs
     ...(options.editions ? { editions: options.editions } : {}),
     proxyLists: options.proxyLists ?? false,
     timeoutMs: options.timeoutMs ?? 10_000,
+    ...(options.budgetBytes ? { budgetBytes: options.budgetBytes } : {}),
     log: (line) => lines.push(line),
   });
 
@@ -249,6 +250,14 @@ describe('data:update from MaxMind', () => {
           return run();
         },
         /GeoLite2-City: the download was built on .*, before the cached one/,
+      ],
+      [
+        'a database over the isolate budget',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, -2)) });
+          return run({ budgetBytes: 8 * 1_048_576 });
+        },
+        /the database was refused: .*ipgeo\.mmdb \(0\.0 MiB\) would need \d+\.\d MiB .* over the isolate budget of 8\.0 MiB/,
       ],
       [
         'a damaged second edition after a good first one',
