@@ -116,7 +116,7 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
  * The build date that a build of `sources` writes (its `build_epoch`, seconds): the newest source's
  * `builtAt`, never the clock, so that the same sources give the same bytes and the same version.
  */
-export function newestSourceEpoch(sources: readonly Pick<SourceInfo, 'builtAt'>[]): number {
+function newestSourceEpoch(sources: readonly Pick<SourceInfo, 'builtAt'>[]): number {
   return Math.max(0, ...sources.map((source) => Math.floor(Date.parse(source.builtAt) / 1000)).filter(Number.isFinite));
 }
 

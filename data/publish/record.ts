@@ -75,7 +75,7 @@ export function publicationStep(record: CurrentRecord | null, build: Pick<Publis
  * is taken as current from its upload to its retirement, and those uploaded after the current one as
  * taken back by a rollback to it (the only way an older version became current again).
  */
-export function historyOf(record: CurrentRecord): CurrentPeriod[] {
+function historyOf(record: CurrentRecord): CurrentPeriod[] {
   if (record.history) return record.history.map((period) => ({ ...period }));
   const { current } = record;
   const byUpload = [...record.versions].sort((a, b) => (a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0));
