@@ -273,6 +273,7 @@ const STORED_KEYS = [
   'city_names',
   'asn',
   'organization',
+  'continent_code',
 ] as const satisfies readonly (keyof StoredRecord | keyof StoredLocation | keyof StoredNetwork)[];
 
 /**

@@ -6,9 +6,11 @@
  *    the settings name its id), and the deployment's R2 bucket with its location hint;
  * 2. reads the bucket's current record (`ipgeo-current.json`, `src/geo/published.ts`); when there is
  *    none, publishes the compiled database (`data/out/ipgeo.mmdb`, built if missing) exactly as
- *    `npm run data:publish -- --env X --remote` does: checked whole, uploaded as `ipgeo-{version}.mmdb`,
- *    then named by a new current record (`data/publish/`). A bucket that has a current version is
- *    left as it is (`data:publish` replaces it, `data:rollback` goes back);
+ *    `npm run data:publish -- --env X --remote` does: checked whole and against the isolate budget,
+ *    uploaded as `ipgeo-{version}.mmdb`, then named by a new current record (`data/publish/`), saying
+ *    when its data came from the npm packages. A bucket that has a current version is left as it is
+ *    (`data:publish` replaces it, `data:rollback` goes back), and the deploy stops when that version
+ *    would not fit the isolate budget (`data/budget.ts`, `--budget-mib`);
  * 3. deploys the Worker from `wrangler.toml` with the operator's values put in (`deploy/config.ts`);
  * 4. prints its URLs, and checks `/health` and the status endpoint of its origin.
  *
@@ -20,10 +22,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget } from '../data/budget.ts';
 import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
+import { type BuildFile, productionDataNotice } from '../data/publish/build-file.ts';
 import { readBuild } from '../data/publish/cli.ts';
-import { type Publication, PublishError, publishTo, readRecord } from '../data/publish/record.ts';
+import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
+import { DEFAULT_BUDGET_BYTES } from '../src/geo/budget.ts';
 import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
 import { DEPLOY_CONFIG, deployConfig, environmentFacts, readWranglerToml, writeDeployConfig } from './deploy/config.ts';
 import {
@@ -54,6 +59,8 @@ export interface DeployRequest {
   readonly environments: readonly Environment[];
   readonly dryRun: boolean;
   readonly settings: DeploySettings;
+  /** The isolate budget a bucket's current version must fit once loaded, in bytes (default 96 MiB). */
+  readonly budgetBytes?: number;
 }
 
 /** What a deployment looked like after the run. */
@@ -67,8 +74,11 @@ export interface DeployOutcome {
 /** How the run reaches the world: Cloudflare, the database files, HTTP for the checks, and a log. */
 export interface DeployTools {
   readonly cloudflare: Cloudflare;
-  /** The build to publish (`readBuild` of `data/publish/cli.ts`); called at most once, and only when a bucket has no current version. */
-  readonly database: () => Publication<string>;
+  /**
+   * The build to publish (`readBuild` of `data/publish/cli.ts`, which refuses one over the budget); called
+   * at most once, and only when a bucket has no current version.
+   */
+  readonly database: () => BuildFile<string>;
   readonly fetch: (url: string) => Promise<Response>;
   readonly log: (line: string) => void;
   /** Milliseconds between the checks' tries (tests pass 0). */
@@ -86,7 +96,7 @@ export class DeployError extends Error {
  * Runs a deploy (see the module comment).
  *
  * @param wranglerToml the parsed `wrangler.toml`.
- * @throws {DeployError}, {@link WranglerError} or {@link PublishError} at the first step that fails; what was done before stays done.
+ * @throws {DeployError}, {@link WranglerError}, {@link PublishError} or {@link BudgetError} at the first step that fails; what was done before stays done.
  */
 export async function deploy(request: DeployRequest, wranglerToml: Record<string, unknown>, tools: DeployTools): Promise<DeployOutcome[]> {
   const { cloudflare, log } = tools;
@@ -98,7 +108,8 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
   writeDeployConfig(configPath, deployConfig(wranglerToml, settings, accountsKvId, ROOT));
 
   const existingBuckets = dryRun ? [] : cloudflare.buckets();
-  let database: Publication<string> | undefined;
+  const budgetBytes = request.budgetBytes ?? DEFAULT_BUDGET_BYTES;
+  let database: BuildFile<string> | undefined;
   const outcomes: DeployOutcome[] = [];
   for (const environment of request.environments) {
     const facts = environmentFacts(wranglerToml, environment);
@@ -110,9 +121,15 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
       const record = await readRecord(bucket);
       if (record !== null) {
         log(`${bucket.name} has a current database version already: ${record.current.version}; not publishing.`);
+        log(checkBudget(`Version ${record.current.version}`, record.current.bytes, budgetBytes));
       } else {
-        database ??= tools.database();
-        await publishTo(bucket, database, new Date(), log);
+        if (database === undefined) {
+          database = tools.database();
+          log(checkBudget(`Version ${database.version}`, database.bytes, budgetBytes));
+          const notice = productionDataNotice(database);
+          if (notice) log(notice);
+        }
+        await publishTo(bucket, database, new Date(), log, record);
       }
     }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
@@ -188,17 +205,21 @@ export async function checkDeployment(origin: string, plan: 'free' | 'paid', too
 }
 
 const COMMAND = 'npm run deploy';
-const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all) [--dry-run] [--settings <file>]
+const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all) [--dry-run] [--settings <file>] [--budget-mib N]
 
   --env <name>        a deployment of wrangler.toml: ${ENVIRONMENTS.join(', ')} (repeatable)
   --all               all five (the paid ones first, the free one last)
   --dry-run           build and check each configuration with wrangler deploy --dry-run; nothing on Cloudflare is touched
-  --settings <file>   the operator's values (default: ${SETTINGS_FILE}; IPGEO_* variables override it)`;
+  --settings <file>   the operator's values (default: ${SETTINGS_FILE}; IPGEO_* variables override it)
+  --budget-mib N      ${BUDGET_HELP}`;
 
-/** The compiled build, as `data:publish` reads it (checked against its manifest and read whole); built from the default sources when missing. */
-function compiledBuild(): Publication<string> {
-  if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) build({ proxyLists: [] });
-  return readBuild(DATABASE_FILE);
+/**
+ * The compiled build, as `data:publish` reads it (checked against its manifest and the budget, and read
+ * whole); built from the default sources when missing.
+ */
+function compiledBuild(budgetBytes: number): BuildFile<string> {
+  if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) build({ proxyLists: [], budgetBytes });
+  return readBuild(DATABASE_FILE, budgetBytes);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -210,24 +231,27 @@ async function main(argv: string[]): Promise<number> {
       all: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
       settings: { type: 'string', default: SETTINGS_FILE },
+      ...BUDGET_OPTION,
     },
   });
   if (typeof line === 'number') return line;
-  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string };
+  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string; 'budget-mib'?: string };
   const named = values.env ?? [];
   const unknown = named.find((name) => !(ENVIRONMENTS as readonly string[]).includes(name));
   if (unknown !== undefined) return commandLineError(COMMAND, `unknown deployment '${unknown}'; one of ${ENVIRONMENTS.join(', ')}`);
   if (values.all === named.length > 0)
     return commandLineError(COMMAND, values.all ? '--env and --all exclude each other' : 'name the deployments: --env NAME (repeatable) or --all');
+  const budgetBytes = budgetFromOption(values['budget-mib']);
+  if (typeof budgetBytes !== 'number') return commandLineError(COMMAND, budgetBytes.error);
   const environments = values.all ? ENVIRONMENTS : ENVIRONMENTS.filter((environment) => named.includes(environment));
   const log = (line: string) => console.log(line);
   try {
     const settings = loadSettings(join(ROOT, values.settings), process.env, environments);
     copyDocsAssets();
     prepareHomeAssets();
-    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
+    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings, budgetBytes }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
       cloudflare: new WranglerCloudflare(ROOT, log),
-      database: compiledBuild,
+      database: () => compiledBuild(budgetBytes),
       fetch: (url) => fetch(url, { redirect: 'manual' }),
       log,
       retryDelayMs: 3000,
@@ -238,7 +262,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     const expected =
-      error instanceof SettingsError || error instanceof DeployError || error instanceof PublishError || (error as Error).name === 'WranglerError';
+      error instanceof SettingsError ||
+      error instanceof DeployError ||
+      error instanceof PublishError ||
+      error instanceof BudgetError ||
+      (error as Error).name === 'WranglerError';
     console.error(`deploy: ${expected ? (error as Error).message : String((error as Error).stack ?? error)}`);
     return 1;
   }

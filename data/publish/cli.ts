@@ -6,13 +6,29 @@
  *     npm run data:publish -- --env free                 the local bucket of the free deployment
  *     npm run data:publish -- --all --remote             every deployment's bucket on Cloudflare
  *     npm run data:rollback -- --env de --remote
+ *     npm run data:publish -- --all --remote --check     what publishing would change, changing nothing
+ *
+ * Both refuse a database whose load would not fit the isolate budget (`data/budget.ts`).
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { experimental_readRawConfig, unstable_readConfig } from 'wrangler';
+import { budgetFit, DEFAULT_BUDGET_BYTES } from '../../src/geo/budget.ts';
+import type { CurrentRecord } from '../../src/geo/published.ts';
+import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib } from '../budget.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
-import { readBuildFile } from './build-file.ts';
-import { type Publication, PublishError, publishTo, rollBack, type VersionBucket } from './record.ts';
+import { type BuildFile, productionDataNotice, readBuildFile } from './build-file.ts';
+import {
+  type PublicationStep,
+  PublishError,
+  publicationStep,
+  publishTo,
+  RETENTION_DAYS,
+  readRecord,
+  rollBack,
+  type VersionBucket,
+  withoutExpired,
+} from './record.ts';
 import { verifyDatabase } from './verify.ts';
 import { wranglerBucket } from './wrangler-bucket.ts';
 
@@ -20,10 +36,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'wrangler.toml');
 const DEFAULT_FILE = join(ROOT, 'data', 'out', 'ipgeo.mmdb');
 
+/** The exit code of `data:publish --check` when publishing would change a bucket (0: it would change none; 1: an error). */
+export const CHANGES_PENDING = 3;
+
 /** The usage of `data:publish` or of `data:rollback`. */
 function usageOf(command: 'publish' | 'rollback'): string {
   const publish = command === 'publish';
-  return `usage: npm run data:${command} -- (--env NAME... | --all) [--remote]${publish ? ' [--file FILE]' : ''} [--persist-to DIR]
+  return `usage: npm run data:${command} -- (--env NAME... | --all) [--remote]${publish ? ' [--file FILE]' : ''} [--persist-to DIR] [--budget-mib N]${publish ? ' [--check]' : ''}
 
 ${publish ? 'Uploads the build into the R2 bucket of each deployment and makes it the current version.' : 'Makes the version before the current one current again, in the R2 bucket of each deployment.'}
 Running Workers switch within a minute.
@@ -31,7 +50,14 @@ Running Workers switch within a minute.
   --all             every deployment
   --remote          Cloudflare's R2 (wrangler login, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID);
                     without it, the local R2 of \`wrangler dev\`${publish ? '\n  --file FILE       the database to publish (default data/out/ipgeo.mmdb; its manifest beside it)' : ''}
-  --persist-to DIR  the local state directory, when not .wrangler/state`;
+  --persist-to DIR  the local state directory, when not .wrangler/state
+  --budget-mib N    ${BUDGET_HELP}${
+    publish
+      ? `\n  --check           change nothing: say what publishing would do in each bucket, and exit 0 when it
+                    would change none (the build is current everywhere, no version to expire),
+                    ${CHANGES_PENDING} when it would change one`
+      : ''
+  }`;
 }
 
 /** The deployments of wrangler.toml, by environment name. */
@@ -47,9 +73,15 @@ export function bucketOf(environment: string): string {
   return binding.bucket_name;
 }
 
-/** The build in `file`, checked against its manifest and read whole (`verify.ts`), ready to publish. */
-export function readBuild(file: string): Publication<string> {
+/**
+ * The build in `file`, checked against its manifest, against the isolate budget, and read whole
+ * (`verify.ts`), ready to publish.
+ *
+ * @throws PublishError for a missing, mismatched or damaged file; BudgetError when its load would not fit `budgetBytes`.
+ */
+export function readBuild(file: string, budgetBytes = DEFAULT_BUDGET_BYTES): BuildFile<string> {
   const build = readBuildFile(file);
+  checkBudget(`version ${build.version}`, build.bytes, budgetBytes);
   verifyDatabase(build.body, file);
   return { ...build, body: file };
 }
@@ -71,6 +103,8 @@ function main(argv: string[]): Promise<number> | number {
       remote: { type: 'boolean' },
       file: { type: 'string' },
       'persist-to': { type: 'string' },
+      ...BUDGET_OPTION,
+      check: { type: 'boolean' },
     },
   });
   if (typeof line === 'number') return line;
@@ -78,45 +112,115 @@ function main(argv: string[]): Promise<number> | number {
   if (!values.all && !values.env?.length) return commandLineError(name, 'name the deployments: --env NAME (repeatable) or --all');
   if (values.all && values.env?.length) return commandLineError(name, '--env and --all exclude each other');
   if (command === 'rollback' && values.file) return commandLineError(name, '--file is for data:publish only');
-  return runCommand(command, values);
+  if (command === 'rollback' && values.check) return commandLineError(name, '--check is for data:publish only');
+  const budgetBytes = budgetFromOption(values['budget-mib']);
+  if (typeof budgetBytes !== 'number') return commandLineError(name, budgetBytes.error);
+  return runCommand(command, { ...values, budgetBytes });
+}
+
+/** The options of {@link runCommand}, as parsed from its command line. */
+export interface CommandOptions {
+  env?: string[];
+  all?: boolean;
+  remote?: boolean;
+  file?: string;
+  'persist-to'?: string;
+  /** The isolate budget in bytes (`data/budget.ts`; default 96 MiB). */
+  budgetBytes?: number;
+  /** `data:publish --check`: read the buckets, change nothing. */
+  check?: boolean;
 }
 
 /**
- * Runs `data:publish` or `data:rollback` with parsed options.
+ * Runs `data:publish` or `data:rollback` with parsed options. A publish reads every bucket's record
+ * before it changes any: the build, and with it the version each bucket will serve, must fit the isolate
+ * budget; a bucket whose current version would not fit is named (publishing replaces it).
  *
- * @returns the exit code: 0, or 1 after printing why nothing (more) was done.
+ * @returns the exit code: 0; 1 after printing why nothing (more) was done; with `check`,
+ *   {@link CHANGES_PENDING} when publishing would change a bucket.
  */
-export async function runCommand(
-  command: 'publish' | 'rollback',
-  values: { env?: string[]; all?: boolean; remote?: boolean; file?: string; 'persist-to'?: string },
-): Promise<number> {
+export async function runCommand(command: 'publish' | 'rollback', values: CommandOptions): Promise<number> {
   const started = Date.now();
+  const budgetBytes = values.budgetBytes ?? DEFAULT_BUDGET_BYTES;
   try {
     const known = deployments();
     const environments = values.all ? known : (values.env ?? []);
     for (const environment of environments) {
       if (!known.includes(environment)) throw new PublishError(`unknown deployment ${environment}; one of ${known.join(', ')}`);
     }
-    const build = command === 'publish' ? readBuild(resolve(values.file ?? DEFAULT_FILE)) : undefined;
-    if (build) console.log(`Publishing version ${build.version} (checked: every network and record reads)`);
-    for (const environment of environments) {
+    const buckets = environments.map((environment) => {
       const target = { environment, bucket: bucketOf(environment), remote: values.remote ?? false };
-      const bucket: VersionBucket<string> = wranglerBucket(values['persist-to'] ? { ...target, persistTo: resolve(values['persist-to']) } : target);
-      if (build) await publishTo(bucket, build, new Date(), console.log);
-      else await rollBack(bucket, new Date(), console.log);
+      return wranglerBucket(values['persist-to'] ? { ...target, persistTo: resolve(values['persist-to']) } : target);
+    });
+    if (command === 'rollback') {
+      for (const bucket of buckets) await rollBack(bucket, new Date(), console.log, budgetBytes);
+    } else {
+      const build = readBuild(resolve(values.file ?? DEFAULT_FILE), budgetBytes);
+      console.log(`${values.check ? 'Checking' : 'Publishing'} version ${build.version} (checked: every network and record reads).`);
+      console.log(checkBudget(`Version ${build.version}`, build.bytes, budgetBytes));
+      const notice = values.remote ? productionDataNotice(build) : undefined;
+      if (notice) console.log(notice);
+      const changes = await publishEverywhere(buckets, build, budgetBytes, values.check ?? false);
+      if (values.check) {
+        console.log(
+          changes === 0
+            ? `Nothing to publish: version ${build.version} is current in every bucket.`
+            : `Publishing would change ${changes} of ${buckets.length} buckets.`,
+        );
+        return changes === 0 ? 0 : CHANGES_PENDING;
+      }
+      if (changes === 0) console.log(`Nothing published: version ${build.version} was current in every bucket already.`);
     }
     console.log(
       `Done in ${((Date.now() - started) / 1000).toFixed(1)} s. Running Workers switch within a minute; GET /api/v1/status (free) or /api/status (paid) names the version.`,
     );
     return 0;
   } catch (error) {
-    if (error instanceof PublishError) {
-      console.error(`data:${command} failed: ${error.message}`);
+    if (error instanceof PublishError || error instanceof BudgetError) {
+      console.error(`data:${command} ${error instanceof BudgetError ? 'refused' : 'failed'}: ${error.message}`);
       return 1;
     }
     throw error;
   }
 }
+
+/**
+ * Publishes `build` into every bucket, or with `check` says what that would do; reads every bucket's
+ * record before it changes any.
+ *
+ * @returns how many buckets publishing changes (or would change): a new current version, or expired versions deleted.
+ */
+async function publishEverywhere(buckets: readonly VersionBucket<string>[], build: BuildFile<string>, budgetBytes: number, check: boolean): Promise<number> {
+  const records: (CurrentRecord | null)[] = [];
+  for (const bucket of buckets) records.push(await readRecord(bucket));
+  let changes = 0;
+  for (const [i, bucket] of buckets.entries()) {
+    const record = records[i] ?? null;
+    const step = publicationStep(record, build);
+    if (record && step !== 'current' && !budgetFit(record.current.bytes, budgetBytes).fits) {
+      console.log(
+        `${bucket.name}: its current version ${record.current.version} (${mib(record.current.bytes)}) would not fit the budget; this publish replaces it.`,
+      );
+    }
+    // Expired versions go at any publish, one that uploads nothing included (GeoLite2 EULA, 6c).
+    const expired = record ? withoutExpired(record, new Date()).expired.length : 0;
+    if (step !== 'current' || expired > 0) changes++;
+    if (!check) {
+      await publishTo(bucket, build, new Date(), console.log, record);
+      continue;
+    }
+    console.log(`${bucket.name}: ${CHECK_WORDS[step](build.version, record?.current.version)}`);
+    if (expired > 0) console.log(`${bucket.name}: publishing would delete ${expired} version(s) not current for over ${RETENTION_DAYS} days`);
+  }
+  return changes;
+}
+
+/** What `--check` says of a bucket, by {@link PublicationStep}. */
+const CHECK_WORDS: Readonly<Record<PublicationStep, (version: string, current: string | undefined) => string>> = {
+  current: (version) => `version ${version} is current; publishing would change nothing`,
+  reuse: (version, current) => `version ${version} is there already; publishing would make it current again (current: ${current})`,
+  upload: (version, current) => `publishing would upload version ${version} and make it current (current: ${current ?? 'none'})`,
+};
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   Promise.resolve(main(process.argv.slice(2))).then((code) => {

@@ -1,13 +1,23 @@
 /**
  * @module How publishing, rolling back and expiring change the current record of a deployment's bucket
- * (`src/geo/published.ts`), and the bucket operations that carry them out. Pure over a
- * {@link VersionBucket}, so the same steps run against wrangler's local or remote R2 (`wrangler-bucket.ts`)
- * and against an R2 binding (the tests and benchmarks, in workerd or Miniflare).
+ * (`src/geo/published.ts`: its versions and when each was current), and the bucket operations that
+ * carry them out. Pure over a {@link VersionBucket}, so the same steps run against wrangler's local or
+ * remote R2 (`wrangler-bucket.ts`) and against an R2 binding (the tests and benchmarks, in workerd or
+ * Miniflare).
  */
-import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedVersion, versionObjectKey } from '../../src/geo/published.ts';
+import { DEFAULT_BUDGET_BYTES } from '../../src/geo/budget.ts';
+import {
+  CURRENT_RECORD_KEY,
+  type CurrentPeriod,
+  type CurrentRecord,
+  CurrentRecordSchema,
+  type PublishedVersion,
+  versionObjectKey,
+} from '../../src/geo/published.ts';
+import { checkBudget } from '../budget.ts';
 
 /** Days after which a version that stopped being current is deleted (GeoLite2 EULA, section 6c: within 30 days). */
-const RETENTION_DAYS = 30;
+export const RETENTION_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 /** The R2 operations publishing needs; `Body` is whatever the bucket uploads from (a path, bytes). */
@@ -42,74 +52,175 @@ export async function readRecord(bucket: VersionBucket<unknown>): Promise<Curren
   return parsed.data;
 }
 
+/** What publishing a build into a bucket does: nothing (it is current there), make current a version already uploaded, or upload it. */
+export type PublicationStep = 'current' | 'reuse' | 'upload';
+
 /**
- * Makes `version` current in `record`: the version that was current is retired now; a version already
- * in the bucket (the same version string and digest) becomes current again.
+ * What publishing `build` into a bucket whose record is `record` does.
+ *
+ * @throws PublishError when the bucket holds the same version string with another digest.
+ */
+export function publicationStep(record: CurrentRecord | null, build: Pick<PublishedVersion, 'version' | 'sha256'>): PublicationStep {
+  const entry = record?.versions.find((v) => v.version === build.version);
+  if (entry && entry.sha256 !== build.sha256) {
+    throw new PublishError(`version ${build.version} is already published with SHA-256 ${entry.sha256}, not ${build.sha256}`);
+  }
+  if (record?.current.version === build.version) return 'current';
+  return entry ? 'reuse' : 'upload';
+}
+
+/**
+ * The record's history ({@link CurrentPeriod}s, oldest first, the current one last), copied. A record
+ * written before the history was kept says only when each version was uploaded and last retired: each
+ * is taken as current from its upload to its retirement, and those uploaded after the current one as
+ * taken back by a rollback to it (the only way an older version became current again).
+ */
+function historyOf(record: CurrentRecord): CurrentPeriod[] {
+  if (record.history) return record.history.map((period) => ({ ...period }));
+  const { current } = record;
+  const byUpload = [...record.versions].sort((a, b) => (a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0));
+  const later = byUpload.filter((v) => v.publishedAt > current.publishedAt);
+  const period = (v: PublishedVersion, until: string | null, rolledBackAt: string | null): CurrentPeriod => ({
+    version: v.version,
+    by: 'publish',
+    from: v.publishedAt,
+    until,
+    rolledBackAt,
+  });
+  const history = byUpload
+    .filter((v) => v.publishedAt <= current.publishedAt && v.version !== current.version)
+    .map((v) => period(v, v.retiredAt ?? v.publishedAt, null));
+  if (later.length === 0) return [...history, period(current, null, null)];
+  // Replaced by the first later upload; current again since the rollback that retired the last of them.
+  const rollbackAt = later.map((v) => v.retiredAt ?? v.publishedAt).sort()[later.length - 1] ?? current.publishedAt;
+  history.push(period(current, later[0]?.publishedAt ?? rollbackAt, null));
+  for (const v of later) history.push(period(v, v.retiredAt ?? v.publishedAt, rollbackAt));
+  history.push({ version: current.version, by: 'rollback', from: rollbackAt, until: null, rolledBackAt: null });
+  return history;
+}
+
+/**
+ * `record` with `entry` (one of its versions) current from `at`, its history ended by a period `by`.
+ * The version that was current is retired at `at`.
+ */
+function makeCurrent(record: CurrentRecord | null, entry: PublishedVersion, history: CurrentPeriod[], by: CurrentPeriod['by'], at: string): CurrentRecord {
+  const versions = (record?.versions ?? []).map((v) => ({ ...v, retiredAt: v.version === record?.current.version ? at : v.retiredAt }));
+  const current = { ...entry, retiredAt: null };
+  const index = versions.findIndex((v) => v.version === entry.version);
+  if (index >= 0) versions[index] = current;
+  else versions.push(current);
+  const last = history.at(-1);
+  if (last && last.until === null) last.until = at;
+  history.push({ version: entry.version, by, from: at, until: null, rolledBackAt: null });
+  return { v: 1, current, versions, history };
+}
+
+/**
+ * Makes `next` current in `record` (a publish): the version that was current is retired now; a version
+ * already in the bucket (the same version string and digest) becomes current again. A version that is
+ * current already leaves the record as it is.
  *
  * @throws PublishError when the bucket holds the same version string with another digest.
  */
 function withCurrent(record: CurrentRecord | null, next: Omit<PublishedVersion, 'key' | 'publishedAt' | 'retiredAt'>, now: Date): CurrentRecord {
+  const step = publicationStep(record, next);
+  if (record && step === 'current') return record;
   const at = now.toISOString();
-  const versions = (record?.versions ?? []).map((entry) => ({ ...entry }));
-  let entry = versions.find((v) => v.version === next.version);
-  if (entry && entry.sha256 !== next.sha256) {
-    throw new PublishError(`version ${next.version} is already published with SHA-256 ${entry.sha256}, not ${next.sha256}`);
-  }
-  for (const v of versions) if (v.retiredAt === null && v.version !== next.version) v.retiredAt = at;
-  if (!entry) {
-    // Named one by one: `next` may be a whole Publication, whose body must not end up in the record.
-    entry = { version: next.version, key: versionObjectKey(next.version), bytes: next.bytes, sha256: next.sha256, publishedAt: at, retiredAt: null };
-    versions.push(entry);
-  }
-  entry.retiredAt = null;
-  return { v: 1, current: entry, versions };
+  // Named one by one: `next` may be a whole Publication, whose body must not end up in the record.
+  const entry = record?.versions.find((v) => v.version === next.version) ?? {
+    version: next.version,
+    key: versionObjectKey(next.version),
+    bytes: next.bytes,
+    sha256: next.sha256,
+    publishedAt: at,
+    retiredAt: null,
+  };
+  return makeCurrent(record, entry, record ? historyOf(record) : [], 'publish', at);
 }
 
 /**
- * The record after a rollback: the newest version published before the current one becomes current.
+ * The record after a rollback: the version that was current before the current one's publish becomes
+ * current again, and that publish is taken back for good (a rollback never returns to a version rolled
+ * back from). Repeated, it walks further back through the publishes not taken back, skipping versions
+ * no longer in the bucket.
  *
  * @throws PublishError when no earlier version is left in the bucket.
  */
 function rolledBack(record: CurrentRecord, now: Date): CurrentRecord {
-  const earlier = record.versions.filter((v) => v.publishedAt < record.current.publishedAt).sort((a, b) => (a.publishedAt < b.publishedAt ? 1 : -1))[0];
-  if (!earlier) throw new PublishError(`no version published before ${record.current.version} is left to roll back to`);
-  return withCurrent(record, earlier, now);
+  const at = now.toISOString();
+  const history = historyOf(record);
+  const live = history.filter((period) => period.by === 'publish' && period.rolledBackAt === null);
+  const inBucket = new Map(record.versions.map((v) => [v.version, v]));
+  let back = live.length - 2;
+  while (back >= 0 && (!inBucket.has(live[back]?.version ?? '') || live[back]?.version === record.current.version)) back--;
+  const target = inBucket.get(live[back]?.version ?? '');
+  if (back < 0 || target === undefined) throw new PublishError(`no version that was current before ${record.current.version} is left to roll back to`);
+  for (const period of live.slice(back + 1)) period.rolledBackAt = at;
+  return makeCurrent(record, target, history, 'rollback', at);
 }
 
-/** `record` without the versions that stopped being current more than {@link RETENTION_DAYS} ago, and those. */
-function withoutExpired(record: CurrentRecord, now: Date): { record: CurrentRecord; expired: PublishedVersion[] } {
+/** `record` without the versions that stopped being current more than {@link RETENTION_DAYS} ago (and their periods), and those. */
+export function withoutExpired(record: CurrentRecord, now: Date): { record: CurrentRecord; expired: PublishedVersion[] } {
   const limit = now.getTime() - RETENTION_DAYS * DAY_MS;
   const expired = record.versions.filter((v) => v.retiredAt !== null && Date.parse(v.retiredAt) < limit);
-  return { record: { ...record, versions: record.versions.filter((v) => !expired.includes(v)) }, expired };
+  if (expired.length === 0) return { record, expired };
+  const gone = new Set(expired.map((v) => v.version));
+  const versions = record.versions.filter((v) => !gone.has(v.version));
+  const history = record.history?.filter((period) => !gone.has(period.version));
+  return { record: { ...record, versions, ...(history ? { history } : {}) }, expired };
 }
 
 /**
  * Publishes a build into one bucket: uploads `ipgeo-{version}.mmdb` (unless that version is there
  * already), then writes the current record naming it, then deletes expired versions. The object is
  * written before the record that names it, so a Worker never reads a record whose object is missing.
+ * A version that is current already is neither uploaded nor written again (expired versions still go).
  *
- * @returns the record written.
+ * @param read the bucket's record as just read, when the caller has read it (else it is read here).
+ * @returns the record as it is now.
  */
-export async function publishTo<Body>(bucket: VersionBucket<Body>, build: Publication<Body>, now: Date, log: (line: string) => void): Promise<CurrentRecord> {
-  const before = await readRecord(bucket);
-  const next = withCurrent(before, build, now);
-  const known = before?.versions.some((v) => v.version === build.version) ?? false;
-  if (known) {
-    log(`${bucket.name}: ${versionObjectKey(build.version)} is there already`);
+export async function publishTo<Body>(
+  bucket: VersionBucket<Body>,
+  build: Publication<Body>,
+  now: Date,
+  log: (line: string) => void,
+  read?: CurrentRecord | null,
+): Promise<CurrentRecord> {
+  const before = read === undefined ? await readRecord(bucket) : read;
+  const step = publicationStep(before, build);
+  if (before && step === 'current') {
+    log(`${bucket.name}: version ${build.version} is current already; nothing uploaded, the record unchanged`);
+    return expire(bucket, before, now, log);
+  }
+  if (step === 'reuse') {
+    log(`${bucket.name}: ${versionObjectKey(build.version)} is there already; not uploaded again`);
   } else {
     log(`${bucket.name}: uploading ${versionObjectKey(build.version)} (${(build.bytes / 1048576).toFixed(1)} MiB)`);
     await bucket.putObject(versionObjectKey(build.version), build.body);
   }
+  return commit(bucket, before, withCurrent(before, build, now), now, log);
+}
+
+/**
+ * Rolls one bucket back (see {@link rolledBack}), refusing a version whose load would not fit the
+ * isolate budget (`budget.ts`).
+ *
+ * @throws PublishError when nothing is published or nothing is left to roll back to; BudgetError.
+ */
+export async function rollBack(
+  bucket: VersionBucket<unknown>,
+  now: Date,
+  log: (line: string) => void,
+  budgetBytes = DEFAULT_BUDGET_BYTES,
+): Promise<CurrentRecord> {
+  const before = await readRecord(bucket);
+  if (before === null) throw new PublishError(`${bucket.name}: nothing is published there`);
+  const next = rolledBack(before, now);
+  log(`${bucket.name}: ${checkBudget(`version ${next.current.version}`, next.current.bytes, budgetBytes)}`);
   return commit(bucket, before, next, now, log);
 }
 
-/** Rolls one bucket back to the version published before the current one (see {@link rolledBack}). */
-export async function rollBack(bucket: VersionBucket<unknown>, now: Date, log: (line: string) => void): Promise<CurrentRecord> {
-  const before = await readRecord(bucket);
-  if (before === null) throw new PublishError(`${bucket.name}: nothing is published there`);
-  return commit(bucket, before, rolledBack(before, now), now, log);
-}
-
+/** Writes `next` as the bucket's record (without expired versions), then deletes the expired objects. */
 async function commit(
   bucket: VersionBucket<unknown>,
   before: CurrentRecord | null,
@@ -120,6 +231,18 @@ async function commit(
   const { record, expired } = withoutExpired(next, now);
   await bucket.putText(CURRENT_RECORD_KEY, `${JSON.stringify(record, null, 2)}\n`);
   log(`${bucket.name}: current version ${record.current.version}${before ? ` (was ${before.current.version})` : ''}`);
+  return deleteExpired(bucket, record, expired, log);
+}
+
+/** Deletes the versions of `record` that expired, writing the record without them first; `record` when none did. */
+async function expire(bucket: VersionBucket<unknown>, before: CurrentRecord, now: Date, log: (line: string) => void): Promise<CurrentRecord> {
+  const { record, expired } = withoutExpired(before, now);
+  if (expired.length === 0) return before;
+  await bucket.putText(CURRENT_RECORD_KEY, `${JSON.stringify(record, null, 2)}\n`);
+  return deleteExpired(bucket, record, expired, log);
+}
+
+async function deleteExpired(bucket: VersionBucket<unknown>, record: CurrentRecord, expired: readonly PublishedVersion[], log: (line: string) => void) {
   for (const version of expired) {
     log(`${bucket.name}: deleting ${version.key}, not current since ${version.retiredAt} (over ${RETENTION_DAYS} days)`);
     await bucket.delete(version.key);

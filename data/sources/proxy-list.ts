@@ -28,6 +28,7 @@ export function proxyList(path: string): ProxySource {
     info: {
       name: basename(path),
       provides: 'proxy',
+      origin: 'file',
       version: `${networks.length} networks`,
       // A list states no build date of its own: the file's modification time is when it was fetched.
       builtAt: statSync(path).mtime.toISOString(),

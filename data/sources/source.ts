@@ -31,6 +31,11 @@ export interface SourceInfo {
   readonly name: string;
   /** What the source contributes to a record. */
   readonly provides: 'location' | 'network' | 'proxy';
+  /**
+   * Where the build read it: `npm`, a package of the npm registry (installed, or fetched by `data:update`
+   * without a MaxMind account); `file`, a file given by path (MaxMind's own download included).
+   */
+  readonly origin: 'npm' | 'file';
   /** Package version (`1.0.101`), or the database type and date of a file (`GeoIP2-City 2026-11-18`). */
   readonly version: string;
   /**

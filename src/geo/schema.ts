@@ -8,6 +8,7 @@
  *
  *     record ── location? ──▶ { country_code, region, region_code, city, postal_code,   (shared by pointer)
  *             │                 latitude, longitude, time_zone,          English, as in schema 1
+ *             │                 continent_code?,                         the source's own (AF … SA)
  *             │                 region_names?, city_names? }  ──▶ [de, en, es, fr, ja, pt-BR, ru, zh-CN]
  *             │                                                   (one array per distinct name set,
  *             │                                                    shared by pointer; '' = no name)
@@ -29,13 +30,21 @@
  * what the source itself offers then. To answer in language `i` (its index in `languages`), a reader
  * steps over the array's first `i` entries (each a pointer or a short string) and decodes one.
  *
+ * A location's `continent_code` is its source's, per network (GeoLite2's continent, from GeoNames:
+ * Russia is in Europe); files built before it was stored, and locations whose source names no
+ * continent, have none, and a reader falls back to the country's continent.
+ *
  * Empty strings are left out of a map; a missing key reads as '' (or 0, or false).
  */
 
 /** `database_type` of the compiled file; the Worker refuses any other. */
 export const DATABASE_TYPE = 'ipgeo-compact';
-/** Bumped whenever the record layout changes incompatibly (2: names in eight languages, identity metadata). */
-export const SCHEMA_VERSION = 2;
+/**
+ * Bumped whenever the record layout changes (2: names in eight languages, identity metadata; 3: a
+ * location's own `continent_code`). Readers step over keys they do not know, so a Worker reads every
+ * version; `data:build --if-missing` rebuilds a build of another one.
+ */
+export const SCHEMA_VERSION = 3;
 
 /** Degrees are stored as int32 in units of 1e-4 degree (MaxMind publishes four decimals). */
 export const COORDINATE_SCALE = 10_000;
@@ -64,6 +73,8 @@ export interface StoredLocation {
   longitude?: number;
   /** IANA time zone of the location. */
   time_zone?: string;
+  /** Two-letter continent code (AF, AN, AS, EU, NA, OC, SA) that the source gives the location, absent where it gives none. */
+  continent_code?: string;
   /** The first subdivision's names; absent when the source names it in English only (or not at all). */
   region_names?: StoredNames;
   /** The city's names; absent when the source names it in English only (or not at all). */

@@ -10,7 +10,7 @@ import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlFragment } from '../format/xml.ts';
 import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
 import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';
-import { countryFacts } from '../reference/countries.ts';
+import { continentName, countryFacts } from '../reference/countries.ts';
 import { FIELD_INDEX, FIELDS, type FieldName } from './fields.ts';
 
 /** An answer's format. */
@@ -44,11 +44,12 @@ const COUNTRY_RUNS = [
 ] as const;
 
 /**
- * The facts of one country (or of an unknown or empty code): its fields rendered once per format and,
- * for names, per language. One per country code and database: 250 at most.
+ * The facts of one country (or of an unknown or empty code) on one continent: its fields rendered once
+ * per format and, for names, per language. One per pair of country and continent codes and database
+ * (the continent is the location's, which within a country rarely differs): a few hundred at most.
  */
 export class CountryEntry {
-  /** The fields of the country in English, from `countries-list`. */
+  /** The fields of the country in English: from `countries-list`, the continent from the location data. */
   private readonly facts: Readonly<Partial<Record<FieldName, JsonValue>>>;
   /** The data's names of the country (`countryName`) and of its continent (`continent`) in every language. */
   private readonly names: Readonly<Partial<Record<FieldName, Names>>>;
@@ -60,21 +61,26 @@ export class CountryEntry {
 
   /**
    * @param code ISO 3166-1 alpha-2 as stored, or ''.
+   * @param continentCode the continent code that the location data gives (`GeoLocation.continentCode`),
+   *   or '' where it gives none: then the country's own in `countries-list`.
    * @param database where the names of countries and continents are (the metadata's).
    */
   constructor(
     readonly code: string,
+    continentCode: string,
     database: Pick<GeoDatabase, 'countryNames' | 'continentNames'>,
   ) {
     const facts = code ? countryFacts(code) : undefined;
-    this.names = { countryName: database.countryNames(code), continent: database.continentNames(facts?.continent ?? '') };
+    const continent = continentCode || facts?.continent || '';
+    const continentNames = database.continentNames(continent);
+    this.names = { countryName: database.countryNames(code), continent: continentNames };
     this.facts = {
       countryName: facts?.name ?? '',
       countryCode: code,
       capital: facts?.capital ?? '',
       phoneCodes: Object.freeze([...(facts?.phoneCodes ?? [])]),
-      continent: facts?.continentName ?? '',
-      continentCode: facts?.continent ?? '',
+      continent: continentNames[ENGLISH] || continentName(continent),
+      continentCode: continent,
       currencies: Object.freeze([...(facts?.currencies ?? [])]),
       languages: Object.freeze([...(facts?.languages ?? [])]),
     };

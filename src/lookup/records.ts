@@ -37,7 +37,7 @@ export class Records implements NameSource {
   private readonly locations: OffsetCache<LocationEntry>;
   private readonly networks: OffsetCache<NetworkEntry>;
   private readonly names: OffsetCache<Utf8>;
-  /** Country entries by code: 250 at most, so a table, not a cache. */
+  /** Country entries by country and continent code (`GB|EU`): a few hundred at most, so a table, not a cache. */
   private readonly countries = new Map<string, CountryEntry>();
   private readonly emptyLocation: LocationEntry;
   /** Where {@link recordAt} locates a record's parts, read at once (a record's own bytes are few). */
@@ -51,15 +51,19 @@ export class Records implements NameSource {
     this.locations = new OffsetCache(bits.locations);
     this.networks = new OffsetCache(bits.networks);
     this.names = new OffsetCache(bits.names);
-    this.emptyLocation = new LocationEntry(NO_LOCATION, this.country(''), undefined);
+    this.emptyLocation = new LocationEntry(NO_LOCATION, this.country('', ''), undefined);
   }
 
-  /** The entry of country `code` as stored (ISO 3166-1 alpha-2, or '' when the data has none). */
-  country(code: string): CountryEntry {
-    let entry = this.countries.get(code);
+  /**
+   * The entry of country `code` on continent `continentCode`, as a location stores them (ISO 3166-1
+   * alpha-2 and a continent code, each '' when the data has none).
+   */
+  country(code: string, continentCode: string): CountryEntry {
+    const key = `${code}|${continentCode}`;
+    let entry = this.countries.get(key);
     if (entry === undefined) {
-      entry = new CountryEntry(code, this.database);
-      this.countries.set(code, entry);
+      entry = new CountryEntry(code, continentCode, this.database);
+      this.countries.set(key, entry);
     }
     return entry;
   }
@@ -96,7 +100,7 @@ export class Records implements NameSource {
 
   private locationEntry(offset: number): LocationEntry {
     const location = this.database.locationAt(offset);
-    return new LocationEntry(location, this.country(location.countryCode), this);
+    return new LocationEntry(location, this.country(location.countryCode, location.continentCode), this);
   }
 }
 

@@ -21,8 +21,6 @@ export interface CountryFacts {
   readonly capital: string;
   /** Two-letter continent code (AF, AN, AS, EU, NA, OC, SA). */
   readonly continent: string;
-  /** English continent name. */
-  readonly continentName: string;
   /** International dialling codes, without "+". */
   readonly phoneCodes: readonly number[];
   /** ISO 4217 currency codes. */
@@ -81,7 +79,6 @@ export function countryFacts(code: string): CountryFacts | undefined {
     native: country.native,
     capital: country.capital,
     continent: country.continent,
-    continentName: continents[country.continent as keyof typeof continents] ?? '',
     phoneCodes: [...country.phone],
     currencies: [...country.currency],
     languages: [...country.languages],
@@ -89,6 +86,11 @@ export function countryFacts(code: string): CountryFacts | undefined {
   };
   cache.set(code, facts);
   return facts;
+}
+
+/** The English name of continent `code` (AF, AN, AS, EU, NA, OC, SA) in `countries-list`, or '' for another code. */
+export function continentName(code: string): string {
+  return Object.hasOwn(continents, code) ? continents[code as keyof typeof continents] : '';
 }
 
 let listed: readonly string[] | undefined;

@@ -34,10 +34,13 @@ export const IpInfoFields = {
     example: '',
   }),
   continent: z.string().openapi({
-    description: 'Continent name, in `lang` (English by default and where the data has none in `lang`); empty when unknown.',
+    description:
+      "Continent name, in `lang` (English by default and where the data has none in `lang`): the location data's own continent for the address (GeoLite2's, from GeoNames: Russia is in Europe), else its country's; empty when unknown.",
     example: 'North America',
   }),
-  continentCode: z.string().openapi({ description: 'Two-letter continent code (AF, AN, AS, EU, NA, OC, SA); empty when unknown.', example: 'NA' }),
+  continentCode: z
+    .string()
+    .openapi({ description: 'Two-letter continent code (AF, AN, AS, EU, NA, OC, SA) of `continent`; empty when unknown.', example: 'NA' }),
   currencies: z.array(z.string()).openapi({ description: 'ISO 4217 currency codes of the country; may be empty.', example: ['USD', 'USN'] }),
   languages: z.array(z.string()).openapi({ description: 'ISO 639-1 language codes of the country; may be empty.', example: ['en'] }),
   asn: z.string().openapi({ description: 'Autonomous system number as a decimal string; empty when unknown.', example: '15169' }),

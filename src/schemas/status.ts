@@ -32,7 +32,10 @@ export const StatusSchema = z
             "`YYYY-MM-DD.hhhhhhhh`: the UTC date of the newest location source's build and the first eight hex digits of the file's SHA-256. Every lookup answer carries it as `X-Database-Version`.",
           example: '2026-09-18.3f2a9c1d',
         }),
-        builtAt: timestamp('When the database file was compiled.', '2026-11-23T18:30:00.000Z'),
+        builtAt: timestamp(
+          "The database file's build date (its `build_epoch`): its newest source's, since builds are reproducible (the same sources give the same file).",
+          '2026-09-18T04:49:38.000Z',
+        ),
         networks: z.number().int().openapi({ description: 'Networks (address blocks) that hold data.', example: 6131474 }),
         records: z.number().int().openapi({ description: 'Distinct records (location, network and proxy flag combinations).', example: 527780 }),
         bytes: z.number().int().openapi({ description: 'Size of the database file in bytes.', example: 64584974 }),

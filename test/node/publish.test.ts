@@ -5,13 +5,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { build } from '../../data/build.ts';
-import { runCommand } from '../../data/publish/cli.ts';
+import { BudgetError } from '../../data/budget.ts';
+import { build, DATABASE_FILE } from '../../data/build.ts';
+import { CHANGES_PENDING, runCommand } from '../../data/publish/cli.ts';
 import { type R2Like, r2Bucket } from '../../data/publish/r2-bucket.ts';
 import { PublishError, publishTo, readRecord, rollBack, versionOf } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
@@ -20,10 +21,22 @@ import { FIXTURES } from '../support/fixtures.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** A small build of MaxMind's test databases; two a second apart differ in their digest, so in their versions. */
-function smallBuild(dir: string) {
+/**
+ * A small build of MaxMind's test databases, with a proxy list of one address when `proxy` is given:
+ * builds with other lists differ in their digest, so in their versions (the same sources give the same bytes).
+ */
+function smallBuild(dir: string, proxy?: string) {
+  const proxyLists: string[] = [];
+  if (proxy !== undefined) {
+    mkdirSync(dir, { recursive: true });
+    const list = join(dir, 'proxies.txt');
+    writeFileSync(list, `${proxy}\n`);
+    // A list's build date is its file's: fixed, so that the same list gives the same build.
+    utimesSync(list, new Date('2026-01-02T00:00:00Z'), new Date('2026-01-02T00:00:00Z'));
+    proxyLists.push(list);
+  }
   const manifest = build(
-    { maxmindCity: `${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, maxmindAsn: `${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`, proxyLists: [] },
+    { maxmindCity: `${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, maxmindAsn: `${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`, proxyLists },
     () => {},
     dir,
   );
@@ -35,7 +48,7 @@ describe('npm run data:publish and data:rollback', () => {
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-publish-'));
   const state = join(work, 'state');
   /** Runs a command in this process (each of its R2 operations is a wrangler run); its output and exit code. */
-  const cli = async (command: 'publish' | 'rollback', options: { env: string[]; file?: string }) => {
+  const cli = async (command: 'publish' | 'rollback', options: { env: string[]; file?: string; budgetBytes?: number; check?: boolean }) => {
     const output: string[] = [];
     const spies = [vi.spyOn(console, 'log'), vi.spyOn(console, 'error')];
     for (const spy of spies) spy.mockImplementation((line: string) => void output.push(line));
@@ -50,8 +63,7 @@ describe('npm run data:publish and data:rollback', () => {
 
   it('uploads the build as ipgeo-{version}.mmdb, makes it current, and rolls back to the one before', async () => {
     const first = smallBuild(join(work, 'a'));
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // a build's epoch is in whole seconds
-    const second = smallBuild(join(work, 'b'));
+    const second = smallBuild(join(work, 'b'), '203.0.113.7');
     expect(second.version).not.toBe(first.version);
 
     expect((await cli('publish', { env: ['free'], file: first.file })).output).toMatch(`current version ${first.version}`);
@@ -80,9 +92,47 @@ describe('npm run data:publish and data:rollback', () => {
     ]);
     expect(sha256(object)).toBe(sha256(readFileSync(second.file)));
 
+    // Published again while current: nothing uploaded, the record as it was.
+    const recordText = await bucket.getText(CURRENT_RECORD_KEY);
+    const again = await cli('publish', { env: ['free'], file: second.file });
+    expect(again.output).toContain(`version ${second.version} is current already; nothing uploaded, the record unchanged`);
+    expect(again.output).toContain(`Nothing published: version ${second.version} was current in every bucket already.`);
+    expect(again.output).not.toMatch(/uploading/);
+    expect(await bucket.getText(CURRENT_RECORD_KEY)).toBe(recordText);
+
     expect((await cli('rollback', { env: ['free'] })).output).toContain(`current version ${first.version} (was ${second.version})`);
     expect((await readRecord(bucket))?.current.version).toBe(first.version);
-    expect(await cli('rollback', { env: ['free'] })).toEqual({ code: 1, output: expect.stringMatching(/no version published before/) });
+    expect(await cli('rollback', { env: ['free'] })).toEqual({
+      code: 1,
+      output: expect.stringMatching(/no version that was current before .* is left to roll back to/),
+    });
+  }, 240_000);
+
+  it('says with --check what publishing would change, changing nothing: exit 0 for nothing, 3 for something', async () => {
+    const first = smallBuild(join(work, 'a'));
+    const second = smallBuild(join(work, 'b'), '203.0.113.7');
+    const recordText = await bucket.getText(CURRENT_RECORD_KEY);
+    expect(JSON.parse(recordText ?? '{}').current.version).toBe(first.version); // as the test before left it
+    expect(await cli('publish', { env: ['free'], file: first.file, check: true })).toEqual({
+      code: 0,
+      output: expect.stringContaining(`Nothing to publish: version ${first.version} is current in every bucket.`),
+    });
+    expect(await cli('publish', { env: ['free'], file: second.file, check: true })).toEqual({
+      code: CHANGES_PENDING,
+      output: expect.stringContaining(`version ${second.version} is there already; publishing would make it current again`),
+    });
+    expect(await bucket.getText(CURRENT_RECORD_KEY)).toBe(recordText);
+  }, 120_000);
+
+  it('refuses the default build with --budget-mib 40, naming the figures, before touching any bucket', async () => {
+    const state = await bucket.getText(CURRENT_RECORD_KEY);
+    const size = statSync(DATABASE_FILE).size;
+    const refused = await cli('publish', { env: ['free', 'de'], file: DATABASE_FILE, budgetBytes: 40 * 1_048_576 });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(
+      new RegExp(`data:publish refused: .*\\(${(size / 1_048_576).toFixed(1)} MiB\\) would need \\d+\\.\\d MiB .* over the isolate budget of 40\\.0 MiB`),
+    );
+    expect(await bucket.getText(CURRENT_RECORD_KEY)).toBe(state);
   }, 120_000);
 
   it('refuses a file that is not its manifest’s, and an unknown deployment', async () => {
@@ -134,6 +184,70 @@ describe('versions in a bucket', () => {
     await rollBack(bucket, at(34), () => {});
     expect((await readRecord(bucket))?.current.version).toBe(b.version);
     await expect(rollBack(bucket, at(34), () => {})).rejects.toThrow(PublishError);
+  });
+
+  it('rolls back to the version that was current before, never to one rolled back from', async () => {
+    await raw.delete(CURRENT_RECORD_KEY);
+    const [a, b, c, d] = [11, 12, 13, 14].map((n) => version(n, new Uint8Array([n, 0, n])));
+    if (!a || !b || !c || !d) throw new Error('four versions');
+    const current = async () => (await readRecord(bucket))?.current.version;
+    await publishTo(bucket, a, at(11), () => {});
+    await publishTo(bucket, b, at(12), () => {});
+    await rollBack(bucket, at(13), () => {});
+    expect(await current()).toBe(a.version);
+    await publishTo(bucket, c, at(14), () => {});
+    await rollBack(bucket, at(15), () => {});
+    expect(await current()).toBe(a.version); // not b, which was rolled back from
+    // The record says when each version was current, and how it became so.
+    expect((await readRecord(bucket))?.history).toEqual([
+      { version: a.version, by: 'publish', from: at(11).toISOString(), until: at(12).toISOString(), rolledBackAt: null },
+      { version: b.version, by: 'publish', from: at(12).toISOString(), until: at(13).toISOString(), rolledBackAt: at(13).toISOString() },
+      { version: a.version, by: 'rollback', from: at(13).toISOString(), until: at(14).toISOString(), rolledBackAt: null },
+      { version: c.version, by: 'publish', from: at(14).toISOString(), until: at(15).toISOString(), rolledBackAt: at(15).toISOString() },
+      { version: a.version, by: 'rollback', from: at(15).toISOString(), until: null, rolledBackAt: null },
+    ]);
+    await expect(rollBack(bucket, at(16), () => {})).rejects.toThrow(/no version that was current before/);
+    // Rolled back twice, it goes back twice; publishing a version again makes it one to return to.
+    await publishTo(bucket, b, at(16), () => {});
+    await publishTo(bucket, c, at(17), () => {});
+    await publishTo(bucket, d, at(18), () => {});
+    await rollBack(bucket, at(19), () => {});
+    expect(await current()).toBe(c.version);
+    await rollBack(bucket, at(19), () => {});
+    expect(await current()).toBe(b.version);
+    await rollBack(bucket, at(19), () => {});
+    expect(await current()).toBe(a.version);
+  });
+
+  it('reads a record written before the history was kept, and rolls it back to the version before, not to one rolled back from', async () => {
+    const [a, b, c] = [21, 22, 23].map((n) => version(n, new Uint8Array([n, 1, n])));
+    if (!a || !b || !c) throw new Error('three versions');
+    for (const v of [a, b, c]) await raw.put(`ipgeo-${v.version}.mmdb`, v.body);
+    const entry = (v: typeof a, publishedAt: Date, retiredAt: Date | null) => ({
+      version: v.version,
+      key: `ipgeo-${v.version}.mmdb`,
+      bytes: v.bytes,
+      sha256: v.sha256,
+      publishedAt: publishedAt.toISOString(),
+      retiredAt: retiredAt?.toISOString() ?? null,
+    });
+    // As the publisher before this one wrote it: a, then b, then c published; rolled back from c to b.
+    const legacy = { v: 1, current: entry(b, at(22), null), versions: [entry(a, at(21), at(22)), entry(b, at(22), null), entry(c, at(23), at(24))] };
+    await raw.put(CURRENT_RECORD_KEY, JSON.stringify(legacy));
+    expect((await readRecord(bucket))?.current.version).toBe(b.version);
+    await rollBack(bucket, at(25), () => {});
+    expect((await readRecord(bucket))?.current.version).toBe(a.version);
+    await expect(rollBack(bucket, at(26), () => {})).rejects.toThrow(/no version that was current before/);
+  });
+
+  it('refuses to roll back to a version whose load would not fit the budget', async () => {
+    await raw.delete(CURRENT_RECORD_KEY);
+    const small = version(27, new Uint8Array([27]));
+    const other = version(28, new Uint8Array([28]));
+    await publishTo(bucket, { ...small, bytes: 80 * 1_048_576 }, at(27), () => {});
+    await publishTo(bucket, other, at(28), () => {});
+    await expect(rollBack(bucket, at(29), () => {})).rejects.toThrow(BudgetError);
+    expect((await readRecord(bucket))?.current.version).toBe(other.version);
   });
 
   it('refuses to publish a version string again with other bytes', async () => {

@@ -20,6 +20,7 @@ import { geoip2Reader, orNull } from '../support/geoip2.ts';
 
 /** The parts of MaxMind's source JSON records that the tests read. */
 interface Json {
+  continent?: { code?: string };
   country?: { iso_code?: string };
   registered_country?: { iso_code?: string };
   subdivisions?: Array<{ iso_code?: string; names?: { en?: string } }>;
@@ -49,12 +50,13 @@ describe('MaxMind native sources', () => {
   const anonymous = sourceJson('GeoIP2-Anonymous-IP-Test');
   const anonymousReader = geoip2Reader(`${FIXTURES}/test-data/GeoIP2-Anonymous-IP-Test.mmdb`);
 
-  it('keeps every City network with its country, subdivision, city, postal code, coordinates and zone', () => {
+  it('keeps every City network with its continent, country, subdivision, city, postal code, coordinates and zone', () => {
     const cities = sourceJson('GeoIP2-City-Test');
     expect(cities.length).toBeGreaterThan(100);
     for (const [cidr, source] of cities) {
       const stored = compiled.get(firstAddress(cidr))?.location ?? {};
       const subdivision = source.subdivisions?.[0];
+      expect(stored.continent_code ?? '', cidr).toBe(source.continent?.code ?? '');
       expect(stored.country_code ?? '', cidr).toBe(source.country?.iso_code ?? source.registered_country?.iso_code ?? '');
       expect(stored.region ?? '', cidr).toBe(subdivision?.names?.en ?? '');
       expect(stored.region_code ?? '', cidr).toBe(subdivision?.iso_code ?? '');

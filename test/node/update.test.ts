@@ -131,7 +131,7 @@ const work = mkdtempSync(join(tmpdir(), 'ipgeo-update-'));
 const cacheDir = join(work, 'cache');
 const outDir = join(work, 'out');
 const lines: string[] = [];
-const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean } = {}) =>
+const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean; budgetBytes?: number } = {}) =>
   update({
     cacheDir,
     outDir,
@@ -139,6 +139,7 @@ const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs
     ...(options.editions ? { editions: options.editions } : {}),
     proxyLists: options.proxyLists ?? false,
     timeoutMs: options.timeoutMs ?? 10_000,
+    ...(options.budgetBytes ? { budgetBytes: options.budgetBytes } : {}),
     log: (line) => lines.push(line),
   });
 
@@ -176,11 +177,15 @@ describe('data:update from MaxMind', () => {
     ).toBe(true);
   });
 
-  it('does not download an edition again while its checksum is unchanged', async () => {
-    const { downloaded } = await run();
+  it('does not download an edition again while its checksum is unchanged, and builds the same file: nothing to publish', async () => {
+    const before = readFileSync(join(outDir, 'ipgeo.mmdb'));
+    const { downloaded, unchanged, manifest } = await run();
     expect(downloaded).toEqual([]);
     expect(server.downloads.get('GeoLite2-City')).toBe(1);
     expect(lines.some((line) => /GeoLite2-City: unchanged/.test(line))).toBe(true);
+    expect(unchanged).toBe(true);
+    expect(Buffer.compare(readFileSync(join(outDir, 'ipgeo.mmdb')), before)).toBe(0);
+    expect(manifest.output.sha256).toBe(sha256(before));
   });
 
   describe('fails clearly and replaces nothing', () => {
@@ -248,6 +253,14 @@ describe('data:update from MaxMind', () => {
         /GeoLite2-City: the download was built on .*, before the cached one/,
       ],
       [
+        'a database over the isolate budget',
+        async () => {
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, -2)) });
+          return run({ budgetBytes: 8 * 1_048_576 });
+        },
+        /the database was refused: .*ipgeo\.mmdb \(0\.0 MiB\) would need \d+\.\d MiB .* over the isolate budget of 8\.0 MiB/,
+      ],
+      [
         'a damaged second edition after a good first one',
         async () => {
           server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, -2)) });
@@ -292,6 +305,18 @@ describe('data:update from MaxMind', () => {
       expect(proxy('185.220.101.1')).toBe(true); // from the Tor list
       expect(Reader.openBuffer(anonymous).anonymousIP('1.2.0.1').isAnonymous).toBe(true); // the fixture's anonymous network…
       expect(proxy('1.2.0.1')).toBe(true); // …is a proxy in the build
+      // Lists that come back the same keep their cached files (and dates): the same build, nothing to publish.
+      const again = await run({ editions: ['GeoLite2-City', 'GeoLite2-ASN', 'GeoIP2-Anonymous-IP'], proxyLists: true });
+      expect(again.downloaded).toEqual([]);
+      expect(again.unchanged).toBe(true);
+      expect(Buffer.compare(readFileSync(join(outDir, 'ipgeo.mmdb')), built)).toBe(0);
+      // A list that changed is new, and so is the build.
+      server.lists.set('/tor', '# exits\n185.220.101.1\n185.220.101.3\n');
+      const changed = await run({ editions: ['GeoLite2-City', 'GeoLite2-ASN', 'GeoIP2-Anonymous-IP'], proxyLists: true });
+      expect(changed.downloaded).toEqual(['lists/tor-exits']);
+      expect(changed.unchanged).toBe(false);
+      expect(proxy('185.220.101.2')).toBe(true); // `built` is the earlier build's bytes
+      expect(compiledFacts(readFileSync(join(outDir, 'ipgeo.mmdb')), '185.220.101.2')?.isProxy ?? false).toBe(false);
     } finally {
       delete process.env.TOR_EXIT_LIST_URL;
       delete process.env.VPN_LIST_URL;

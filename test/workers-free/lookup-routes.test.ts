@@ -89,6 +89,15 @@ describe('single lookup on the free server', () => {
     expect(body.ipVersion).toBe(6);
   });
 
+  it("answers a Russian address with GeoLite2's own continent, Europe, where countries-list puts Russia in Asia", async () => {
+    const response = await get('/api/v1/json/185.101.206.36');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toEqual(oracle.expected('185.101.206.36'));
+    expect(body).toMatchObject({ countryCode: 'RU', continent: 'Europe', continentCode: 'EU' });
+    expect(countries.RU.continent).toBe('AS');
+  });
+
   it.each(['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142'])('answers %s in XML as spec 2.1 describes', async (address) => {
     const response = await get(`/api/v1/xml/${address}`);
     expect(response.status).toBe(200);
