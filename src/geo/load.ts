@@ -16,8 +16,8 @@ import type { PublishedVersion } from './published.ts';
 import { type ShardPlace, shardFile, WHOLE } from './shard-files.ts';
 import {
   type DataBucket,
-  failureEvent,
   fail,
+  failureEvent,
   fillCache,
   identify,
   openCache,

@@ -25,6 +25,16 @@ export function versionObjectKey(version: string): string {
   return `ipgeo-${version}.mmdb`;
 }
 
+/** One shard's object of a sharded version: `ipgeo-<version>.shard-<k>-of-<N>.mmdb`, and the range it answers. */
+const PublishedShardSchema = z.object({
+  key: z.string().min(1),
+  /** The first and last position of its range in the database's IPv6 space, RFC 5952 text (`src/geo/shard-ranges.ts`). */
+  first: z.string().min(2),
+  last: z.string().min(2),
+  bytes: z.number().int().positive(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
 /** One version whose object is in the bucket. */
 const PublishedVersionSchema = z.object({
   version: VersionSchema,
@@ -38,6 +48,11 @@ const PublishedVersionSchema = z.object({
   publishedAt: z.iso.datetime(),
   /** When it stopped being current (ISO 8601, UTC); null while current or never current. */
   retiredAt: z.iso.datetime().nullable(),
+  /**
+   * Its shards' objects in address order, their ranges covering the whole space (one for a database
+   * that is not sharded). Absent in records written before shards: those read as one shard, `key`.
+   */
+  shards: z.array(PublishedShardSchema).min(1).optional(),
 });
 /** One version whose object is in the bucket. */
 export type PublishedVersion = z.infer<typeof PublishedVersionSchema>;

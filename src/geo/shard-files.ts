@@ -4,6 +4,7 @@
  * of its configuration; a version of another count is refused, saying to redeploy.
  */
 import type { PublishedVersion } from './published.ts';
+import { FIRST_POSITION, formatPosition, LAST_POSITION } from './shard-ranges.ts';
 import { fail, type PublishedFile } from './stored.ts';
 
 /** A shard of the database: its index from 0, and how many there are. */
@@ -15,14 +16,35 @@ export interface ShardPlace {
 /** The whole database: the one shard of a deployment that does not shard. */
 export const WHOLE: ShardPlace = Object.freeze({ index: 0, count: 1 });
 
+/** One shard's file of a published version: its object, and the range of positions it answers (RFC 5952 text, both included). */
+export interface ShardFile extends PublishedFile {
+  readonly first: string;
+  readonly last: string;
+}
+
+/** The range of the whole database, covering everything: `::` to `ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff`. */
+export const WHOLE_RANGE: { readonly first: string; readonly last: string } = Object.freeze({
+  first: formatPosition(FIRST_POSITION),
+  last: formatPosition(LAST_POSITION),
+});
+
+/** The shards of `version` in address order: one covering everything for a version of a whole database. */
+export function shardsOf(version: PublishedVersion): readonly ShardFile[] {
+  return version.shards ?? [{ key: version.key, bytes: version.bytes, sha256: version.sha256, ...WHOLE_RANGE }];
+}
+
 /**
  * The file of shard `place` of `version`.
  *
  * @throws LoadFailure (refusal) when the version has another number of shards than the deployment serves.
  */
-export function shardFile(version: PublishedVersion, place: ShardPlace): PublishedFile {
-  if (place.count !== 1) {
-    fail(`version ${version.version} has 1 shard; this deployment serves ${place.count}: redeploy it (npm run deploy -- --env NAME) with the build's shards`);
+export function shardFile(version: PublishedVersion, place: ShardPlace): ShardFile {
+  const shards = shardsOf(version);
+  const file = shards.length === place.count ? shards[place.index] : undefined;
+  if (file === undefined) {
+    fail(
+      `version ${version.version} has ${shards.length} shard(s); this deployment serves ${place.count}: redeploy it with that build (npm run deploy -- --env NAME)`,
+    );
   }
-  return version;
+  return file;
 }
