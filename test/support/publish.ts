@@ -5,9 +5,9 @@
 import { env } from 'cloudflare:workers';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
 import { publishTo, versionOf } from '../../data/publish/record.ts';
-import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
+import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { repoFile } from './repo.ts';
 
 /** SHA-256 of bytes, lower-case hex. */
