@@ -20,6 +20,16 @@ import type { R2Like } from '../../data/publish/r2-bucket.ts';
 /** The project root (where `wrangler.toml` is). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
+/**
+ * The next port to listen on: from `BENCH_PORT_BASE` up, one per socket, where a shared machine gives
+ * each checkout its own ports; 0 (any free port) when it is not set.
+ */
+function nextPort(): number {
+  const base = Number(process.env.BENCH_PORT_BASE);
+  return Number.isInteger(base) && base > 0 ? base + portsTaken++ : 0;
+}
+let portsTaken = 0;
+
 /** A wrangler environment of `wrangler.toml`: the free deployment and one paid one stand for all. */
 export type Environment = 'free' | 'de';
 
@@ -85,9 +95,22 @@ function lastWorkerd(): { at: number; pid: number } {
  */
 export function miniflareOptions(environment: Environment, bundle: string, persistDir: string, options: StartOptions = {}): MiniflareOptions {
   const { workerOptions: w } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'), environment);
+  const vars = w.bindings as Record<string, string> | undefined;
+  // A sharded build: its shard Workers beside the app, on the same bucket, bound as SHARD_0 … (src/shard.ts).
+  const shards = Array.from({ length: options.shards?.count ?? 0 }, (_, index) => ({
+    name: shardWorkerName(environment, index),
+    rootPath: dirname(options.shards?.bundle ?? ''),
+    modules: true,
+    scriptPath: basename(options.shards?.bundle ?? ''),
+    compatibilityDate: w.compatibilityDate,
+    compatibilityFlags: w.compatibilityFlags,
+    bindings: { PLAN: vars?.PLAN, REGION: vars?.REGION, SHARD_INDEX: String(index), SHARD_COUNT: String(options.shards?.count) },
+    cacheAPI: options.cache ?? true,
+    r2Buckets: w.r2Buckets,
+  }));
   return convertV4MiniflareOptions({
     host: '127.0.0.1',
-    port: 0,
+    port: nextPort(),
     resourcePersistencePath: persistDir,
     logRequests: false,
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
@@ -112,8 +135,10 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
         // free row at about a fifth of the paid one. `npm run bench:http` with BENCH_DO_ON_DISK=1
         // measures with the files.
         unsafeEphemeralDurableObjects: process.env.BENCH_DO_ON_DISK !== '1',
-        unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+        unsafeDirectSockets: [{ host: '127.0.0.1', port: nextPort() }],
+        serviceBindings: Object.fromEntries(shards.map((shard, index) => [`SHARD_${index}`, { name: shard.name, entrypoint: 'Shard' }])),
       },
+      ...shards,
     ],
   } as Parameters<typeof convertV4MiniflareOptions>[0]);
 }
@@ -126,11 +151,18 @@ export interface StartOptions {
   readonly vars?: Readonly<Record<string, string>>;
   /** Whether the Workers cache (`caches`) keeps anything; true by default. */
   readonly cache?: boolean;
+  /** Shard Workers beside the app, for a sharded build: the bundle of `src/shard.ts` ({@link buildBundle}) and how many. */
+  readonly shards?: { readonly bundle: string; readonly count: number };
 }
 
 /** The Worker's name in the benchmarks' workerd configurations. */
 export function workerName(environment: Environment): string {
   return `bench-${environment}`;
+}
+
+/** The name of shard Worker `index` beside the app of `environment`. */
+export function shardWorkerName(environment: Environment, index: number): string {
+  return `${workerName(environment)}-shard-${index}`;
 }
 
 /**
