@@ -186,7 +186,7 @@ export function benchmarksMarkdown(results: Results, previous: string | undefine
   const kept = previous?.includes(ANALYSIS_START)
     ? previous.slice(previous.indexOf(ANALYSIS_START), previous.indexOf(ANALYSIS_END) + ANALYSIS_END.length)
     : undefined;
-  const analysis = kept ?? `${ANALYSIS_START}\n_Where the remaining time goes: to be written from the profile below._\n${ANALYSIS_END}`;
+  const analysis = kept ?? `${ANALYSIS_START}\n_The analyses: to be written from the figures and the profile._\n${ANALYSIS_END}`;
   const http = typeof results.http === 'string' ? undefined : results.http;
   const lookup = typeof results.lookup === 'string' ? undefined : results.lookup;
   return `# Benchmarks
@@ -203,11 +203,11 @@ decided by \`npm run bench:ab\`, which runs two builds side by side in one run (
 
 ${table(results)}
 
-## Where the remaining time goes
+## Analyses
 
 ${analysis}
 
-### Profile of the isolate under load (\`npm run bench:profile\`)
+## Profile of the isolate under load (\`npm run bench:profile\`)
 
 ${profileSection(results.profile)}
 
