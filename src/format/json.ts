@@ -1,8 +1,4 @@
-/**
- * @module JSON text exactly as `JSON.stringify` writes it, for the values of an answer, without calling
- * it for a string that needs no escape or for a number (a call costs twenty regular-expression tests in
- * workerd; BENCHMARKS.md, "Issue 16, stop 23").
- */
+/** @module JSON text exactly as `JSON.stringify` writes it, without calling it for numbers and strings that need no escape (docs/hot-path.md). */
 
 /**
  * A string that `JSON.stringify` writes between quotes as it is: no quote, backslash or control

@@ -1,21 +1,10 @@
 /**
  * @module Loads the current database from R2 into this isolate, verifies it, keeps it in memory, and
- * switches to a newly published version without a restart; see `published.ts` for what R2 holds and
- * `database.ts` for reading the database.
- *
- * - **Trust.** Bytes are answered from only after their SHA-256 equals the one the publisher recorded
- *   (`ipgeo-current.json`); a database whose reads later find damage is dropped and its version refused
- *   until another one is published. So damaged or truncated objects answer 503, never data.
- * - **No shared I/O.** Workers forbid a request to await a promise or read a stream that another request
- *   created. The request that finds no database loads it itself; requests that arrive meanwhile poll the
- *   slot's settled state with their own timers for at most {@link WAIT_MS}, then answer 503.
- * - **Switching.** At most once a minute per isolate, a request's `waitUntil` reads the small current
- *   record. A new version is first verified by streaming it through a digest (nothing kept), so a bad
- *   upload never replaces a good database; then the old database is released (its buffer detached, which
- *   frees it at once, not at some later collection) and the new one is loaded. Two databases never
- *   coexist: 96 MiB cannot hold two. Requests during the load (about the cold-start time) wait for it.
- * - **Recovery.** A failed load is retried by the first request after {@link RETRY_AFTER_SECONDS}; a load
- *   that has not finished after {@link LOAD_ABANDONED_MS} is taken as abandoned and started again.
+ * switches to a newly published version without a restart (what R2 holds: `published.ts`). Bytes answer
+ * only once their SHA-256 equals the published one; a database whose reads find damage is dropped and
+ * its version refused until another is published. No request awaits another's promise: waiters poll the
+ * slot's settled state for at most {@link WAIT_MS}. A switch verifies the new version, releases the old
+ * one, then loads (docs/decisions/0004-release-then-load-switching.md).
  */
 import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
 import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
@@ -208,7 +197,7 @@ export class DatabaseSlot {
 /** The current record, validated. */
 async function readRecord(env: DatabaseEnv): Promise<CurrentRecord> {
   const object = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
-  if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (README, "Operations": npm run data:publish)`);
+  if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (docs/operations.md: npm run data:publish)`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(await object.text());

@@ -1,9 +1,9 @@
 /**
  * @module What a stored location, network and country become in an answer: their values in every
  * language, and their fields as JSON members and XML elements in UTF-8 text (`format/utf8.ts`),
- * converted when an entry is made. The whole JSON record is written from a few flat runs of members
- * that the entries keep, each member followed by its comma, so that a record is one short
- * concatenation (BENCHMARKS.md, "Issue 16, stop 23"); a field alone is a slice of its run.
+ * converted once, when an entry is made. The whole JSON record is a few flat runs of members that the
+ * entries keep, each member followed by its comma; a field alone is a slice of its run
+ * (docs/decisions/0006-utf8-runs.md).
  */
 import { type JsonValue, jsonString, jsonValue } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
@@ -23,7 +23,7 @@ export function fragment(format: Format, name: FieldName, value: JsonValue): Utf
 
 /**
  * `parts` joined: one flat string, which an answer's concatenation copies in one go, where a
- * concatenated one is a tree of its parts to walk each time (bulk 20% slower; BENCHMARKS.md, "Issue 16, stop 23").
+ * concatenated one is a tree of its parts to walk each time (docs/hot-path.md).
  */
 function flat<T extends string>(...parts: T[]): T {
   return parts.join('') as T;
@@ -128,7 +128,7 @@ export class CountryEntry {
   }
 }
 
-/** `timeZones`: the address's own zone first, then its country's others (DESIGN.md section 2). */
+/** `timeZones`: the address's own zone first, then its country's others (docs/specification.md, 2.1). */
 export class ZonesEntry {
   /** The JSON member followed by its comma, and the XML elements. */
   readonly json: Utf8;

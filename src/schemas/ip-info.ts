@@ -1,5 +1,5 @@
 /**
- * @module The IP info record (spec 2.1) as a zod schema: the OpenAPI document's description of the
+ * @module The IP info record (docs/specification.md, 2.1) as a zod schema: the OpenAPI document's description of the
  * single and bulk lookup answers.
  */
 import { z } from '@hono/zod-openapi';
@@ -51,7 +51,7 @@ export const IpInfoFields = {
 /** The single-lookup record. */
 export const IpInfoSchema = z.object(IpInfoFields).openapi('IpInfo', {
   description:
-    'IP info record (spec 2.1). Without `fields` no field is ever absent: unknown values are empty strings, empty arrays or 0; with `fields`, exactly the fields named, in this order. XML: root `response`, one element per field, one repeated element per array item, booleans `true`/`false`.',
+    'IP info record. Without `fields` no field is ever absent: unknown values are empty strings, empty arrays or 0; with `fields`, exactly the fields named, in this order. XML: root `response`, one element per field, one repeated element per array item, booleans `true`/`false`.',
 });
 
 /** The path parameter of the single lookup. */
