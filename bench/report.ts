@@ -123,7 +123,7 @@ function memoryRows(report: MemoryReport): Row[] {
       `**isolate +${mib(added)}** (${mib(report.beforeLoad.isolate)} → ${mib(report.afterLoad.isolate)}; file ${mib(report.databaseBytes)}); process RSS +${mib(delta(report.afterLoad, report.beforeLoad, 'process'))}`,
       '',
       `with the caches full (after ${(rounds.length * report.lookups).toLocaleString('en')} lookups): isolate +${mib(full)} over before the load (${mib(last.isolate)}; heap committed: ${mib(last.committed)})`,
-      // The budget of DESIGN.md section 2: the database and every cache within 96 MiB of the isolate.
+      // The budget (docs/architecture.md, "Rules that hold everywhere"): the database and every cache within 96 MiB of the isolate.
       `isolate ≤ 96 MiB ${met(last.isolate <= 96 * 1024 * 1024)}`,
     ],
     [
