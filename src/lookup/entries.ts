@@ -5,7 +5,6 @@
  * entries keep, each member followed by its comma; a field alone is a slice of its run
  * (docs/decisions/0006-utf8-runs.md).
  */
-import { type JsonValue, jsonString, jsonValue } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlFragment } from '../format/xml.ts';
 import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
@@ -13,12 +12,15 @@ import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/langu
 import { countryFacts } from '../reference/countries.ts';
 import { FIELD_INDEX, FIELDS, type FieldName } from './fields.ts';
 
+/** A value of an answer: a string, a number, a boolean, or an array of them. */
+type JsonValue = string | number | boolean | readonly (string | number)[];
+
 /** An answer's format. */
 export type Format = 'json' | 'xml';
 
 /** `"name":value` as `JSON.stringify` writes the member, or the field's XML elements (see {@link xmlFragment}), in UTF-8. */
 export function fragment(format: Format, name: FieldName, value: JsonValue): Utf8 {
-  return utf8(format === 'json' ? `"${name}":${jsonValue(value)}` : xmlFragment(name, value));
+  return utf8(format === 'json' ? `"${name}":${JSON.stringify(value)}` : xmlFragment(name, value));
 }
 
 /**
@@ -166,9 +168,9 @@ export class LocationEntry {
   ) {
     const { latitude, longitude, postalCode, cityName, regionName, regionCode } = location;
     this.zones = country.zonesFor(location.timeZone);
-    this.jsonPoint = utf8(flat('","latitude":', jsonValue(latitude), ',"longitude":', jsonValue(longitude), ','));
-    const place = ['"zipCode":', jsonString(postalCode), ',', CITY_KEY, jsonString(cityName), ',', REGION_KEY, jsonString(regionName), ','];
-    this.englishPlace = utf8(flat(...place, '"regionCode":', jsonString(regionCode), ','));
+    this.jsonPoint = utf8(flat('","latitude":', JSON.stringify(latitude), ',"longitude":', JSON.stringify(longitude), ','));
+    const place = ['"zipCode":', JSON.stringify(postalCode), ',', CITY_KEY, JSON.stringify(cityName), ',', REGION_KEY, JSON.stringify(regionName), ','];
+    this.englishPlace = utf8(flat(...place, '"regionCode":', JSON.stringify(regionCode), ','));
     this.cityAt = this.englishPlace.indexOf(CITY_KEY);
     this.regionAt = this.englishPlace.indexOf(REGION_KEY);
     this.regionCodeAt = this.englishPlace.indexOf('"regionCode":');
@@ -233,7 +235,7 @@ export class NetworkEntry {
   constructor(network: GeoNetwork) {
     this.asn = network.asn ? String(network.asn) : '';
     this.organization = network.organization;
-    this.json = utf8(flat('"asn":', jsonString(this.asn), ',"asnOrganization":', jsonString(this.organization), ','));
+    this.json = utf8(flat('"asn":', JSON.stringify(this.asn), ',"asnOrganization":', JSON.stringify(this.organization), ','));
   }
 
   /** `asn` or `asnOrganization` rendered. */

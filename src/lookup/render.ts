@@ -4,7 +4,6 @@
  * (`withUtf8Body`). A document is a list of the pieces the entries keep, joined once: one copy of each
  * piece, not a tree of concatenations to flatten (docs/hot-path.md).
  */
-import { jsonString } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
@@ -71,7 +70,7 @@ export function bulkDocument(format: Format, keys: readonly string[], outcomes: 
   keys.forEach((key, i) => {
     const plain = PLAIN_KEY.test(key);
     if (format === 'xml') out.push(plain ? (`<item ip="${key}">` as Utf8) : utf8(xmlElement('item', { ip: key }, '').slice(0, -ITEM_END.length)));
-    else out.push((i === 0 ? '' : ',') as Utf8, plain ? (`"${key}":` as Utf8) : utf8(`${jsonString(key)}:`));
+    else out.push((i === 0 ? '' : ',') as Utf8, plain ? (`"${key}":` as Utf8) : utf8(`${JSON.stringify(key)}:`));
     const outcome = outcomes[i] as Outcome;
     if (outcome.kind === 'found') writeRecord(out, outcome, format, view);
     else out.push(failed(outcome));
