@@ -5,7 +5,7 @@
  */
 import type { ShardBindings } from './lookup/shard-calls.ts';
 
-/** The two plans of DESIGN.md section 1. */
+/** The two plans (docs/architecture.md, "Deployments"). */
 export type Plan = 'free' | 'paid';
 
 /**

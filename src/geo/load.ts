@@ -1,12 +1,10 @@
 /**
  * @module One isolate's database file, loaded (`stored.ts`), verified, kept, and switched to a newly
- * published version without a restart: the whole database in the app of a deployment that does not
- * shard, which follows the current record by itself; one shard in a shard Worker, which loads the
- * versions the app asks for (`src/shard.ts`). Platform limits: `docs/production.md`; shards: `docs/sharding.md`.
- *
- * Invariants: bytes answer only once their size and SHA-256 are the published ones; no request awaits
- * a promise or stream another created (waiters poll the slot's settled state with their own timers);
- * a new version loads beside the answering one when both fit the isolate budget, else after its release.
+ * published version without a restart: the whole database in an app that does not shard, following
+ * the current record; one shard in a shard Worker, loading the versions the app asks for (`src/shard.ts`).
+ * Bytes answer only once their size and SHA-256 are the published ones; no request awaits a promise or
+ * stream another created; a new version loads beside the answering one when both fit the isolate budget,
+ * else after its release (docs/decisions/0004-release-then-load-switching.md, `docs/sharding.md`).
  */
 import { DEFAULT_BUDGET_BYTES, sideBySideFit } from './budget.ts';
 import { type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';

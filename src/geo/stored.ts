@@ -162,7 +162,7 @@ export async function identify(buffer: ArrayBuffer, file: PublishedFile, source:
 /** The current record, validated. */
 export async function readRecord(env: DataBucket): Promise<CurrentRecord> {
   const object = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
-  if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (README, "Operations": npm run data:publish)`);
+  if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (docs/operations.md: npm run data:publish)`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(await object.text());

@@ -19,7 +19,7 @@ export async function readManifest(): Promise<ManifestForTests> {
   return JSON.parse(new TextDecoder().decode(await repoFile('data/out/ipgeo.manifest.json'))) as ManifestForTests;
 }
 
-/** The isolate budget of `docs/data-lifecycle.md`: 96 MiB. */
+/** The isolate budget of `docs/operations.md`: 96 MiB. */
 const BUDGET_BYTES = 96 * 1024 * 1024;
 
 /**
