@@ -153,7 +153,7 @@ function memoryRows(report: MemoryReport): Row[] {
       `**isolate +${mib(added)}** (${mib(report.beforeLoad.isolate)} → ${mib(report.afterLoad.isolate)}; file ${mib(report.databaseBytes)}); process RSS +${mib(delta(report.afterLoad, report.beforeLoad, 'process'))}`,
       '',
       `with the caches full (after ${(rounds.length * report.lookups).toLocaleString('en')} lookups): isolate +${mib(full)} over before the load (${mib(last.isolate)}; heap committed: ${mib(last.committed)})`,
-      // The budget of DESIGN.md section 2: the database and every cache within 96 MiB of the isolate.
+      // The budget (docs/architecture.md, "Rules that hold everywhere"): the database and every cache within 96 MiB of the isolate.
       `isolate ≤ 96 MiB ${met(last.isolate <= 96 * 1024 * 1024)}`,
     ],
     [
@@ -224,7 +224,7 @@ export function benchmarksMarkdown(results: Results, previous: string | undefine
   const kept = previous?.includes(ANALYSIS_START)
     ? previous.slice(previous.indexOf(ANALYSIS_START), previous.indexOf(ANALYSIS_END) + ANALYSIS_END.length)
     : undefined;
-  const analysis = kept ?? `${ANALYSIS_START}\n_Where the remaining time goes: to be written from the profile below._\n${ANALYSIS_END}`;
+  const analysis = kept ?? `${ANALYSIS_START}\n_The analyses: to be written from the figures and the profile._\n${ANALYSIS_END}`;
   const http = typeof results.http === 'string' ? undefined : results.http;
   const lookup = typeof results.lookup === 'string' ? undefined : results.lookup;
   return `# Benchmarks
@@ -241,11 +241,11 @@ decided by \`npm run bench:ab\`, which runs two builds side by side in one run (
 
 ${table(results)}
 
-## Where the remaining time goes
+## Analyses
 
 ${analysis}
 
-### Profile of the isolate under load (\`npm run bench:profile\`)
+## Profile of the isolate under load (\`npm run bench:profile\`)
 
 ${profileSection(results.profile)}
 

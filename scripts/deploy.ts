@@ -1,6 +1,6 @@
 /**
  * @module `npm run deploy -- --env de|--all [--dry-run] [--settings FILE]`: from a clone to live
- * deployments in one command (DESIGN.md section 5). For each chosen deployment, idempotently:
+ * deployments in one command (docs/deploying.md). For each chosen deployment, idempotently:
  *
  * 1. finds or creates the `ACCOUNTS` KV namespace shared by all five (titled `ipgeo-accounts`, unless
  *    the settings name its id), and the deployment's R2 bucket with its location hint;

@@ -3,7 +3,7 @@
  * `worker-configuration.d.ts`), and the client's address.
  */
 
-/** The two plans of DESIGN.md section 1. */
+/** The two plans (docs/architecture.md, "Deployments"). */
 export type Plan = 'free' | 'paid';
 
 /**

@@ -1,11 +1,8 @@
 /**
- * @module The Worker's entry: the app of the deployment's plan (`PLAN`), and the Durable Object
- * class that counts the free plan's requests.
- *
- * The app renders every error it sees as a problem (`app.ts`); this entry catches whatever escapes it
- * (an exception while the app is made, or in its error handler), so that no request ever gets the
- * runtime's own error page, whose text may name code and paths: it gets a problem details 500
- * `INTERNAL_ERROR` instead, the error going to the log only.
+ * @module The Worker's entry: the app of the deployment's plan (`PLAN`), and the Durable Object class
+ * that counts the free plan's requests. Whatever escapes the app (an exception while it is made, or in
+ * its error handler) is answered as a logged `500 INTERNAL_ERROR` problem, never as the runtime's own
+ * error page, whose text may name code and paths.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from './app.ts';

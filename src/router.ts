@@ -1,21 +1,10 @@
 /**
- * @module The apps' router: Hono's default router (its SmartRouter, which settles on RegExpRouter, or
- * on TrieRouter for routes RegExpRouter cannot compile) for every path, with a shortcut for paths that
- * end in one parameter segment, such as `/api/json/{ip}`.
- *
- * Why: every lookup path is new (it carries an address), and RegExpRouter answers a new path with one
- * search of its static paths, then one match of a regular expression over all routes, whose result
- * array holds a group per route. In a steady-state CPU profile of the single lookup route in workerd
- * (`npm run bench:profile -- --warmup 25`), that match was 5.9% of the request's isolate time, 4.6 µs
- * against 0.9 µs for the trivial route's static path.
- *
- * The shortcut answers `{prefix}{segment}` (a segment is a non-empty string without `/`) for a route
- * `{prefix}:name` only when no other route could tell one segment from another there: every other
- * route's path either matches all paths (`/*`, middleware), or can match no path of that form (its
- * literal start diverges from the prefix). The handlers are then the same for every segment, so they
- * are Hono's own answer for a probe path, taken once; each parameter of theirs is the segment itself
- * (checked on two probes, else no shortcut). Every other path, method or route set goes to Hono's
- * router as before. `test/workers-free/router.test.ts` holds the answers to Hono's over both apps' routes.
+ * @module The apps' router: Hono's default router (SmartRouter: RegExpRouter, or TrieRouter for routes
+ * that RegExpRouter cannot compile), with a shortcut for a route `{prefix}:name` of one segment such as
+ * `/api/json/{ip}`, taken only where no other route can tell one segment from another there; its
+ * handlers are Hono's own answer for a probe path, found once. Every other path, method or route set
+ * goes to Hono's router. Why: docs/decisions/0005-router-shortcut.md; `test/workers-free/router.test.ts`
+ * holds the answers to Hono's over both apps' routes.
  */
 import type { ParamIndexMap, Result, Router } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 
-/** The five deployments of `wrangler.toml` (DESIGN.md section 1), in deploy order: the free one last, so that it names live paid servers. */
+/** The five deployments of `wrangler.toml` (docs/architecture.md, "Deployments"), in deploy order: the free one last, so that it names live paid servers. */
 export const ENVIRONMENTS = ['de', 'us', 'sg', 'au', 'free'] as const;
 /** One deployment's wrangler environment name. */
 export type Environment = (typeof ENVIRONMENTS)[number];

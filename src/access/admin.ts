@@ -1,12 +1,9 @@
 /**
- * @module The operations of the operator tool (`scripts/accounts.ts`), over any KV-like store: the
- * `ACCOUNTS` binding in workerd (tests) or wrangler's local and remote namespaces (Node).
- *
- * Every operation writes at most one account document, and writes it last: index entries go first
- * and are removed again if the document cannot be written. Since the Worker honours an index entry
- * only when the document confirms it (`kv-schema.ts`), a failure at any point leaves the account as
- * it was. Two operators editing one account at the same moment can still lose one edit (KV has no
- * compare-and-set); run one command at a time per account.
+ * @module The operations of the operator tool (`scripts/accounts.ts`) over any KV-like store: the
+ * `ACCOUNTS` binding in workerd (tests), wrangler's local and remote namespaces (Node). Each writes at
+ * most one account document, last, after its index entries (removed again if the document cannot be
+ * written), so a failure at any point leaves the account as it was (`kv-schema.ts`). KV has no
+ * compare-and-set: two operators editing one account at the same moment can lose one edit.
  */
 import { AccountInputError, canonicalAddress, canonicalHostname, checkDate } from './account.ts';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-key.ts';

@@ -1,25 +1,9 @@
 /**
- * @module API keys: 256 random bits and a checksum, shown once, stored only as their SHA-256.
- *
- * A key reads `ipgeo_`, 43 random base62 characters (`0-9A-Za-z`, about 256.03 bits from the
- * platform's CSPRNG), then 6 base62 characters of the CRC-32 of everything before them, as GitHub's
- * and Stripe's tokens do:
- *
- *     ipgeo_ uk9nqsp6lovvRLusm6aY8DKKoDkMHAnhHdyjwezaWR3 3XkaWs   (well-formed, never issued; spaced out)
- *     prefix random part (43)                            CRC-32 (6)
- *
- * The checksum lets the Worker refuse a mistyped, truncated or made-up key without reading KV: a
- * random string of the right shape passes it once in 2^32. It is no secret (anyone who reads this can
- * compute it), so a key that passes is still looked up; unknown ones are then remembered as absent
- * (`directory.ts`). The prefix makes leaked keys recognisable to secret scanners, and base62 keeps a
- * key one word for a double click.
- *
- * Keys made before the checksum (`ipgeo_` and 43 base64url characters) are {@link ApiKeyForm}
- * `legacy`: accepted only where the deployment says so (`docs/accounts.md`, "Keys without a checksum").
- *
- * A key's hash is the KV index key that finds it, so the Worker never compares a presented key against
- * stored secrets one by one; the single remaining comparison, of the found hash, is constant-time
- * (`access/check.ts`). Runs in workerd and in Node (the operator tool), on Web Crypto only.
+ * @module API keys: `ipgeo_`, 43 random base62 characters (about 256 bits from the platform's CSPRNG)
+ * and 6 base62 characters of their CRC-32, shown once and stored only as their SHA-256, which is the KV
+ * key that finds them. The checksum refuses a mistyped or made-up key without reading KV (a random string
+ * passes once in 2^32); it is no secret, so a key that passes is still looked up. Keys made before it are
+ * `legacy` (docs/accounts.md, "Keys without a checksum"). Web Crypto only: runs in workerd and in Node.
  */
 
 /** The fixed start of every key, so that leaked keys are recognisable (e.g. by secret scanners). */
@@ -39,7 +23,13 @@ const LEGACY_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[A-Za-z0-9_-]{43}$`);
  */
 export type ApiKeyForm = 'checksummed' | 'legacy' | 'malformed';
 
-/** A fresh API key: `ipgeo_`, 43 random base62 characters and their 6-character checksum. */
+/**
+ * A fresh API key: `ipgeo_`, 43 random base62 characters and their 6-character checksum, as GitHub's and
+ * Stripe's tokens are made (base62 keeps a key one word for a double click):
+ *
+ *     ipgeo_ uk9nqsp6lovvRLusm6aY8DKKoDkMHAnhHdyjwezaWR3 3XkaWs   (well-formed, never issued; spaced out)
+ *     prefix random part (43)                            CRC-32 (6)
+ */
 export function generateApiKey(): string {
   let random = '';
   while (random.length < RANDOM_LENGTH) {

@@ -1,11 +1,8 @@
 /**
- * @module A small per-isolate cache with a time to live, so that a warm paid request costs no KV
- * round trip.
- *
- * It holds settled values only, never promises. Workers forbid a request to wait on I/O that another
- * request started ("Cannot perform I/O on behalf of a different request"), so a request that misses
- * reads KV itself and stores what it read; concurrent misses of one key each read once (a cold burst
- * costs as many reads as it has requests, and the next request is warm).
+ * @module A small per-isolate cache with a time to live, so that a warm paid request costs no KV round
+ * trip. It holds settled values, never promises: a request may not wait on I/O that another request
+ * started ("Cannot perform I/O on behalf of a different request"), so each request that misses reads KV
+ * itself and stores what it read.
  */
 
 /** Options of a {@link TtlCache}. */

@@ -1,26 +1,8 @@
 /**
- * @module Decides whether a request may use a paid server (spec section 5.2), and whether its `Origin`
- * gets CORS headers.
- *
- * The credentials are tried in this order:
- *
- * 1. `Authorization: Bearer <key>`. A key that is sent decides alone: when it is malformed, unknown,
- *    revoked, or belongs to an inactive account, the request is refused even if its address or origin
- *    is whitelisted, so that a client never runs unnoticed on a credential other than the one it sent.
- * 2. The `CF-Connecting-IP` address, whitelisted by an active account.
- * 3. The exact hostname of `Origin`, whitelisted by an active account, sent as `https://<hostname>`
- *    (other schemes and explicit ports only under {@link AccessPolicy.httpOrigins}).
- *
- * Refusals, most specific first: a whitelisted address or origin of an inactive account is
- * `inactive`; a request that carries an `Origin` (a browser's) and matches nothing is
- * `origin-forbidden`; anything else is `no-credential`.
- *
- * A key is refused without any KV read when it fails its checksum, or has the shape of a key made
- * before the checksum and the deployment does not accept those ({@link AccessPolicy.legacyKeys}).
- *
- * CORS: the request's `Origin` is answered with CORS headers when an account whitelists its hostname,
- * whatever granted the request, and also when that account is inactive (so that the website can read
- * why it is refused). Other origins get none.
+ * @module Decides whether a request may use a paid server (docs/specification.md, 5.2), and whether
+ * its `Origin` gets CORS headers: by an API key, else a whitelisted `CF-Connecting-IP`, else the
+ * whitelisted exact hostname of `Origin`, each of an active account ({@link checkAccess}). A key fails
+ * its checksum without a KV read.
  */
 import { canonicalAddress, originHostname, type Standing, standingOf } from './account.ts';
 import { apiKeyForm, bearerToken, hashApiKey } from './api-key.ts';
@@ -70,7 +52,22 @@ export type AccessResult = (
 };
 
 /**
- * Checks a request's credentials.
+ * Checks a request's credentials, in this order:
+ *
+ * 1. `Authorization: Bearer <key>`. A key that is sent decides alone: when it is malformed, unknown,
+ *    revoked, or belongs to an inactive account, the request is refused even if its address or origin
+ *    is whitelisted, so that a client never runs unnoticed on a credential other than the one it sent.
+ *    A key that fails its checksum, or has the shape of a key made before the checksum while the
+ *    deployment does not accept those ({@link AccessPolicy.legacyKeys}), is refused without a KV read.
+ * 2. The `CF-Connecting-IP` address, whitelisted by an active account.
+ * 3. The exact hostname of `Origin`, whitelisted by an active account, sent as `https://<hostname>`
+ *    (other schemes and explicit ports only under {@link AccessPolicy.httpOrigins}).
+ *
+ * Refusals, most specific first: a whitelisted address or origin of an inactive account is `inactive`;
+ * a request that carries an `Origin` (a browser's) and matches nothing is `origin-forbidden`; anything
+ * else is `no-credential`. CORS: the `Origin` is answered with CORS headers when an account whitelists
+ * its hostname, whatever granted the request, even when that account is inactive (so that the website
+ * can read why it is refused); other origins get none.
  *
  * @param now ms since the epoch, for account expiry.
  * @param policy what the deployment accepts beyond the defaults.

@@ -1,5 +1,5 @@
 /**
- * @module CORS for whitelisted websites (DESIGN.md section 4): the paid servers answer cross-origin
+ * @module CORS for whitelisted websites (docs/accounts.md, "Origins"): the paid servers answer cross-origin
  * reads, and preflights, only for an `Origin` whose exact hostname an account whitelists. No cookies
  * are used, so credentials are never allowed; a website needs no key, its origin is its credential.
  */

@@ -1,18 +1,10 @@
 /**
- * @module Finds accounts in KV by API key hash, server address or website hostname, through a short
- * per-isolate cache.
- *
- * Revocation delay. A change made with the operator tool bites in a given isolate after at most
- * {@link ACCESS_CACHE_TTL_MS} (30 s) once KV serves it there; KV itself takes up to about 60 s to reach
- * every location. So a revoked key, a cancelled account or a removed whitelist entry stops working
- * everywhere within about 90 s, and at once for requests that reach a cold isolate in the location
- * where the change was written. New keys and whitelist entries take effect within the same bound
- * (unknown keys, addresses and hostnames are remembered as absent for as long, in caches of their
- * own, so that a made-up one costs at most one read per time to live, and made-up ones cannot push
- * out the entries of real accounts). Keys that fail their checksum cost no read at all (`api-key.ts`).
- *
- * Each request that misses reads KV itself: the caches hold what was read, never a read in progress
- * (`cache.ts`).
+ * @module Finds accounts in KV by API key hash, server address or website hostname, through short
+ * per-isolate caches of settled values (`cache.ts`): each request that misses reads KV itself. A change
+ * bites in an isolate within {@link ACCESS_CACHE_TTL_MS} of KV serving it there, everywhere within about
+ * 90 s with KV's propagation (docs/accounts.md, "How long changes take"). Unknown keys, addresses and
+ * hostnames are remembered as absent in caches of their own, so a made-up one costs at most one read
+ * per time to live and cannot push out the entries of real accounts.
  */
 import type { z } from 'zod';
 import { TtlCache } from './cache.ts';

@@ -1,16 +1,10 @@
 /**
- * @module Every key and value that the `ACCOUNTS` KV namespace holds (documented for operators in
- * `docs/storage.md`; change both together).
- *
- *     account:<accountId>     → AccountDocument        the account; the only source of truth
- *     apikey:<sha256 hex>     → ApiKeyIndexSchema      which account and key a key hash belongs to
- *     ip:<canonical address>  → WhitelistIndexSchema   which account whitelists a server address
- *     domain:<hostname>       → WhitelistIndexSchema   which account whitelists a website hostname
- *
- * KV has no transactions and no compare-and-set, so the indexes are hints and the account document
- * decides: an index entry counts only when the document it points to lists the same key, address or
- * hostname. Writers put index entries first and the document last (and remove them in the other
- * order), so that a write cut off halfway leaves at most an index entry that nothing honours.
+ * @module Every key and value of the `ACCOUNTS` KV namespace (for operators: docs/storage.md; change
+ * both together): `account:<accountId>`, the account and only source of truth, and the indexes
+ * `apikey:<sha256 hex>`, `ip:<canonical address>` and `domain:<hostname>` naming its account. KV has no
+ * transactions or compare-and-set, so an index entry counts only when the account it names lists the
+ * same key, address or hostname; writers put index entries first and the account last (and remove them
+ * in the other order), so a write cut off halfway leaves at most an entry that nothing honours.
  */
 import { z } from 'zod';
 

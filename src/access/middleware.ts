@@ -1,16 +1,10 @@
 /**
  * @module The paid servers' gate: checks every `/api/*` request's credentials (`check.ts`) before its
- * route runs, answers CORS preflights, and puts CORS headers on the answers to whitelisted origins.
- * `/api/countrycodes` and `/api/status` are served to everyone (DESIGN.md section 3) but still answer CORS.
- *
- * When `ORIGIN_FORBIDDEN` applies rather than `AUTHORIZATION_REQUIRED`: a request that carries an
- * `Origin` header (a browser's), no `Authorization` header, from an address no account whitelists,
- * and whose origin no account whitelists, is 403 `ORIGIN_FORBIDDEN`; the same request without
- * `Origin` is 401 `AUTHORIZATION_REQUIRED`. A preflight from such an origin is 403 `ORIGIN_FORBIDDEN`
- * too, without CORS headers, so the browser stops there.
- *
- * When KV cannot be read, a request whose credential is not cached answers 503 `ACCOUNTS_UNAVAILABLE`
- * with `Retry-After`; requests whose credentials are cached are served as usual.
+ * route runs, answers CORS preflights, and puts CORS headers on answers to whitelisted origins;
+ * `/api/countrycodes` and `/api/status` are open to everyone but still answer CORS. A keyless request
+ * from an address and an `Origin` that no account whitelists is `403 ORIGIN_FORBIDDEN` (its preflight
+ * too, without CORS headers), the same without `Origin` `401 AUTHORIZATION_REQUIRED`. While KV cannot be
+ * read, a request whose credential is not cached is `503 ACCOUNTS_UNAVAILABLE` with `Retry-After`.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, clientIpOf, type OptionalVars } from '../env.ts';

@@ -3,7 +3,7 @@
  * machine code; `render.ts` turns it into RFC 9457 problem details, in JSON or XML.
  */
 
-/** Every problem the API can answer, with its HTTP status and human title (DESIGN.md section 3). */
+/** Every problem the API can answer, with its HTTP status and human title (docs/api.md, "Conventions"). */
 export const PROBLEMS = {
   IP_ADDRESS_INVALID: { status: 400, title: 'Invalid IP address' },
   IP_ADDRESS_RESERVED: { status: 400, title: 'Special-purpose IP address' },

@@ -1,16 +1,9 @@
 /**
- * @module Answer text kept as UTF-8: a string whose characters are the bytes of its UTF-8 encoding,
- * one character per byte (U+0000 to U+00FF), sent by copying those bytes.
- *
- * Why: workerd encodes a string body at copy speed only while it is all ASCII, so the lookup's
- * entries keep what they render as UTF-8 text, converted once, and an answer is their concatenation
- * (bulk −11%, bulk `?lang=ja` −21% CPU in `bench:ab`; BENCHMARKS.md, "Issue 16, stop 23").
- *
- * The representation holds because UTF-8 is closed under the operations the renderer uses: the
- * concatenation of UTF-8 texts is the UTF-8 of the concatenation, a slice at an ASCII character is
- * UTF-8, and text is escaped for JSON or XML before it is converted (escaping replaces lone
- * surrogates too, so what is converted is well-formed). {@link Utf8} marks such text in types, so that
- * text of the other kind cannot be joined to it unconverted.
+ * @module Answer text kept as UTF-8: a string whose characters are the bytes of its UTF-8 encoding, one
+ * per byte (U+0000 to U+00FF), sent by copying those bytes (docs/decisions/0006-utf8-runs.md). It holds
+ * because the renderer only joins such texts, slices them at ASCII characters, and escapes text for JSON
+ * or XML before converting it (escaping also replaces lone surrogates). {@link Utf8} marks such text in
+ * types, so that text of the other kind cannot be joined to it unconverted.
  */
 import { Buffer } from 'node:buffer';
 
@@ -40,8 +33,7 @@ let scratch = Buffer.alloc(1 << 16);
  * itself when it is ASCII (its own UTF-8, which the runtime encodes at copy speed), else its bytes.
  * The bytes are written into one buffer that this isolate reuses, valid only during `respond`: a
  * response made of them keeps a copy (the Fetch standard's body of a buffer source is a copy of its
- * bytes, and workerd's is; a test holds it to that), so no ArrayBuffer is made per answer (BENCHMARKS.md,
- * "Issue 16, stop 23").
+ * bytes, and workerd's is; a test holds it to that), so no ArrayBuffer is made per answer (docs/hot-path.md).
  *
  * @example withUtf8Body(text, (body) => c.body(body, 200, { 'Content-Type': 'application/json' }))
  */

@@ -174,22 +174,13 @@ export class GeoDatabase {
   }
 
   /**
-   * The data offset of each address (-1 where the data has none), in order. The tree walks of the IPv4
-   * addresses advance together (`MmdbReader#offsetsOfIpv4`), so that a list's memory reads overlap.
+   * The data offset of each address (-1 where the data has none), in order.
    *
    * @throws DataUnavailableError when the tree is corrupt where it reads.
    */
   offsetsOf(addresses: readonly IpAddress[]): number[] {
     try {
-      const ipv4: number[] = [];
-      for (const address of addresses) if (address.version === 4) ipv4.push(address.w3);
-      const found = this.reader.offsetsOfIpv4(ipv4);
-      const offsets: number[] = new Array(addresses.length);
-      for (let i = 0, k = 0; i < addresses.length; i++) {
-        const a = addresses[i] as IpAddress;
-        offsets[i] = a.version === 4 ? (found[k++] as number) : this.reader.offsetOfIpv6(a.w0, a.w1, a.w2, a.w3);
-      }
-      return offsets;
+      return addresses.map((a) => (a.version === 4 ? this.reader.offsetOfIpv4(a.w3) : this.reader.offsetOfIpv6(a.w0, a.w1, a.w2, a.w3)));
     } catch (error) {
       throw this.corrupt(error);
     }

@@ -1,11 +1,8 @@
 /**
- * @module Distances between two points on the WGS84 ellipsoid: the length of the geodesic (the
- * shortest path on the ellipsoid), solved with GeographicLib's inverse problem (Karney 2013,
- * accurate to about 15 nanometres), then given in kilometres and statute miles.
- *
- * The answer is rounded to {@link DISTANCE_DECIMALS} decimals, that is to 10 metres: the coordinates
- * it starts from have four decimals (about 11 metres), and an IP geolocation is seldom better than a
- * city, so more digits would claim a precision the inputs do not have.
+ * @module Distances on the WGS84 ellipsoid: the length of the geodesic by GeographicLib's inverse
+ * solution (Karney 2013, accurate to about 15 nm), in kilometres and statute miles, rounded to
+ * {@link DISTANCE_DECIMALS} decimals (10 m): the coordinates have four decimals (about 11 m), and an IP
+ * location is seldom better than a city.
  */
 import { Geodesic } from 'geographiclib-geodesic';
 

@@ -1,12 +1,9 @@
 /**
- * @module The identity of a compiled database: its version string, build date, counts, SHA-256 and
- * sources, as the status endpoint and the `X-Database-Version` header tell them. The build writes the
- * same version into the manifest (`data/build.ts`); the Worker derives it from the loaded bytes, whose
- * metadata carries the sources and counts (`schema.ts`, "Metadata": `sources`, `counts`).
- *
- * The version is `YYYY-MM-DD.hhhhhhhh`: the UTC date of the newest location source's build, a dot, and
- * the first eight hex digits of the file's SHA-256. The date tells a client how fresh the data is, the
- * digest tells two builds of the same sources apart.
+ * @module The identity of a compiled database: its version, build date, counts, SHA-256 and sources, as
+ * the status endpoint and `X-Database-Version` tell them, derived from the loaded bytes (whose metadata
+ * carries the sources and counts). The version is `YYYY-MM-DD.hhhhhhhh`: the UTC date of the newest
+ * location source's build, telling how fresh the data is, and the first eight hex digits of the file's
+ * SHA-256, telling two builds apart. The build writes the same into its manifest (`data/build.ts`).
  */
 import { isMmdbMap } from '../mmdb/decoder.ts';
 import { readMetadata } from '../mmdb/metadata.ts';

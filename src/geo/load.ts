@@ -1,11 +1,10 @@
 /**
  * @module Loads the current database into this isolate (from this location's Workers cache, else R2),
  * verifies it, keeps it, and switches to a newly published version without a restart; what the
- * platform allows and why: `docs/production.md`.
- *
- * Invariants: bytes answer only once their size and SHA-256 are the published ones, wherever they came
- * from; no request awaits a promise or stream another created (waiters poll the slot's settled state
- * with their own timers); a load holds one copy of the file, and a switch releases the old database first.
+ * platform allows: `docs/production.md`. Bytes answer only once their size and SHA-256 are the published
+ * ones, wherever they came from; no request awaits a promise or stream another created (waiters poll the
+ * slot's settled state with their own timers); a load holds one copy of the file, and a switch releases
+ * the old database first (docs/decisions/0004-release-then-load-switching.md).
  */
 import { type DataEvent, type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';
 import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
@@ -336,7 +335,7 @@ async function identify(buffer: ArrayBuffer, version: PublishedVersion, source: 
 /** The current record, validated. */
 async function readRecord(env: DatabaseEnv): Promise<CurrentRecord> {
   const object = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
-  if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (README, "Operations": npm run data:publish)`);
+  if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (docs/operations.md: npm run data:publish)`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(await object.text());

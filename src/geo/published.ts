@@ -1,16 +1,11 @@
 /**
- * @module The published versions of the database in a deployment's R2 bucket, and the record that
- * names the current one (documented for operators in `docs/storage.md`; change both together).
- *
- *     ipgeo-current.json          → CurrentRecord   which version is current, its size and SHA-256
- *     ipgeo-<version>.mmdb        → the database     one object per published version
- *
- * R2 is strongly consistent, so a Worker that reads the record after `data:publish` wrote it sees the
- * new version, and the object it names is already there (the publisher writes the object first and
- * the record last). The record also keeps every version still in the bucket, for `data:rollback` and
- * for deleting versions that stopped being current more than 30 days ago (GeoLite2 licence, 6c), and
- * when each was current (`history`, which `data:rollback` goes back through). A record written before
- * `history` was kept reads too: the publisher then derives one from `versions` (`data/publish/record.ts`).
+ * @module What a deployment's R2 bucket holds (for operators: docs/storage.md; change both together):
+ * `ipgeo-<version>.mmdb`, one object per published version, and `ipgeo-current.json`, the
+ * {@link CurrentRecord} that names the current one with its size and SHA-256, keeps every version still
+ * in the bucket (deleted 30 days after it stopped being current: GeoLite2 licence, 6c) and when each was
+ * current (`history`, which `data:rollback` goes back through). The publisher writes the object first and
+ * the record last, and R2 is strongly consistent, so a Worker that reads the record finds its object
+ * (docs/decisions/0002-r2-over-kv-for-data.md).
  */
 import { z } from 'zod';
 

@@ -1,8 +1,16 @@
 /**
- * @module The service database's compact schema: what `npm run data:build` writes into each record
- * of the compiled MMDB and into its metadata, and what the Worker decodes. Only the fields the IP info
- * record needs; country-level facts (capitals, currencies, ...) are not stored here but come from
- * `countries-list` and `countries-and-timezones` at answer time.
+ * @module The service database's compact schema: what `npm run data:build` writes into each record of
+ * the compiled MaxMind DB and into its metadata, and what the Worker decodes (drawn at
+ * {@link SCHEMA_VERSION}). Only what the IP info record needs: country facts (capitals, currencies, …)
+ * come from `countries-list` and `countries-and-timezones` when answering.
+ */
+
+/** `database_type` of the compiled file; the Worker refuses any other. */
+export const DATABASE_TYPE = 'ipgeo-compact';
+/**
+ * The layout's version, bumped whenever it changes (2: names in eight languages, identity metadata; 3: a
+ * location's own `continent_code`). Readers step over keys they do not know, so a Worker reads every
+ * version; `data:build --if-missing` rebuilds a build of another one. The layout:
  *
  * Records (data section):
  *
@@ -36,14 +44,6 @@
  * continent, have none, and a reader falls back to the country's continent.
  *
  * Empty strings are left out of a map; a missing key reads as '' (or 0, or false).
- */
-
-/** `database_type` of the compiled file; the Worker refuses any other. */
-export const DATABASE_TYPE = 'ipgeo-compact';
-/**
- * Bumped whenever the record layout changes (2: names in eight languages, identity metadata; 3: a
- * location's own `continent_code`). Readers step over keys they do not know, so a Worker reads every
- * version; `data:build --if-missing` rebuilds a build of another one.
  */
 export const SCHEMA_VERSION = 3;
 

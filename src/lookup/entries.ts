@@ -1,11 +1,10 @@
 /**
  * @module What a stored location, network and country become in an answer: their values in every
  * language, and their fields as JSON members and XML elements in UTF-8 text (`format/utf8.ts`),
- * converted when an entry is made. The whole JSON record is written from a few flat runs of members
- * that the entries keep, each member followed by its comma, so that a record is one short
- * concatenation (BENCHMARKS.md, "Issue 16, stop 23"); a field alone is a slice of its run.
+ * converted once, when an entry is made. The whole JSON record is a few flat runs of members that the
+ * entries keep, each member followed by its comma; a field alone is a slice of its run
+ * (docs/decisions/0006-utf8-runs.md).
  */
-import { type JsonValue, jsonString, jsonValue } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlFragment } from '../format/xml.ts';
 import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
@@ -13,17 +12,20 @@ import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/langu
 import { continentName, countryFacts } from '../reference/countries.ts';
 import { FIELD_INDEX, FIELDS, type FieldName } from './fields.ts';
 
+/** A value of an answer: a string, a number, a boolean, or an array of them. */
+type JsonValue = string | number | boolean | readonly (string | number)[];
+
 /** An answer's format. */
 export type Format = 'json' | 'xml';
 
 /** `"name":value` as `JSON.stringify` writes the member, or the field's XML elements (see {@link xmlFragment}), in UTF-8. */
 export function fragment(format: Format, name: FieldName, value: JsonValue): Utf8 {
-  return utf8(format === 'json' ? `"${name}":${jsonValue(value)}` : xmlFragment(name, value));
+  return utf8(format === 'json' ? `"${name}":${JSON.stringify(value)}` : xmlFragment(name, value));
 }
 
 /**
  * `parts` joined: one flat string, which an answer's concatenation copies in one go, where a
- * concatenated one is a tree of its parts to walk each time (bulk 20% slower; BENCHMARKS.md, "Issue 16, stop 23").
+ * concatenated one is a tree of its parts to walk each time (docs/hot-path.md).
  */
 function flat<T extends string>(...parts: T[]): T {
   return parts.join('') as T;
@@ -134,7 +136,7 @@ export class CountryEntry {
   }
 }
 
-/** `timeZones`: the address's own zone first, then its country's others (DESIGN.md section 2). */
+/** `timeZones`: the address's own zone first, then its country's others (docs/specification.md, 2.1). */
 export class ZonesEntry {
   /** The JSON member followed by its comma, and the XML elements. */
   readonly json: Utf8;
@@ -172,9 +174,9 @@ export class LocationEntry {
   ) {
     const { latitude, longitude, postalCode, cityName, regionName, regionCode } = location;
     this.zones = country.zonesFor(location.timeZone);
-    this.jsonPoint = utf8(flat('","latitude":', jsonValue(latitude), ',"longitude":', jsonValue(longitude), ','));
-    const place = ['"zipCode":', jsonString(postalCode), ',', CITY_KEY, jsonString(cityName), ',', REGION_KEY, jsonString(regionName), ','];
-    this.englishPlace = utf8(flat(...place, '"regionCode":', jsonString(regionCode), ','));
+    this.jsonPoint = utf8(flat('","latitude":', JSON.stringify(latitude), ',"longitude":', JSON.stringify(longitude), ','));
+    const place = ['"zipCode":', JSON.stringify(postalCode), ',', CITY_KEY, JSON.stringify(cityName), ',', REGION_KEY, JSON.stringify(regionName), ','];
+    this.englishPlace = utf8(flat(...place, '"regionCode":', JSON.stringify(regionCode), ','));
     this.cityAt = this.englishPlace.indexOf(CITY_KEY);
     this.regionAt = this.englishPlace.indexOf(REGION_KEY);
     this.regionCodeAt = this.englishPlace.indexOf('"regionCode":');
@@ -239,7 +241,7 @@ export class NetworkEntry {
   constructor(network: GeoNetwork) {
     this.asn = network.asn ? String(network.asn) : '';
     this.organization = network.organization;
-    this.json = utf8(flat('"asn":', jsonString(this.asn), ',"asnOrganization":', jsonString(this.organization), ','));
+    this.json = utf8(flat('"asn":', JSON.stringify(this.asn), ',"asnOrganization":', JSON.stringify(this.organization), ','));
   }
 
   /** `asn` or `asnOrganization` rendered. */

@@ -1,7 +1,7 @@
-/** @module What a client asks of a lookup beyond the address: which fields of the record (spec 2.1), and names in which language. */
+/** @module What a client asks of a lookup beyond the address: which fields of the record (docs/specification.md, 2.1), and names in which language. */
 import type { LanguageIndex } from '../geo/languages.ts';
 
-/** The fields of the IP info record, in the specification's order (spec 2.1). */
+/** The fields of the IP info record, in the specification's order (docs/specification.md, 2.1). */
 export const FIELDS = [
   'ipVersion',
   'ipAddress',
@@ -40,7 +40,7 @@ const FIELD = Object.fromEntries(FIELDS.map((name, index) => [name, 1 << index])
 /** Every field: the single lookup's record. */
 export const ALL_FIELDS: FieldMask = (1 << FIELDS.length) - 1;
 
-/** The bulk lookup's record: every field but `regionCode`, which spec 2.1 leaves out of the bulk shape. */
+/** The bulk lookup's record: every field but `regionCode`, which the specification leaves out of the bulk shape (docs/specification.md, 2.1). */
 export const BULK_FIELDS: FieldMask = ALL_FIELDS & ~FIELD.regionCode;
 
 /** How to render a found record: the fields, in the specification's order, and the language of names. */

@@ -39,8 +39,7 @@ export interface LookupOptions {
 }
 
 /**
- * Looks every text up: `outcomes[i]` answers `texts[i]`. The tree walks of a list's IPv4 addresses
- * advance together (`GeoDatabase#offsetsOf`), so that a bulk request's memory reads overlap.
+ * Looks every text up: `outcomes[i]` answers `texts[i]`.
  *
  * @throws DataUnavailableError when the database itself fails (which fails every address).
  * @example lookupAll(database, ['81.2.69.142', '10.0.0.1']) // [{ kind: 'found', … }, { kind: 'reserved', … }]

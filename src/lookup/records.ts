@@ -1,5 +1,4 @@
 /** @module The records of one loaded database as answers need them, through bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of the lookup path"). */
-import { jsonString } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
 import { LANGUAGES, type LanguageIndex } from '../geo/languages.ts';
@@ -94,7 +93,7 @@ export class Records implements NameSource {
     const known = key <= MAX_KEY ? this.names.get(key) : undefined;
     if (known !== undefined) return known;
     const name = this.database.nameAt(offset, language);
-    const json = name ? utf8(jsonString(name)) : ('' as Utf8);
+    const json = name ? utf8(JSON.stringify(name)) : ('' as Utf8);
     return key <= MAX_KEY ? this.names.set(key, json) : json;
   }
 

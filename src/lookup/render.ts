@@ -2,9 +2,8 @@
  * @module The one renderer of a found record (JSON or XML, for a view of fields and language, single
  * or bulk) and of the documents around records, in UTF-8 text (`format/utf8.ts`) that a route sends
  * (`withUtf8Body`). A document is a list of the pieces the entries keep, joined once: one copy of each
- * piece, not a tree of concatenations to flatten (BENCHMARKS.md, "Issue 16, stop 28").
+ * piece, not a tree of concatenations to flatten (docs/hot-path.md).
  */
-import { jsonString } from '../format/json.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
@@ -61,7 +60,7 @@ export function singleDocument(found: Found, format: Format, view: View): Utf8 {
 const PLAIN_KEY = /^[0-9A-Za-z.:]*$/;
 
 /**
- * The bulk answer (spec 4.3): in JSON an object keyed by the addresses as sent (`keys`, any text), in
+ * The bulk answer (docs/specification.md, 4.3): in JSON an object keyed by the addresses as sent (`keys`, any text), in
  * XML `response` > `results` > one `item` per address with its `ip` attribute. Each holds the record of
  * `outcomes[i]` when found ({@link writeRecord}), else what `failed` writes for it (a problem object:
  * JSON text or the `problem` element, in UTF-8).
@@ -71,7 +70,7 @@ export function bulkDocument(format: Format, keys: readonly string[], outcomes: 
   keys.forEach((key, i) => {
     const plain = PLAIN_KEY.test(key);
     if (format === 'xml') out.push(plain ? (`<item ip="${key}">` as Utf8) : utf8(xmlElement('item', { ip: key }, '').slice(0, -ITEM_END.length)));
-    else out.push((i === 0 ? '' : ',') as Utf8, plain ? (`"${key}":` as Utf8) : utf8(`${jsonString(key)}:`));
+    else out.push((i === 0 ? '' : ',') as Utf8, plain ? (`"${key}":` as Utf8) : utf8(`${JSON.stringify(key)}:`));
     const outcome = outcomes[i] as Outcome;
     if (outcome.kind === 'found') writeRecord(out, outcome, format, view);
     else out.push(failed(outcome));

@@ -1,16 +1,11 @@
 /** @module The one cache of the lookup path: a bounded, set-associative map from 32-bit integer keys (data offsets, address prefixes) to values. */
 
 /**
- * A cache of `2 ** bits` slots. A key's Fibonacci hash picks a set of `ways` slots kept in order of
- * use, the most recent first: a key found in its set moves to the front, and a new entry takes the
- * front and drops the last. Memory is fixed when it is made, whatever is asked; a lookup costs a
- * multiply and, on a hit in the first slot, two array reads.
- *
- * `undefined` is not a value: {@link get} answers it for a key that is not cached.
- *
- * @example
- * const names = new OffsetCache<string>(12, 4);
- * names.get(4711) ?? names.set(4711, decode(4711));
+ * A cache of `2 ** bits` slots: a key's Fibonacci hash picks a set of `ways` slots, most recently used
+ * first; a hit moves to the front, a new entry takes the front and drops the last. Its memory is fixed
+ * when it is made; a hit in the first slot costs a multiply and two array reads. `undefined` is not a
+ * value: {@link get} answers it for a key that is not cached.
+ * @example const names = new OffsetCache<string>(12, 4); names.get(4711) ?? names.set(4711, decode(4711));
  */
 export class OffsetCache<V> {
   private readonly keys: Int32Array;

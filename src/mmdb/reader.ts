@@ -25,7 +25,7 @@ export class MmdbReader {
   private readonly dataSize: number;
   private readonly ipv4Root: number;
   private readonly ipv4RootDepth: number;
-  /** Where IPv4 /16s lead from the IPv4 root ({@link offsetsOfIpv4}), and IPv6 /32s from the root ({@link offsetOfIpv6}). */
+  /** Where IPv4 /16s lead from the IPv4 root ({@link offsetOfIpv4}), and IPv6 /32s from the root ({@link offsetOfIpv6}). */
   private readonly ipv4Slash16s = new OffsetCache<number>(PATH_BITS);
   private readonly ipv6Slash32s: OffsetCache<number>;
 
@@ -60,45 +60,23 @@ export class MmdbReader {
   }
 
   /**
-   * The data offsets of IPv4 addresses, each an unsigned 32-bit integer (`a << 24 | b << 16 | …`, as
-   * `>>> 0`): `offsets[i]` for `addresses[i]`, -1 where the database has no data. The service's hot path.
-   *
-   * Every address passes through the same few thousand nodes at the top of the tree, so where each /16
-   * leads is remembered on first use, and a lookup walks 16 levels, not 32. The walks of a list advance
-   * together, one level of every address before the next level, so that the reads of different
-   * addresses (each a likely cache miss) are independent and the processor overlaps them, where one
-   * walk after another waits for each miss in turn (the bulk route).
+   * The data offset of an IPv4 address given as an unsigned 32-bit integer (`a << 24 | b << 16 | …`,
+   * as `>>> 0`), or -1 when the database has no data for it. Every address passes through the same few
+   * thousand nodes at the top of the tree, so where each /16 leads is remembered on first use, and a
+   * lookup walks 16 levels, not 32.
    *
    * @throws MmdbFormatError when a record points outside the data section.
    */
-  offsetsOfIpv4(addresses: readonly number[]): number[] {
-    const count = addresses.length;
-    const nodes: number[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const address = addresses[i] as number;
-      const top = address >>> 16;
-      nodes[i] = this.ipv4Slash16s.get(top) ?? this.ipv4Slash16s.set(top, this.walkWord(this.ipv4Root, address, 31, 16));
-    }
-    const nodeCount = this.nodeCount;
-    for (let bit = 15; bit >= 0; bit--) {
-      let walking = false;
-      for (let i = 0; i < count; i++) {
-        const node = nodes[i] as number;
-        if (node < nodeCount) {
-          nodes[i] = this.record(node, ((addresses[i] as number) >>> bit) & 1);
-          walking = true;
-        }
-      }
-      if (!walking) break;
-    }
-    for (let i = 0; i < count; i++) nodes[i] = this.resolve(nodes[i] as number);
-    return nodes;
+  offsetOfIpv4(address: number): number {
+    const top = address >>> 16;
+    const node = this.ipv4Slash16s.get(top) ?? this.ipv4Slash16s.set(top, this.walkWord(this.ipv4Root, address, 31, 16));
+    return this.resolve(this.walkWord(node, address, 15, 0));
   }
 
   /**
    * The data offset of an IPv6 address given as four unsigned 32-bit words, most significant first,
    * or -1 when the database has no data for it (or holds IPv4 only). IPv4 is looked up with
-   * {@link offsetsOfIpv4}, which an IPv6 database aliases at ::a.b.c.d.
+   * {@link offsetOfIpv4}, which an IPv6 database aliases at ::a.b.c.d.
    *
    * Where the first 32 bits lead is cached: announced IPv6 space comes in /32s and longer, the
    * addresses a service sees share few of them, and the 32 levels to a /32 cost a random address more

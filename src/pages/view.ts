@@ -11,7 +11,7 @@ import { nearestPolicy } from '../ratelimit/headers.ts';
 import { FREE_POLICIES, type LimitDecision } from '../ratelimit/window.ts';
 import type { IpInfoSchema } from '../schemas/ip-info.ts';
 
-/** The IP info record (spec 2.1), as the single lookup answers it. */
+/** The IP info record (docs/specification.md, 2.1), as the single lookup answers it. */
 export type IpInfo = z.output<typeof IpInfoSchema>;
 
 /** Text held as UTF-8 (`format/utf8.ts`: what the renderer writes) as the text it encodes. */

@@ -1,12 +1,8 @@
 /**
- * @module The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) that every answer
- * of the free server carries, as DESIGN.md section 3 fixes them:
- *
- *     RateLimit-Policy: "burst";q=10;w=10, "minute";q=60;w=60
- *     RateLimit: "burst";r=7;t=4
- *
- * `RateLimit` names one policy: the one nearest to exhaustion (fewest requests left; on a tie, the one
- * that takes longer to give a request back). A refusal adds `Retry-After` in seconds.
+ * @module The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) on every answer of
+ * the free server (docs/api.md, "Conventions"): `RateLimit-Policy: "burst";q=10;w=10,
+ * "minute";q=60;w=60` and `RateLimit: "burst";r=7;t=4`, which names the policy nearest to exhaustion
+ * (fewest requests left; on a tie, the slower to give one back). A refusal adds `Retry-After`.
  */
 import { FREE_POLICIES, type LimitDecision, type Policy, type PolicyState } from './window.ts';
 

@@ -1,21 +1,10 @@
 /**
- * @module The free server's gate: counts every `/api/*` request against the client's limits, refuses
- * with 429 `RATE_LIMITED` over them, and puts the RateLimit fields on every answer, problems included.
- * A view of the home page ({@link COUNTED_PAGES}) counts the same, but the page renders its own
- * refusal from the decision the gate hands it ({@link pageDecision}). Other paths (`/openapi.json`,
- * `/docs`) and {@link UNCOUNTED_PATHS} are not counted and never refused, but still report the state.
- *
- * Which answers count (README, "What counts against the limit"; the `RateLimit` fields in the OpenAPI
- * document): every answer to an `/api/*` request that the service gave, 4xx included (an invalid or
- * reserved address, an unknown route, a paid-only endpoint: they are the client's doing and cost the
- * service the same), except answers of status 500 and above, which are the service's failure
- * (`503 DATA_UNAVAILABLE` while the database cannot be read, `500 INTERNAL_ERROR`): a request is
- * counted when admitted, so that concurrent requests are decided exactly, and taken back once its
- * answer turns out to be a 5xx. A 429 never counts (only admitted requests are logged: `window.ts`).
- *
- * The client is `CF-Connecting-IP` only (IPv6 by /64); an `Authorization` header is ignored, so a paid
- * key lifts nothing here (spec section 5.1). A request without a usable address (never the case behind
- * Cloudflare) is counted under one shared key, so that leaving the header out buys nothing.
+ * @module The free server's gate: counts every `/api/*` request, and each view of the home page
+ * ({@link COUNTED_PAGES}, which renders its own refusal from {@link pageDecision}), against its client's
+ * limits, refuses with `429 RATE_LIMITED` over them, and puts the RateLimit fields on every answer;
+ * other paths and {@link UNCOUNTED_PATHS} are neither counted nor refused. A request is counted when
+ * admitted and given back when its answer is a 5xx (docs/api.md, "Conventions"). The client is
+ * `CF-Connecting-IP` only, IPv6 by /64; a key lifts nothing here (docs/specification.md, 5.1).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
@@ -25,10 +14,10 @@ import { RateLimitClient } from './client.ts';
 import { rateLimitHeaders } from './headers.ts';
 import { FREE_POLICIES, type LimitDecision } from './window.ts';
 
-/** The key of requests that carry no parseable client address. */
+/** The one key of every request that carries no parseable client address, so that leaving the header out buys nothing. */
 const UNKNOWN_CLIENT_KEY = 'unknown';
 
-/** `/api/` paths that are not counted: the status endpoint (DESIGN.md section 3), so that checking the data costs no quota. */
+/** `/api/` paths that are not counted: the status endpoint (docs/api.md, "Conventions"), so that checking the data costs no quota. */
 export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
 
 /**

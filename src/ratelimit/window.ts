@@ -1,17 +1,9 @@
 /**
- * @module The free plan's limits as exact sliding windows over a log of admitted requests.
- *
- * "At most q requests in any w seconds" is checked against the window that ends at the request:
- * the request at `now` is admitted when fewer than q admitted requests lie in (now − w, now]. Keeping
- * that true at every admission keeps it true for every window, not only for fixed buckets, so a client
- * cannot fit 2q requests around a bucket edge. Only admitted requests are logged: a client that keeps
- * knocking while refused is not locked out for longer.
- *
- * With the specification's numbers (10 in 10 s, 60 in 60 s) the minute policy can never refuse on its
- * own: any minute is six disjoint 10-second windows of at most 10 each. It is still evaluated and
- * reported, so that other numbers would work unchanged.
- *
- * Pure: the Durable Object and the per-isolate fallback both decide with {@link admit}.
+ * @module The free plan's limits as exact sliding windows over a log of admitted requests: a request is
+ * admitted when fewer than q admitted requests lie in the w seconds before it, which holds for every
+ * window, not only fixed buckets; only admitted requests are logged. At 10 in 10 s the minute policy
+ * (60) never refuses alone, but is evaluated and reported so that other numbers work unchanged. Pure:
+ * the Durable Object and the isolate fallback both decide with {@link admit}.
  */
 
 /** One quota: at most `quota` requests in any `windowSeconds`. `name` is the RateLimit field's policy name. */
@@ -21,7 +13,7 @@ export interface Policy {
   readonly windowSeconds: number;
 }
 
-/** The free plan's policies (spec section 8; DESIGN.md section 3), shortest window first. */
+/** The free plan's policies (docs/specification.md, 8), shortest window first. */
 export const FREE_POLICIES: readonly Policy[] = Object.freeze([
   { name: 'burst', quota: 10, windowSeconds: 10 },
   { name: 'minute', quota: 60, windowSeconds: 60 },

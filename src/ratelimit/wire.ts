@@ -1,18 +1,10 @@
 /**
- * @module How a {@link LimitDecision} crosses the RPC from a client's Durable Object to the Worker:
- * packed into one integer.
- *
- * Why not the object itself: RPC results are copied with V8's structured clone, and an object with an
- * array of objects with strings costs more to write and read than a number. Measured in workerd, one
- * sequential RPC round trip that returns the decision object took about 80 µs, one that returns a
- * number about 60 µs (a number array was no cheaper than the object). The free path makes one such
- * call per request, so this is a quarter of its Durable Object cost.
- *
- * The number is mixed-radix, least significant digit first: `retryAfterSeconds` (0 to the longest
- * window), then for each policy in order its `remaining` (0 to its quota) and its `resetSeconds` (0 to
- * its window). `allowed` is not sent: a decision is allowed exactly when `retryAfterSeconds` is 0 (a
- * refusal always waits at least a second, see `window.ts`). With the free plan's policies the largest
- * value is 61 · 11 · 11 · 61 · 61 − 1, about 2.7 · 10⁷: far inside the integers that a double holds exactly.
+ * @module How a {@link LimitDecision} crosses the RPC from a client's Durable Object to the Worker: as
+ * one integer, which structured clone copies for less than an object (figures in
+ * docs/decisions/0003-rate-limiter-in-memory-log.md). Mixed-radix, least significant digit first:
+ * `retryAfterSeconds`, then for each policy its `remaining` and its `resetSeconds`. `allowed` is not
+ * sent: a decision is allowed exactly when `retryAfterSeconds` is 0. The free plan's largest value is
+ * about 2.7 · 10⁷, far inside the integers a double holds exactly.
  */
 import { FREE_POLICIES, type LimitDecision, type Policy, type PolicyState } from './window.ts';
 

@@ -1,11 +1,8 @@
 /**
- * @module Country facts, bundled into the Worker: names, native names, capitals, continents,
- * dialling codes, currencies and languages from `countries-list`, IANA time zones from
- * `countries-and-timezones`.
- *
- * The service's countries are the 250 codes of spec section 2.5: `countries-list` also holds AC
- * (Ascension Island) and TA (Tristan da Cunha), which ISO 3166-1 only reserves (they are parts of SH),
- * so every list and index below leaves them out.
+ * @module Country facts bundled into the Worker: names, native names, capitals, continents, dialling
+ * codes, currencies and languages from `countries-list`, IANA zones from `countries-and-timezones`. The
+ * countries are the 250 codes of docs/specification.md, 2.5: `countries-list` also holds AC and TA,
+ * which ISO 3166-1 only reserves (they are parts of SH), so every list and index here leaves them out.
  */
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
@@ -32,7 +29,7 @@ export interface CountryFacts {
 }
 
 /**
- * A country as the reference endpoints answer it (DESIGN.md section 3): the members of the
+ * A country as the reference endpoints answer it (docs/api.md, "Countries"): the members of the
  * specification's language result, then dialling codes, currencies, languages and time zones.
  */
 export interface Country {
@@ -56,7 +53,7 @@ export interface Country {
   timeZones: string[];
 }
 
-/** The part of a {@link Country} that the specification's language result lists (spec 2.4). */
+/** The part of a {@link Country} that the specification's language result lists (docs/specification.md, 2.4). */
 export type CountrySummary = Pick<Country, 'code' | 'name' | 'native' | 'capital' | 'continent'>;
 
 type CountryCode = keyof typeof countries;
@@ -95,7 +92,7 @@ export function continentName(code: string): string {
 
 let listed: readonly string[] | undefined;
 
-/** The 250 country codes of spec 2.5, sorted: those of `countries-list` without AC and TA. */
+/** The 250 country codes of docs/specification.md, 2.5, sorted: those of `countries-list` without AC and TA. */
 export function countryCodes(): readonly string[] {
   listed ??= Object.keys(countries)
     .filter((code) => !NOT_ISO_COUNTRIES.includes(code))
@@ -120,12 +117,12 @@ export function allCountries(): Country[] {
   return countryCodes().map((code) => toCountry(countryFacts(code) as CountryFacts));
 }
 
-/** The spec 2.4 members of a country. */
+/** The members of a country that the language result lists (docs/specification.md, 2.4). */
 export function countrySummary(facts: CountryFacts): CountrySummary {
   return { code: facts.code, name: facts.name, native: facts.native, capital: facts.capital, continent: facts.continent };
 }
 
-/** The country code list of spec 2.5: each listed code mapped to its English name, sorted by code. */
+/** The country code list (docs/specification.md, 2.5): each listed code mapped to its English name, sorted by code. */
 export function countryNames(): Record<string, string> {
   return Object.fromEntries(countryCodes().map((code) => [code, (countryFacts(code) as CountryFacts).name]));
 }

@@ -1,12 +1,12 @@
 /**
- * @module The language result of spec 2.4: the countries that list a language, from `countries-list`.
+ * @module The language result (docs/specification.md, 2.4): the countries that list a language, from `countries-list`.
  * A code is known when `countries-list` names it (its 185 ISO 639-1 codes); a known language that no
  * country lists (Esperanto, `eo`) has an empty result rather than none.
  */
 import { languages } from 'countries-list';
 import { type CountryFacts, type CountrySummary, countryCodes, countryFacts, countrySummary } from './countries.ts';
 
-/** The language result of spec 2.4. */
+/** The language result (docs/specification.md, 2.4). */
 export interface LanguageResult {
   /** The ISO 639-1 code, lower case. */
   code: string;

@@ -1,4 +1,4 @@
-/** @module Bulk lookup (spec 4.3, paid only): `POST /api/bulk/json|xml` with `?lang=` and `?fields=`, one path for both formats through the lookup pipeline. */
+/** @module Bulk lookup (docs/specification.md, 4.3; paid only): `POST /api/bulk/json|xml` with `?lang=` and `?fields=`, one path for both formats through the lookup pipeline. */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';
@@ -54,7 +54,7 @@ const BULK_DOCUMENTED = BULK.documented('post', '/');
 /**
  * The addresses as sent, each once, in the order first sent (the answer's keys). A linear scan, not a
  * `Set`: there are at most {@link MAX_BULK_IPS}, and in workerd a `Set` of 50 freshly parsed strings
- * costs about 19 µs, a scan comparing them 4 µs (BENCHMARKS.md, "Issue 16, stop 25").
+ * costs about 19 µs, a scan comparing them 4 µs (docs/hot-path.md).
  */
 function distinct(ips: readonly string[]): string[] {
   const keys: string[] = [];

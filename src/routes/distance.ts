@@ -1,4 +1,4 @@
-/** @module Distance (spec 4.4, paid only): `POST /api/distance` with `?lang=`, both addresses through the lookup pipeline, the geodesic on WGS84 (`geo/distance.ts`). */
+/** @module Distance (docs/specification.md, 4.4; paid only): `POST /api/distance` with `?lang=`, both addresses through the lookup pipeline, the geodesic on WGS84 (`geo/distance.ts`). */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { distanceBetween } from '../geo/distance.ts';

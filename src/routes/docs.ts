@@ -119,7 +119,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, plan: Plan): Json {
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     tags: [
-      { name: 'Lookup', description: 'The IP info record of one address (spec 2.1).' },
+      { name: 'Lookup', description: 'The IP info record of one address.' },
       ...(plan === 'free'
         ? [{ name: 'Lookup (legacy paths)', description: 'The unversioned paths of older integrations; new ones use /api/v1/.' }]
         : [

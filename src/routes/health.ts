@@ -1,12 +1,8 @@
 /**
- * @module `GET /health`: a liveness probe for load balancers and uptime checks, and the trivial route
- * that the benchmarks (`npm run bench`) take as the runtime's own ceiling.
- *
- * It answers `200 ok` (text/plain, not cached) without touching the database, KV or the rate limiter:
- * it is registered before every middleware of the app, so neither the free plan's rate limits nor the
- * paid plans' access check runs for it, on any plan. It says the isolate is up, not that the data is
- * loaded; a lookup answers `503 DATA_UNAVAILABLE` for that. It is not part of the OpenAPI document,
- * whose per-plan decorations (RateLimit fields, access problems) do not apply to it.
+ * @module `GET /health`: a liveness probe for load balancers and uptime checks, and the benchmarks'
+ * trivial route. It answers `200 ok` (text/plain, not cached) without the database, KV or the rate
+ * limiter, being registered before every middleware on every plan. It says the isolate is up, not that
+ * the data is loaded (a lookup answers `503 DATA_UNAVAILABLE` for that); the OpenAPI document omits it.
  */
 import type { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';

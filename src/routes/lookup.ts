@@ -1,4 +1,4 @@
-/** @module Single lookup routes (spec 4.1 and 4.2): `GET {prefix}/json|xml[/{ip}]` with `?lang=` and `?fields=`; validate, look up, render. */
+/** @module Single lookup routes (docs/specification.md, 4.1 and 4.2): `GET {prefix}/json|xml[/{ip}]` with `?lang=` and `?fields=`; validate, look up, render. */
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';

@@ -1,5 +1,5 @@
 /**
- * @module The free server's answer to the paid-only endpoints (spec section 1: bulk, distance,
+ * @module The free server's answer to the paid-only endpoints (docs/specification.md, 1: bulk, distance,
  * languages, countries, phone codes, time zones): 403 `PAID_PLAN_REQUIRED`, naming the paid servers
  * in the extension member `paidServers`. Refused under `/api/v1/` (the free prefix) and `/api/` (the
  * paid prefix, which a client may try on the wrong host), before any body is read. The paid servers'
@@ -21,7 +21,7 @@ interface PaidEndpoint {
   readonly params?: readonly string[];
 }
 
-/** The paid-only endpoints (spec 4.3 to 4.6, DESIGN.md section 3). */
+/** The paid-only endpoints (docs/specification.md, 4.3 to 4.6). */
 const PAID_ENDPOINTS: readonly PaidEndpoint[] = [
   { method: 'post', path: '/bulk/json', name: 'Bulk lookup' },
   { method: 'post', path: '/bulk/xml', name: 'Bulk lookup' },

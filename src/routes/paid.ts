@@ -1,5 +1,5 @@
 /**
- * @module The paid plan's endpoints beyond single lookup (spec 4.3 to 4.6): bulk lookup, distance,
+ * @module The paid plan's endpoints beyond single lookup (docs/specification.md, 4.3 to 4.6): bulk lookup, distance,
  * and the reference routes. The free server refuses these paths itself (`paid-only.ts`).
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';

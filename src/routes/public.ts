@@ -1,5 +1,5 @@
 /**
- * @module Routes of both plans: the country code list of spec 2.5 (`GET /api/v1/countrycodes` on the
+ * @module Routes of both plans: the country code list (docs/specification.md, 2.5) (`GET /api/v1/countrycodes` on the
  * free server, `GET /api/countrycodes` on paid ones), then `/openapi.json` and `/docs`, which document
  * everything registered before them.
  */

@@ -1,5 +1,5 @@
 /**
- * @module Reference routes of the paid servers (spec 4.5 and 4.6, DESIGN.md section 3): countries,
+ * @module Reference routes of the paid servers (docs/specification.md, 4.5 and 4.6): countries,
  * languages, dialling codes and time zones, answered from the bundled `countries-list` and
  * `countries-and-timezones` data. A malformed code is as unknown as a well-formed one that nothing
  * lists, so both are the route's 404.
@@ -62,7 +62,7 @@ const languageRoute = createRoute({
   tags: ['Reference'],
   summary: 'Countries that use a language',
   description:
-    'The countries that list an ISO 639-1 language (spec 2.4), sorted by code. A code that `countries-list` knows but no country lists (e.g. `eo`) answers an empty list; any other code is `LANGUAGE_NOT_FOUND`.',
+    'The countries that list an ISO 639-1 language, sorted by code. A code that `countries-list` knows but no country lists (e.g. `eo`) answers an empty list; any other code is `LANGUAGE_NOT_FOUND`.',
   request: { params: LanguageParamSchema },
   responses: { 200: json(LanguageResultSchema, 'The language result.'), ...problemResponses(['LANGUAGE_NOT_FOUND']) },
 });

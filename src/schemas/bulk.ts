@@ -1,12 +1,12 @@
 /**
- * @module The bulk lookup contract (spec 2.2 and 4.3) as zod schemas: the request that is validated,
+ * @module The bulk lookup contract (docs/specification.md, 2.2 and 4.3) as zod schemas: the request that is validated,
  * and the JSON and XML answers that the OpenAPI document describes.
  */
 import { z } from '@hono/zod-openapi';
 import { IpInfoFields, IpInfoSelectionSchema } from './ip-info.ts';
 import { ProblemSchema } from './problem.ts';
 
-/** Most addresses in one bulk request (spec 8). */
+/** Most addresses in one bulk request (docs/specification.md, 8). */
 export const MAX_BULK_IPS = 50;
 
 /** The body of `POST /api/bulk/json` and `/api/bulk/xml`. */
@@ -24,7 +24,7 @@ export const BulkRequestSchema = z
 
 const { regionCode: _regionCode, ...bulkFields } = IpInfoFields;
 
-/** One record of a bulk answer without `fields`: spec 2.1 without `regionCode`. */
+/** One record of a bulk answer without `fields`: the record of docs/specification.md, 2.1, without `regionCode`. */
 const BulkIpInfoSchema = z.strictObject(bulkFields).openapi('BulkIpInfo', {
   description:
     'IP info record of a bulk answer without `fields`: the single-lookup record (IpInfo) without `regionCode`, which the specification leaves out of the bulk shape; no field is ever absent. With `fields`, a record is an IpInfoSelection: exactly the fields named, `regionCode` included when named.',

@@ -1,5 +1,5 @@
 /**
- * @module The distance contract (spec 2.3 and 4.4) as zod schemas: the validated request and the
+ * @module The distance contract (docs/specification.md, 2.3 and 4.4) as zod schemas: the validated request and the
  * answer.
  */
 import { z } from '@hono/zod-openapi';
@@ -42,4 +42,4 @@ export const DistanceResultSchema = z
       })
       .openapi({ description: 'Length of the geodesic between the two positions on the WGS84 ellipsoid (GeographicLib), not a great-circle approximation.' }),
   })
-  .openapi('DistanceResult', { description: 'The two located addresses and the distance between them (spec 2.3).' });
+  .openapi('DistanceResult', { description: 'The two located addresses and the distance between them.' });

@@ -1,5 +1,5 @@
 /**
- * @module The IP info record (spec 2.1) as a zod schema: the OpenAPI document's description of the
+ * @module The IP info record (docs/specification.md, 2.1) as a zod schema: the OpenAPI document's description of the
  * single and bulk lookup answers.
  */
 import { z } from '@hono/zod-openapi';
@@ -54,7 +54,7 @@ export const IpInfoFields = {
 /** The single-lookup record without `fields`: every field. */
 export const IpInfoSchema = z.strictObject(IpInfoFields).openapi('IpInfo', {
   description:
-    'IP info record (spec 2.1), as answered without `fields`: every field, never absent; unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item (none for an empty array), booleans `true`/`false`.',
+    'IP info record, as answered without `fields`: every field, never absent; unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item (none for an empty array), booleans `true`/`false`.',
   xml: { name: 'response' },
 });
 

@@ -1,19 +1,19 @@
 /**
- * @module Reference data as zod schemas (spec 2.4 and 2.5, DESIGN.md section 3): the country code
+ * @module Reference data as zod schemas (docs/specification.md, 2.4, 2.5 and 4.6): the country code
  * list, countries, languages, dialling codes and time zones, with the path parameters that select them.
  */
 import { z } from '@hono/zod-openapi';
 
 const countryCode = z.string().openapi({ description: 'ISO 3166-1 alpha-2 country code.', example: 'DE' });
 
-/** The country code list of spec 2.5. */
+/** The country code list (docs/specification.md, 2.5). */
 export const CountryCodeListSchema = z.record(z.string().regex(/^[A-Z]{2}$/), z.string()).openapi('CountryCodeList', {
   description:
     'Each of the 250 two-letter country codes of the specification (ISO 3166-1 alpha-2, with XK for Kosovo) mapped to its English name from `countries-list`, sorted by code. Never empty.',
   example: { AD: 'Andorra', AE: 'United Arab Emirates', AF: 'Afghanistan' },
 });
 
-/** The country members of the specification's language result (spec 2.4). */
+/** The country members of the specification's language result (docs/specification.md, 2.4). */
 const summaryFields = {
   code: countryCode,
   name: z.string().openapi({ description: 'English name. Never empty.', example: 'Germany' }),
@@ -24,10 +24,10 @@ const summaryFields = {
 
 /** A country in a language, dialling-code or time-zone result. */
 const CountrySummarySchema = z.object(summaryFields).openapi('CountrySummary', {
-  description: 'A country as the language result of the specification lists it (spec 2.4). Data: `countries-list`.',
+  description: 'A country as the language result lists it. Data: `countries-list`.',
 });
 
-/** A country object (DESIGN.md section 3). */
+/** A country object (docs/api.md, "Countries"). */
 export const CountrySchema = z
   .object({
     ...summaryFields,
@@ -54,14 +54,14 @@ export const CountryListSchema = z
   })
   .openapi('CountryList');
 
-/** The language result of spec 2.4. */
+/** The language result (docs/specification.md, 2.4). */
 export const LanguageResultSchema = z
   .object({
     code: z.string().openapi({ description: 'The ISO 639-1 code asked for, in lower case.', example: 'de' }),
     total_countries: z.number().int().openapi({ description: 'Number of entries in `countries`; 0 for a known language that no country lists.', example: 6 }),
     countries: z.array(CountrySummarySchema).openapi({ description: 'The countries that list the language, sorted by code; may be empty.' }),
   })
-  .openapi('LanguageResult', { description: 'The countries that use a language (spec 2.4). Data: `countries-list`.' });
+  .openapi('LanguageResult', { description: 'The countries that use a language. Data: `countries-list`.' });
 
 /** `GET /api/phonecodes`. */
 export const PhoneCodeIndexSchema = z.record(z.string().regex(/^[1-9][0-9]*$/), z.array(countryCode)).openapi('PhoneCodeIndex', {

@@ -1,5 +1,5 @@
 /**
- * @module The browser-facing behaviour in headless Chromium (DESIGN.md section 5): domain whitelisting
+ * @module The browser-facing behaviour in headless Chromium (docs/accounts.md, "Origins"; docs/api.md): domain whitelisting
  * with the browser's own CORS enforcement, the free plan from a web page, and `/docs` rendering from
  * the Worker's own files. Pages come from the test page server under hostnames that Chromium maps to
  * 127.0.0.1; every other hostname fails to resolve, so nothing can leave the machine.

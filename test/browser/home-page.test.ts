@@ -281,7 +281,8 @@ describe('the home page of the free server', () => {
     const watched = await open('2003::1');
     const { tab } = watched;
     try {
-      await tab.goto(`${ORIGIN}/?ip=8.8.8.8`);
+      // Each view waits for the network to settle, so no image of it is aborted by the next navigation.
+      await tab.goto(`${ORIGIN}/?ip=8.8.8.8`, { waitUntil: 'networkidle' });
       const assets = ['/home/home.css', '/home/home.js', '/home/vendor/world.svg', '/home/vendor/flags/US.svg', '/home/icon.svg'];
       const seen = await tab.evaluate(async (paths) => {
         const answers = [];
@@ -289,7 +290,7 @@ describe('the home page of the free server', () => {
         return answers.map((answer) => ({ status: answer.status, limited: answer.headers.has('RateLimit') }));
       }, assets);
       expect(seen).toEqual(Array(15).fill({ status: 200, limited: false }));
-      await tab.goto(`${ORIGIN}/?ip=8.8.8.8`);
+      await tab.goto(`${ORIGIN}/?ip=8.8.8.8`, { waitUntil: 'networkidle' });
       expect(await textOf(tab, '.allowance')).toContain('8 of 10 left in these 10 s');
       expectClean(watched);
     } finally {

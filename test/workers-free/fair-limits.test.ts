@@ -1,6 +1,6 @@
 /**
- * @module Which answers count against the free plan's limits (`src/ratelimit/middleware.ts`, README
- * "Rate limits"): the service's own failures (5xx) do not, the client's errors (4xx) do. The database
+ * @module Which answers count against the free plan's limits (`src/ratelimit/middleware.ts`,
+ * docs/api.md "Conventions"): the service's own failures (5xx) do not, the client's errors (4xx) do. The database
  * is made unavailable by deleting its R2 current record, as an operator's mistake would.
  * Client addresses: 2001:db8:1900::/48 (one /64 per test), used by this file only.
  */

@@ -1,5 +1,5 @@
 /**
- * @module The free server refuses the paid-only endpoints (spec section 1 and 4.3 to 4.6) with 403
+ * @module The free server refuses the paid-only endpoints (docs/specification.md, 1 and 4.3 to 4.6) with 403
  * `PAID_PLAN_REQUIRED`, naming the paid servers, under `/api/v1/` and `/api/`.
  * Client addresses: 203.0.113.0/24, one per request, used by this file only.
  */

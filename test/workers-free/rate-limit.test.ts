@@ -1,5 +1,5 @@
 /**
- * @module The free plan's rate limits (spec section 8, DESIGN.md section 3): through the Worker for
+ * @module The free plan's rate limits (docs/specification.md, 8; docs/api.md, "Conventions"): through the Worker for
  * concurrency and headers, and on the Durable Object itself, with the time passed in, for the windows.
  * The object's state is read inside it with `runInDurableObject`, never by waiting.
  * Client addresses: 198.51.100.0/24 and 2001:db8:100::/48, used by this file only.

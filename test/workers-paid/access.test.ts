@@ -1,5 +1,5 @@
 /**
- * @module Who may use a paid server (spec section 5.2, DESIGN.md sections 3 and 4): every paid route
+ * @module Who may use a paid server (docs/specification.md, 5.2; docs/accounts.md): every paid route
  * against every kind of credential, right and wrong, then CORS, preflights and the order in which
  * credentials are tried. Accounts are made with the operator tool's own functions.
  * Accounts `matrix-*`, client addresses 9.9.9.9 and 8.8.4.4, hostname example.com: this file only.
