@@ -14,7 +14,7 @@ import { BudgetError } from '../../data/budget.ts';
 import { build, DATABASE_FILE } from '../../data/build.ts';
 import { CHANGES_PENDING, runCommand } from '../../data/publish/cli.ts';
 import { type R2Like, r2Bucket } from '../../data/publish/r2-bucket.ts';
-import { PublishError, publishTo, readRecord, rollBack, versionOf } from '../../data/publish/record.ts';
+import { PublishError, publishTo, readRecord, rollBack } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { FIXTURES } from '../support/fixtures.ts';
@@ -41,7 +41,7 @@ function smallBuild(dir: string, proxy?: string) {
     dir,
   );
   const file = join(dir, 'ipgeo.mmdb');
-  return { file, sha256: manifest.output.sha256, version: versionOf(manifest) };
+  return { file, sha256: manifest.shards[0]?.sha256 ?? '', version: manifest.version };
 }
 
 describe('npm run data:publish and data:rollback', () => {
