@@ -9,7 +9,8 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { serveContractCheck } from './test/support/contract.ts';
 import { serveRepoFile } from './test/support/repo-files.ts';
-import { SHARDED_TEST_SHARDS, shardWorkers } from './test/support/shard-workers.ts';
+import { shardWorkers } from './test/support/shard-workers.ts';
+import { SMALL_SHARDS } from './test/support/sharded-build.ts';
 
 const workerProject = (plan: 'free' | 'paid') => ({
   extends: true as const,
@@ -36,7 +37,7 @@ const shardedProject = {
   extends: true as const,
   plugins: [
     cloudflareTest(() => {
-      const shards = shardWorkers('de', SHARDED_TEST_SHARDS);
+      const shards = shardWorkers('de', SMALL_SHARDS);
       return {
         wrangler: { configPath: './wrangler.toml', environment: 'de' },
         miniflare: { serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...shards.bindings }, workers: shards.workers },

@@ -108,8 +108,12 @@ export interface SlotOptions {
 export class DatabaseSlot {
   private held: Loaded[] = [];
   private loading: Loading | undefined;
-  /** The last load's failure, which stands for {@link RETRY_AFTER_SECONDS}. */
-  private failure: { at: number; reason: string } | undefined;
+  /**
+   * The last load's failure, which stands for {@link RETRY_AFTER_SECONDS}: for any load where the slot
+   * follows the current record, for the version it was of where versions are asked for (a shard asked
+   * for a newly published version loads it at once).
+   */
+  private failure: { at: number; reason: string; version: string | undefined } | undefined;
   /** The SHA-256 of a file whose reads found damage: refused until another one is current. */
   private damagedSha256: string | undefined;
   /** When the current record was last read by the minute's check (or the first load began). */
@@ -163,8 +167,9 @@ export class DatabaseSlot {
     if (loading !== undefined && (version === undefined || loading.version === version) && now - loading.progressAt < LOAD_STALLED_MS) {
       return this.waitForLoad(now, version);
     }
-    if (this.failure !== undefined && now - this.failure.at < RETRY_AFTER_SECONDS * 1000) {
-      return Promise.reject(unavailable(`a load failed ${now - this.failure.at} ms ago (${this.failure.reason}); waiting before the next`));
+    const failure = this.failure;
+    if (failure !== undefined && now - failure.at < RETRY_AFTER_SECONDS * 1000 && (version === undefined || failure.version === version)) {
+      return Promise.reject(unavailable(`a load failed ${now - failure.at} ms ago (${failure.reason}); waiting before the next`));
     }
     const load = version === undefined ? this.loadCurrent(env, ctx, place) : this.loadAsked(version, env, ctx, place);
     // The load finishes even if this request's client goes away; others may be polling for it.
@@ -236,7 +241,7 @@ export class DatabaseSlot {
     try {
       current = (await readRecord(env)).current;
     } catch (error) {
-      this.failure = { at: this.now(), reason: reasonOf(error) };
+      this.failure = { at: this.now(), reason: reasonOf(error), version };
       this.log(failureEvent(error, reasonOf(error), undefined), env, place);
       throw unavailable(reasonOf(error));
     }
@@ -337,7 +342,7 @@ export class DatabaseSlot {
       const reason = reasonOf(error);
       if (this.loading === loading) {
         this.loading = undefined;
-        this.failure = { at: this.now(), reason };
+        this.failure = { at: this.now(), reason, version: loading.version };
       }
       this.log(failureEvent(error, reason, version?.version), env, place);
       throw error instanceof DataUnavailableError ? error : unavailable(reason);

@@ -53,3 +53,43 @@ export async function forgetCachedCopies(): Promise<void> {
   const cache = await caches.open(CACHE_NAME);
   for (const version of record.versions) await cache.delete(cacheKey(version));
 }
+
+/** A sharded build as its manifest lists it (`data/build.ts`), with each shard's bytes. */
+export interface ShardedBuild {
+  readonly version: string;
+  readonly shards: readonly { readonly first: string; readonly last: string; readonly bytes: ArrayBuffer }[];
+}
+
+/** The sharded build in `dir` (its manifest's `shards`, read through the `REPO_FILES` binding). */
+export async function shardedBuild(dir: string): Promise<ShardedBuild> {
+  const manifest = JSON.parse(new TextDecoder().decode(await repoFile(`${dir}/ipgeo.manifest.json`))) as {
+    version: string;
+    shards: { file: string; first: string; last: string }[];
+  };
+  const shards = await Promise.all(manifest.shards.map(async ({ file, first, last }) => ({ first, last, bytes: await repoFile(`${dir}/${file}`) })));
+  return { version: manifest.version, shards };
+}
+
+/**
+ * Publishes a sharded build as `version` into `env.GEO_DATA` as the design of the bucket has it: every
+ * shard's object `ipgeo-<version>.shard-<k>-of-<N>.mmdb` first, then the current record naming them
+ * (`shards`), so that the set becomes current at once. Versions published before stay listed.
+ */
+export async function publishSharded(build: ShardedBuild, version = build.version, at = new Date()): Promise<CurrentRecord> {
+  const count = build.shards.length;
+  const shards = await Promise.all(
+    build.shards.map(async ({ first, last, bytes }, index) => {
+      const key = `ipgeo-${version}.shard-${index}-of-${count}.mmdb`;
+      await env.GEO_DATA.put(key, bytes);
+      return { key, first, last, bytes: bytes.byteLength, sha256: await sha256Of(bytes) };
+    }),
+  );
+  const previous = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
+  const before = previous === null ? undefined : CurrentRecordSchema.parse(JSON.parse(await previous.text()));
+  const [head] = shards as [(typeof shards)[number]];
+  const entry = { version, key: head.key, bytes: head.bytes, sha256: head.sha256, publishedAt: at.toISOString(), retiredAt: null, shards };
+  const versions = (before?.versions ?? []).filter((v) => v.version !== version).map((v) => (v.retiredAt === null ? { ...v, retiredAt: at.toISOString() } : v));
+  const record: CurrentRecord = { v: 1, current: entry, versions: [...versions, entry] };
+  await env.GEO_DATA.put(CURRENT_RECORD_KEY, JSON.stringify(record));
+  return record;
+}

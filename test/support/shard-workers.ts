@@ -13,9 +13,6 @@ import { SHARD_ENTRYPOINT, shardBinding, shardConfig } from '../../scripts/deplo
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** The shards of the sharded test project's database. */
-export const SHARDED_TEST_SHARDS = 1;
-
 /** One shard Worker as Miniflare runs it, and the app's binding to it. */
 export interface ShardWorkers {
   /** Auxiliary Workers (`miniflare.workers`). */
