@@ -12,6 +12,8 @@
  *    (`data:publish` replaces it, `data:rollback` goes back), and the deploy stops when that version
  *    would not fit the isolate budget (`data/budget.ts`, `--budget-mib`);
  * 3. deploys the Worker from `wrangler.toml` with the operator's values put in (`deploy/config.ts`);
+ *    where the build is sharded (`docs/sharding.md`), first its shard Workers, with no route, no
+ *    `workers.dev` address and no preview URL, and the app bound to them (`deploy/shards.ts`);
  * 4. prints its URLs, and checks `/health` and the status endpoint of its origin.
  *
  * With `--dry-run`, nothing on Cloudflare is read or changed: every configuration is built and checked
@@ -19,11 +21,11 @@
  *
  * Exit status: 0 done; 1 a setting is missing or a step failed (the message says which); 2 bad usage.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget } from '../data/budget.ts';
-import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { build, DATABASE_FILE, MANIFEST_FILE, manifestShards, SHARDS_OPTION, shardsFromOption } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { type BuildFile, productionDataNotice } from '../data/publish/build-file.ts';
 import { readBuild } from '../data/publish/cli.ts';
@@ -40,6 +42,7 @@ import {
   SETTINGS_FILE,
   SettingsError,
 } from './deploy/settings.ts';
+import { shardBinding, shardWorkerName, withShardBindings, writeShardConfigs } from './deploy/shards.ts';
 import { copyDocsAssets } from './docs-assets.ts';
 import { prepareHomeAssets } from './home-assets.ts';
 
@@ -61,6 +64,8 @@ export interface DeployRequest {
   readonly settings: DeploySettings;
   /** The isolate budget a bucket's current version must fit once loaded, in bytes (default 96 MiB). */
   readonly budgetBytes?: number;
+  /** The shards of the build the deployments serve (default 1: the app holds the whole database). */
+  readonly shards?: number;
 }
 
 /** What a deployment looked like after the run. */
@@ -105,7 +110,12 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
 
   const accountsKvId = dryRun ? settings.accountsKvId : accountsNamespace(cloudflare, settings.accountsKvId, log);
   const { configPath } = tools;
-  writeDeployConfig(configPath, deployConfig(wranglerToml, settings, accountsKvId, ROOT));
+  const shards = request.shards ?? 1;
+  const config = request.environments.reduce(
+    (bound, environment) => withShardBindings(bound, environment, shards),
+    deployConfig(wranglerToml, settings, accountsKvId, ROOT),
+  );
+  writeDeployConfig(configPath, config);
 
   const existingBuckets = dryRun ? [] : cloudflare.buckets();
   const budgetBytes = request.budgetBytes ?? DEFAULT_BUDGET_BYTES;
@@ -131,6 +141,14 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
         }
         await publishTo(bucket, database, new Date(), log, record);
       }
+    }
+    for (const [index, shardConfigPath] of writeShardConfigs(config, environment, shards, ROOT, dirname(configPath)).entries()) {
+      const name = shardWorkerName(facts.workerName, index, shards);
+      const addresses = cloudflare.deploy(shardConfigPath, environment, dryRun, name);
+      if (addresses.length > 0) throw new DeployError(`Shard Worker ${name} was given an address (${addresses.join(', ')}); it must have none.`);
+      log(
+        `Shard Worker ${name}${dryRun ? ' checked' : ' deployed'}: no route, no workers.dev address, no preview URL; bound to ${facts.workerName} as ${shardBinding(index)}.`,
+      );
     }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
     const origin = settings.origins[environment];
@@ -211,7 +229,9 @@ const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all)
   --all               all five (the paid ones first, the free one last)
   --dry-run           build and check each configuration with wrangler deploy --dry-run; nothing on Cloudflare is touched
   --settings <file>   the operator's values (default: ${SETTINGS_FILE}; IPGEO_* variables override it)
-  --budget-mib N      ${BUDGET_HELP}`;
+  --budget-mib N      ${BUDGET_HELP}
+  --shards N          with --dry-run: check the configurations of N shard Workers per deployment (default:
+                      as many as the build in data/out/ has; a deploy always serves that build's)`;
 
 /**
  * The compiled build, as `data:publish` reads it (checked against its manifest and the budget, and read
@@ -220,6 +240,12 @@ const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all)
 function compiledBuild(budgetBytes: number): BuildFile<string> {
   if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) build({ proxyLists: [], budgetBytes });
   return readBuild(DATABASE_FILE, budgetBytes);
+}
+
+/** The shards of the build in `data/out/` (1 when there is none yet: the deploy builds one file). */
+function builtShards(): number {
+  if (!existsSync(MANIFEST_FILE)) return 1;
+  return Math.max(1, manifestShards(JSON.parse(readFileSync(MANIFEST_FILE, 'utf8')) as Parameters<typeof manifestShards>[0]).length);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -232,10 +258,11 @@ async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean', default: false },
       settings: { type: 'string', default: SETTINGS_FILE },
       ...BUDGET_OPTION,
+      ...SHARDS_OPTION,
     },
   });
   if (typeof line === 'number') return line;
-  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string; 'budget-mib'?: string };
+  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string; 'budget-mib'?: string; shards?: string };
   const named = values.env ?? [];
   const unknown = named.find((name) => !(ENVIRONMENTS as readonly string[]).includes(name));
   if (unknown !== undefined) return commandLineError(COMMAND, `unknown deployment '${unknown}'; one of ${ENVIRONMENTS.join(', ')}`);
@@ -243,13 +270,18 @@ async function main(argv: string[]): Promise<number> {
     return commandLineError(COMMAND, values.all ? '--env and --all exclude each other' : 'name the deployments: --env NAME (repeatable) or --all');
   const budgetBytes = budgetFromOption(values['budget-mib']);
   if (typeof budgetBytes !== 'number') return commandLineError(COMMAND, budgetBytes.error);
+  const asked = shardsFromOption(values.shards);
+  if (typeof asked === 'object') return commandLineError(COMMAND, asked.error);
+  if (asked !== undefined && !values['dry-run'])
+    return commandLineError(COMMAND, '--shards goes with --dry-run only: a deploy serves the shards of the build in data/out/');
+  const shards = asked ?? builtShards();
   const environments = values.all ? ENVIRONMENTS : ENVIRONMENTS.filter((environment) => named.includes(environment));
   const log = (line: string) => console.log(line);
   try {
     const settings = loadSettings(join(ROOT, values.settings), process.env, environments);
     copyDocsAssets();
     prepareHomeAssets();
-    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings, budgetBytes }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
+    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings, budgetBytes, shards }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
       cloudflare: new WranglerCloudflare(ROOT, log),
       database: () => compiledBuild(budgetBytes),
       fetch: (url) => fetch(url, { redirect: 'manual' }),

@@ -161,9 +161,10 @@ class FakeCloudflare implements Cloudflare {
       },
     };
   }
-  deploy(configPath: string, environment: string, dryRun: boolean): string[] {
-    this.calls.push(`deploy ${environment}${dryRun ? ' --dry-run' : ''}`);
+  deploy(configPath: string, environment: string, dryRun: boolean, worker?: string): string[] {
+    this.calls.push(`deploy ${worker ?? environment}${dryRun ? ' --dry-run' : ''}`);
     this.deployed.push({ configPath, environment, dryRun });
+    if (worker !== undefined) return [];
     return dryRun ? [] : [`https://ipgeo-${environment}.sub.workers.dev`];
   }
 }
@@ -320,6 +321,53 @@ describe('deploy', () => {
     expect(cloudflare.objects.size).toBe(0);
     expect(run.builds).toBe(0);
     expect(outcomes.map((outcome) => outcome.check)).toEqual([null, null, null, null, null]);
+  });
+});
+
+describe('deploy with a sharded build', () => {
+  const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
+
+  it('deploys the shard Workers first, unreachable but through the app bound to them', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    const run = tools(cloudflare);
+    await deploy({ environments: ['de', 'free'], dryRun: true, settings: SETTINGS, shards: 3 }, toml, run);
+    expect(cloudflare.calls).toEqual([
+      'deploy ipgeo-de-shard-0-of-3 --dry-run',
+      'deploy ipgeo-de-shard-1-of-3 --dry-run',
+      'deploy ipgeo-de-shard-2-of-3 --dry-run',
+      'deploy de --dry-run',
+      'deploy ipgeo-free-shard-0-of-3 --dry-run',
+      'deploy ipgeo-free-shard-1-of-3 --dry-run',
+      'deploy ipgeo-free-shard-2-of-3 --dry-run',
+      'deploy free --dry-run',
+    ]);
+    const configs = cloudflare.deployed.map(({ configPath, environment }) => ({ environment, config: JSON.parse(readFileSync(configPath, 'utf8')) }));
+    const shardConfigs = configs.filter(({ config }) => String(config.name).includes('-shard-'));
+    expect(shardConfigs).toHaveLength(6);
+    for (const { environment, config } of shardConfigs) {
+      // Wrangler applies --env: the section it deploys is the environment's.
+      const section = config.env[environment];
+      expect([section.workers_dev, section.preview_urls, section.routes, section.route]).toEqual([false, false, undefined, undefined]);
+      expect(section.vars.SHARD_COUNT).toBe('3');
+    }
+    const app = configs.find(({ environment, config }) => environment === 'de' && !String(config.name).includes('-shard-'))?.config;
+    expect(app.env.de.services.filter((service: { binding: string }) => service.binding.startsWith('SHARD_'))).toEqual(
+      [0, 1, 2].map((k) => ({
+        binding: `SHARD_${k}`,
+        service: `ipgeo-de-shard-${k}-of-3`,
+        entrypoint: 'Shard',
+      })),
+    );
+  });
+
+  it('deploys the app alone, bound to no shard, for a build of one file', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    await deploy({ environments: ['de'], dryRun: true, settings: SETTINGS, shards: 1 }, toml, tools(cloudflare));
+    expect(cloudflare.calls).toEqual(['deploy de --dry-run']);
+    const app = JSON.parse(readFileSync(cloudflare.deployed[0]?.configPath ?? '', 'utf8'));
+    expect(JSON.stringify(app)).not.toContain('SHARD_');
   });
 });
 
