@@ -16,6 +16,9 @@ import { convertV4MiniflareOptions, Miniflare, type MiniflareOptions } from 'min
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { publishBuildFile } from '../../data/publish/build-file.ts';
 import type { R2Like } from '../../data/publish/r2-bucket.ts';
+import { readWranglerToml } from '../../scripts/deploy/config.ts';
+import { writeShardConfigs } from '../../scripts/deploy/shards.ts';
+import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 
 /** The project root (where `wrangler.toml` is). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -184,6 +187,40 @@ export async function startDeployment(environment: Environment, bundle: string, 
 export async function seedDatabase(deployment: Deployment, file: string): Promise<void> {
   const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', workerName(deployment.environment));
   await publishBuildFile(bucket as unknown as R2Like, file);
+}
+
+/**
+ * Publishes the sharded build in `dir` (its manifest's `shards`, `data/build.ts`) into the deployment's
+ * R2 bucket as current: every shard's object, then the record naming them (`src/geo/published.ts`).
+ */
+export async function seedShards(deployment: Deployment, dir: string, version?: string): Promise<string> {
+  const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', workerName(deployment.environment));
+  const manifest = JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as {
+    version: string;
+    shards: { file: string; first: string; last: string; bytes: number; sha256: string }[];
+  };
+  const name = version ?? manifest.version;
+  const count = manifest.shards.length;
+  const shards = [];
+  for (const [index, { file, first, last, bytes, sha256 }] of manifest.shards.entries()) {
+    const key = `ipgeo-${name}.shard-${index}-of-${count}.mmdb`;
+    await bucket.put(key, readFileSync(join(dir, file)));
+    shards.push({ key, first, last, bytes, sha256 });
+  }
+  const [head] = shards as [(typeof shards)[number]];
+  const entry = { version: name, key: head.key, bytes: head.bytes, sha256: head.sha256, publishedAt: new Date().toISOString(), retiredAt: null, shards };
+  await bucket.put(CURRENT_RECORD_KEY, JSON.stringify({ v: 1, current: entry, versions: [entry] }));
+  return name;
+}
+
+/**
+ * Bundles the shard Worker entry (`src/shard.ts`) of `checkout` as `npm run deploy` would, from the
+ * configuration it writes for shard 0 of `count` of `environment` (`scripts/deploy/shards.ts`).
+ */
+export function buildShardBundle(environment: Environment, outDir: string, count: number, checkout = ROOT): string {
+  const [config] = writeShardConfigs(readWranglerToml(join(checkout, 'wrangler.toml')), environment, count, checkout, join(outDir, 'config'));
+  if (config === undefined) throw new Error('a shard bundle needs at least two shards');
+  return buildBundle(environment, join(outDir, 'bundle'), undefined, { checkout, wranglerArgs: ['--config', config] });
 }
 
 /**
