@@ -121,11 +121,11 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
       const record = await readRecord(bucket);
       if (record !== null) {
         log(`${bucket.name} has a current database version already: ${record.current.version}; not publishing.`);
-        log(checkBudget(`Version ${record.current.version}`, record.current.bytes, budgetBytes));
+        for (const shard of record.current.shards) log(checkBudget(`Version ${record.current.version}, ${shard.key}`, shard.bytes, budgetBytes));
       } else {
         if (database === undefined) {
           database = tools.database();
-          log(checkBudget(`Version ${database.version}`, database.bytes, budgetBytes));
+          for (const shard of database.shards) log(checkBudget(`Version ${database.version}, ${shard.file}`, shard.bytes, budgetBytes));
           const notice = productionDataNotice(database);
           if (notice) log(notice);
         }

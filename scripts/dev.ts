@@ -47,12 +47,13 @@ if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) {
 }
 
 try {
-  const local = readBuildFile(DATABASE_FILE);
+  const local = readBuildFile(MANIFEST_FILE);
   const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false });
-  if ((await readRecord(bucket))?.current.sha256 === local.sha256) {
+  if ((await readRecord(bucket))?.current.version === local.version) {
     console.log(`The local R2 bucket ${bucket.name} already has version ${local.version} as current.`);
   } else {
-    await publishTo(bucket, { ...local, body: DATABASE_FILE }, new Date(), console.log);
+    const shards = local.shards.map((shard) => ({ ...shard, body: shard.file }));
+    await publishTo(bucket, { ...local, shards }, new Date(), console.log, undefined, { newShardCount: true });
   }
 } catch (error) {
   if (!(error instanceof PublishError)) throw error;

@@ -9,7 +9,7 @@
 import { type DataEvent, type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';
 import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
 import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
-import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedVersion } from './published.ts';
+import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedFile, type PublishedVersion, shardFile } from './published.ts';
 
 /** An R2 object as the load reads it (the part of `R2ObjectBody` used). */
 interface StoredObject {
@@ -164,11 +164,11 @@ export class DatabaseSlot {
     const progress = () => {
       if (this.loadingSince === started) this.progressAt = this.now();
     };
-    let version: PublishedVersion | undefined;
+    let version: PublishedFile | undefined;
     let buffer: ArrayBuffer | undefined;
     try {
       const record = await readRecord(env);
-      version = record.current;
+      version = wholeFile(record.current);
       if (version.sha256 === this.damagedSha256) {
         fail(`version ${version.version} is current but its reads found damage; publish another version or roll back`);
       }
@@ -213,7 +213,7 @@ export class DatabaseSlot {
    */
   private async readCached(
     cache: Cache,
-    version: PublishedVersion,
+    version: PublishedFile,
     env: DatabaseEnv,
     place: RequestPlace | undefined,
     progress: () => void,
@@ -241,10 +241,10 @@ export class DatabaseSlot {
   private async check(env: DatabaseEnv, ctx: BackgroundContext, place: RequestPlace | undefined, seen: Loaded): Promise<void> {
     const started = this.now();
     this.checkingSince = started;
-    let next: PublishedVersion | undefined;
+    let next: PublishedFile | undefined;
     try {
       const record = await readRecord(env);
-      next = record.current;
+      next = wholeFile(record.current);
       if (next.sha256 === seen.sha256 || this.loaded !== seen) return;
       // Verified before the database that answers is let go: a bad upload leaves the service as it was.
       // The same read fills the cache, so the load after the release reads this location's copy.
@@ -280,7 +280,7 @@ function release(buffer: ArrayBuffer): void {
  * @example cacheKey(version) // 'https://ipgeo-data.invalid/ipgeo-2026-09-18.e097d3ab.mmdb?sha256=e097d3ab…'
  * @internal Exported for the tests that spoil or forget the cached copies.
  */
-export function cacheKey(version: PublishedVersion): string {
+export function cacheKey(version: Pick<PublishedFile, 'key' | 'sha256'>): string {
   return `https://${CACHE_NAME}.invalid/${version.key}?sha256=${version.sha256}`;
 }
 
@@ -294,7 +294,7 @@ async function openCache(): Promise<Cache | undefined> {
 }
 
 /** The headers a cached copy is stored with: immutable, kept as long as versions are (30 days). */
-function cacheHeaders(version: PublishedVersion): HeadersInit {
+function cacheHeaders(version: PublishedFile): HeadersInit {
   return {
     'Content-Type': 'application/octet-stream',
     'Content-Length': String(version.bytes),
@@ -307,7 +307,7 @@ function cacheHeaders(version: PublishedVersion): HeadersInit {
  * length: `new Response(buffer)` would copy the whole file. Where `put` does nothing (`*.workers.dev`)
  * or fails, the writer is abandoned; nothing is logged, the next cold isolate just reads R2.
  */
-async function fillCache(cache: Cache, version: PublishedVersion, buffer: ArrayBuffer): Promise<void> {
+async function fillCache(cache: Cache, version: PublishedFile, buffer: ArrayBuffer): Promise<void> {
   const { readable, writable } = new FixedLengthStream(buffer.byteLength);
   const writer = writable.getWriter();
   const put = cache.put(cacheKey(version), new Response(readable, { headers: cacheHeaders(version) }));
@@ -324,7 +324,7 @@ async function fillCache(cache: Cache, version: PublishedVersion, buffer: ArrayB
 }
 
 /** Checks bytes read from `source` against the published size and digest; fails with damage otherwise. */
-async function identify(buffer: ArrayBuffer, version: PublishedVersion, source: DataSource): Promise<DatabaseIdentity> {
+async function identify(buffer: ArrayBuffer, version: PublishedFile, source: DataSource): Promise<DatabaseIdentity> {
   const from = source === 'cache' ? `the cached copy of ${version.key}` : `object ${version.key}`;
   // The digest is computed in chunks (identity.ts): Web Crypto's one-shot digest would copy the file.
   const identity = await identifyDatabase(buffer).catch((error: Error) => fail(`${from} is not a MaxMind DB: ${error.message}`, 'damage'));
@@ -333,6 +333,15 @@ async function identify(buffer: ArrayBuffer, version: PublishedVersion, source: 
 }
 
 /** The current record, validated. */
+/** The one object of a version that is one file (N = 1), which this Worker loads whole. */
+function wholeFile(version: PublishedVersion): PublishedFile {
+  const file = shardFile(version, 0);
+  if (file === undefined || version.shards.length !== 1) {
+    fail(`version ${version.version} is split into ${version.shards.length} shards; this Worker loads one file: deploy the shard Workers (npm run deploy)`);
+  }
+  return file;
+}
+
 async function readRecord(env: DatabaseEnv): Promise<CurrentRecord> {
   const object = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
   if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (docs/operations.md: npm run data:publish)`);
@@ -348,7 +357,7 @@ async function readRecord(env: DatabaseEnv): Promise<CurrentRecord> {
 }
 
 /** The version's object, or a failure when it is missing or not of the published size. */
-async function openObject(env: DatabaseEnv, version: PublishedVersion): Promise<StoredObject> {
+async function openObject(env: DatabaseEnv, version: PublishedFile): Promise<StoredObject> {
   const object = await env.GEO_DATA.get(version.key);
   if (object === null) fail(`R2 has no object ${version.key}, which ${CURRENT_RECORD_KEY} names as current`);
   if (object.size !== version.bytes) {
@@ -359,7 +368,7 @@ async function openObject(env: DatabaseEnv, version: PublishedVersion): Promise<
 }
 
 /** Reads the whole object from R2 with one request (see {@link readBody}). */
-async function readObject(env: DatabaseEnv, version: PublishedVersion, progress: () => void): Promise<ArrayBuffer> {
+async function readObject(env: DatabaseEnv, version: PublishedFile, progress: () => void): Promise<ArrayBuffer> {
   const object = await openObject(env, version);
   progress();
   return readBody(object.body, version.bytes, `object ${version.key}`, progress);
@@ -407,7 +416,7 @@ async function readBody(body: ReadableStream<Uint8Array>, size: number, what: st
  * of it; where a cache is given, the same read fills it, and a copy that fails the check is never
  * stored (its stream is aborted before the end, so `put` fails).
  */
-async function verifyObject(env: DatabaseEnv, version: PublishedVersion, cache: Cache | undefined): Promise<void> {
+async function verifyObject(env: DatabaseEnv, version: PublishedFile, cache: Cache | undefined): Promise<void> {
   const object = await openObject(env, version);
   const digest = new crypto.DigestStream('SHA-256');
   const writer = digest.getWriter();
@@ -475,7 +484,7 @@ function reasonOf(error: unknown): string {
 }
 
 /** The event a failed load or check is logged as: damage when R2's bytes failed their check. */
-function failureEvent(error: unknown, why: string, version: PublishedVersion | undefined): DataEvent {
+function failureEvent(error: unknown, why: string, version: PublishedFile | undefined): DataEvent {
   if (error instanceof LoadFailure && error.kind === 'damage' && version) return { event: 'damage', version: version.version, source: 'r2', why };
   return version ? { event: 'refusal', version: version.version, why } : { event: 'refusal', why };
 }

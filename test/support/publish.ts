@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
-import { publishTo, versionOf } from '../../data/publish/record.ts';
+import { publishTo, versionOf, wholeFilePublication } from '../../data/publish/record.ts';
 import { CACHE_NAME, cacheKey } from '../../src/geo/load.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
@@ -22,7 +22,7 @@ async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
  * @param at the publishing instant (versions expire 30 days after they stop being current).
  */
 export async function publish(bytes: ArrayBuffer | Uint8Array, version: string, at = new Date()): Promise<CurrentRecord> {
-  const build = { version, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes };
+  const build = wholeFilePublication(version, { bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes });
   return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), build, at, () => {});
 }
 
@@ -51,5 +51,5 @@ export async function forgetCachedCopies(): Promise<void> {
   if (object === null) return;
   const record = CurrentRecordSchema.parse(JSON.parse(await object.text()));
   const cache = await caches.open(CACHE_NAME);
-  for (const version of record.versions) await cache.delete(cacheKey(version));
+  for (const version of record.versions) for (const shard of version.shards) await cache.delete(cacheKey(shard));
 }
