@@ -4,17 +4,19 @@
  *
  * 1. finds or creates the `ACCOUNTS` KV namespace shared by all five (titled `ipgeo-accounts`, unless
  *    the settings name its id), and the deployment's R2 bucket with its location hint;
- * 2. reads the bucket's current record (`ipgeo-current.json`, `src/geo/published.ts`); when there is
- *    none, publishes the compiled database (`data/out/ipgeo.mmdb`, built if missing) exactly as
- *    `npm run data:publish -- --env X --remote` does: checked whole and against the isolate budget,
- *    uploaded as `ipgeo-{version}.mmdb`, then named by a new current record (`data/publish/`), saying
- *    when its data came from the npm packages. A bucket that has a current version is left as it is
- *    (`data:publish` replaces it, `data:rollback` goes back), and the deploy stops when that version
- *    would not fit the isolate budget (`data/budget.ts`, `--budget-mib`);
- * 3. deploys the Worker from `wrangler.toml` with the operator's values put in (`deploy/config.ts`);
- *    where the build is sharded (`docs/sharding.md`), first its shard Workers, with no route, no
- *    `workers.dev` address and no preview URL, and the app bound to them (`deploy/shards.ts`);
- * 4. prints its URLs, and checks `/health` and the status endpoint of its origin.
+ * 2. where the build in `data/out/` is sharded (`docs/sharding.md`), deploys its shard Workers, with no
+ *    route, no `workers.dev` address and no preview URL (`deploy/shards.ts`);
+ * 3. reads the bucket's current record (`ipgeo-current.json`, `src/geo/published.ts`); when there is
+ *    none, or its version has another number of shards than the build (changing N is a redeploy),
+ *    publishes the build (built if missing) exactly as `npm run data:publish -- --env X --remote` does:
+ *    checked whole and against the isolate budget, every object uploaded, then named by a new current
+ *    record (`data/publish/`), saying when its data came from the npm packages. A bucket whose current
+ *    version has the build's number of shards is left as it is (`data:publish` replaces it,
+ *    `data:rollback` goes back), and the deploy stops when that version would not fit the isolate
+ *    budget (`data/budget.ts`, `--budget-mib`);
+ * 4. deploys the app from `wrangler.toml` with the operator's values put in (`deploy/config.ts`),
+ *    bound to its shard Workers where there are any, prints its URLs, and checks `/health` and the
+ *    status endpoint of its origin.
  *
  * With `--dry-run`, nothing on Cloudflare is read or changed: every configuration is built and checked
  * by `wrangler deploy --dry-run` (CI runs this for all five with the example settings).
@@ -25,7 +27,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget } from '../data/budget.ts';
-import { build, DATABASE_FILE, MANIFEST_FILE, manifestShards, SHARDS_OPTION, shardsFromOption } from '../data/build.ts';
+import { build, MANIFEST_FILE, manifestShards, SHARDS_OPTION, shardsFromOption } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { type BuildFile, productionDataNotice } from '../data/publish/build-file.ts';
 import { readBuild } from '../data/publish/cli.ts';
@@ -124,24 +126,7 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
   for (const environment of request.environments) {
     const facts = environmentFacts(wranglerToml, environment);
     log(`\n== ${environment}: Worker ${facts.workerName}, bucket ${facts.bucket}${dryRun ? ' (dry run)' : ''}`);
-    if (!dryRun) {
-      if (existingBuckets.includes(facts.bucket)) log(`R2 bucket ${facts.bucket} exists.`);
-      else cloudflare.createBucket(facts.bucket, LOCATION_HINTS[environment]);
-      const bucket = cloudflare.versionBucket(environment, facts.bucket);
-      const record = await readRecord(bucket);
-      if (record !== null) {
-        log(`${bucket.name} has a current database version already: ${record.current.version}; not publishing.`);
-        log(checkBudget(`Version ${record.current.version}`, record.current.bytes, budgetBytes));
-      } else {
-        if (database === undefined) {
-          database = tools.database();
-          log(checkBudget(`Version ${database.version}`, database.bytes, budgetBytes));
-          const notice = productionDataNotice(database);
-          if (notice) log(notice);
-        }
-        await publishTo(bucket, database, new Date(), log, record);
-      }
-    }
+    // The shard Workers first: a build of another number of shards is published only once they run.
     for (const [index, shardConfigPath] of writeShardConfigs(config, environment, shards, ROOT, dirname(configPath)).entries()) {
       const name = shardWorkerName(facts.workerName, index, shards);
       const addresses = cloudflare.deploy(shardConfigPath, environment, dryRun, name);
@@ -149,6 +134,29 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
       log(
         `Shard Worker ${name}${dryRun ? ' checked' : ' deployed'}: no route, no workers.dev address, no preview URL; bound to ${facts.workerName} as ${shardBinding(index)}.`,
       );
+    }
+    if (!dryRun) {
+      if (existingBuckets.includes(facts.bucket)) log(`R2 bucket ${facts.bucket} exists.`);
+      else cloudflare.createBucket(facts.bucket, LOCATION_HINTS[environment]);
+      const bucket = cloudflare.versionBucket(environment, facts.bucket);
+      const record = await readRecord(bucket);
+      const current = record?.current;
+      if (current !== undefined && current.shards.length === shards) {
+        log(`${bucket.name} has a current database version already: ${current.version}; not publishing.`);
+        for (const shard of current.shards) log(checkBudget(`Version ${current.version}, ${shard.key}`, shard.bytes, budgetBytes));
+      } else {
+        if (database === undefined) {
+          database = tools.database();
+          for (const shard of database.shards) log(checkBudget(`Version ${database.version}, ${shard.file}`, shard.bytes, budgetBytes));
+          const notice = productionDataNotice(database);
+          if (notice) log(notice);
+        }
+        if (current !== undefined) {
+          log(`${bucket.name} serves ${current.version} in ${current.shards.length} shard(s); this deploy serves ${shards}: publishing ${database.version}.`);
+        }
+        // The app deployed before this one keeps answering from the version it holds until the new app replaces it.
+        await publishTo(bucket, database, new Date(), log, record, { newShardCount: true });
+      }
     }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
     const origin = settings.origins[environment];
@@ -238,8 +246,8 @@ const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all)
  * whole); built from the default sources when missing.
  */
 function compiledBuild(budgetBytes: number): BuildFile<string> {
-  if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) build({ proxyLists: [], budgetBytes });
-  return readBuild(DATABASE_FILE, budgetBytes);
+  if (!existsSync(MANIFEST_FILE)) build({ proxyLists: [], budgetBytes });
+  return readBuild(MANIFEST_FILE, budgetBytes);
 }
 
 /** The shards of the build in `data/out/` (1 when there is none yet: the deploy builds one file). */

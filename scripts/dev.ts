@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build, DATABASE_FILE, MANIFEST_FILE, manifestShards } from '../data/build.ts';
+import { build, MANIFEST_FILE, manifestShards } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { readBuildFile } from '../data/publish/build-file.ts';
 import { bucketOf, deployments } from '../data/publish/cli.ts';
@@ -46,18 +46,19 @@ if (!deployments().includes(environment)) {
   process.exit(commandLineError(COMMAND, `unknown deployment '${environment}'; wrangler.toml has ${deployments().join(', ')}`));
 }
 
-if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) {
+if (!existsSync(MANIFEST_FILE)) {
   console.log('No database yet: building it from the default sources (about a minute)…');
   build({ proxyLists: [] });
 }
 
 try {
-  const local = readBuildFile(DATABASE_FILE);
+  const local = readBuildFile(MANIFEST_FILE);
   const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false });
-  if ((await readRecord(bucket))?.current.sha256 === local.sha256) {
+  if ((await readRecord(bucket))?.current.version === local.version) {
     console.log(`The local R2 bucket ${bucket.name} already has version ${local.version} as current.`);
   } else {
-    await publishTo(bucket, { ...local, body: DATABASE_FILE }, new Date(), console.log);
+    const shards = local.shards.map((shard) => ({ ...shard, body: shard.file }));
+    await publishTo(bucket, { ...local, shards }, new Date(), console.log, undefined, { newShardCount: true });
   }
 } catch (error) {
   if (!(error instanceof PublishError)) throw error;

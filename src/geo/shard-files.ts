@@ -3,9 +3,9 @@
  * whole database, as every version published before shards reads). A deployment's shard count is part
  * of its configuration; a version of another count is refused, saying to redeploy.
  */
-import type { PublishedVersion } from './published.ts';
+import type { PublishedShard, PublishedVersion } from './published.ts';
 import { FIRST_POSITION, formatPosition, LAST_POSITION } from './shard-ranges.ts';
-import { fail, type PublishedFile } from './stored.ts';
+import { fail } from './stored.ts';
 
 /** A shard of the database: its index from 0, and how many there are. */
 export interface ShardPlace {
@@ -17,10 +17,7 @@ export interface ShardPlace {
 export const WHOLE: ShardPlace = Object.freeze({ index: 0, count: 1 });
 
 /** One shard's file of a published version: its object, and the range of positions it answers (RFC 5952 text, both included). */
-export interface ShardFile extends PublishedFile {
-  readonly first: string;
-  readonly last: string;
-}
+export type ShardFile = PublishedShard;
 
 /** The range of the whole database, covering everything: `::` to `ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff`. */
 export const WHOLE_RANGE: { readonly first: string; readonly last: string } = Object.freeze({
@@ -28,18 +25,13 @@ export const WHOLE_RANGE: { readonly first: string; readonly last: string } = Ob
   last: formatPosition(LAST_POSITION),
 });
 
-/** The shards of `version` in address order: one covering everything for a version of a whole database. */
-export function shardsOf(version: PublishedVersion): readonly ShardFile[] {
-  return version.shards ?? [{ key: version.key, bytes: version.bytes, sha256: version.sha256, ...WHOLE_RANGE }];
-}
-
 /**
  * The file of shard `place` of `version`.
  *
  * @throws LoadFailure (refusal) when the version has another number of shards than the deployment serves.
  */
 export function shardFile(version: PublishedVersion, place: ShardPlace): ShardFile {
-  const shards = shardsOf(version);
+  const { shards } = version;
   const file = shards.length === place.count ? shards[place.index] : undefined;
   if (file === undefined) {
     fail(

@@ -9,7 +9,7 @@ import { type Deployment, logDataEvent } from './data-events.ts';
 import { unavailable } from './database.ts';
 import type { DatabaseIdentity } from './identity.ts';
 import { type BackgroundContext, CHECK_INTERVAL_MS } from './load.ts';
-import { type ShardFile, shardsOf } from './shard-files.ts';
+import type { ShardFile } from './shard-files.ts';
 import { parseRanges, type ShardRange } from './shard-ranges.ts';
 import { type DataBucket, readRecord, reasonOf } from './stored.ts';
 
@@ -132,7 +132,7 @@ export class ShardSet {
       throw unavailable(reasonOf(error));
     }
     const { version } = record.current;
-    const shards = shardsOf(record.current);
+    const { shards } = record.current;
     if (shards.length !== count) {
       throw unavailable(
         `version ${version} has ${shards.length} shard(s); this deployment has ${count} shard Workers: redeploy it with that build (npm run deploy -- --env NAME)`,

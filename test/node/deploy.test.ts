@@ -286,11 +286,13 @@ describe('deploy', () => {
     const cloudflare = new FakeCloudflare();
     await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare));
     const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
-    record.current.bytes = 90 * 1_048_576; // as if a larger build had been published with a larger budget
+    // As if a larger build had been published with a larger budget.
+    record.current.bytes = 90 * 1_048_576;
+    record.current.shards[0].bytes = 90 * 1_048_576;
     cloudflare.objects.set('ipgeo-data-de/ipgeo-current.json', JSON.stringify(record));
     cloudflare.calls = [];
     await expect(deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare))).rejects.toThrow(
-      new RegExp(`Version ${small.version} \\(90\\.0 MiB\\) would need \\d+\\.\\d MiB .* over the isolate budget of 96\\.0 MiB`),
+      new RegExp(`Version ${small.version}, \\S+ \\(90\\.0 MiB\\) would need \\d+\\.\\d MiB .* over the isolate budget of 96\\.0 MiB`),
     );
     expect(cloudflare.calls).toEqual([]);
     // With a budget it fits, the deploy goes on.

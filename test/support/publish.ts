@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
-import { publishTo, versionOf } from '../../data/publish/record.ts';
+import { publishTo, versionOf, wholeFilePublication } from '../../data/publish/record.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
 import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
@@ -22,7 +22,7 @@ async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
  * @param at the publishing instant (versions expire 30 days after they stop being current).
  */
 export async function publish(bytes: ArrayBuffer | Uint8Array, version: string, at = new Date()): Promise<CurrentRecord> {
-  const build = { version, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes };
+  const build = wholeFilePublication(version, { bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes });
   return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), build, at, () => {});
 }
 
@@ -51,7 +51,7 @@ export async function forgetCachedCopies(): Promise<void> {
   if (object === null) return;
   const record = CurrentRecordSchema.parse(JSON.parse(await object.text()));
   const cache = await caches.open(CACHE_NAME);
-  for (const version of record.versions) await cache.delete(cacheKey(version));
+  for (const version of record.versions) for (const shard of version.shards) await cache.delete(cacheKey(shard));
 }
 
 /** A sharded build as its manifest lists it (`data/build.ts`), with each shard's bytes. */
@@ -71,25 +71,12 @@ export async function shardedBuild(dir: string): Promise<ShardedBuild> {
 }
 
 /**
- * Publishes a sharded build as `version` into `env.GEO_DATA` as the design of the bucket has it: every
- * shard's object `ipgeo-<version>.shard-<k>-of-<N>.mmdb` first, then the current record naming them
- * (`shards`), so that the set becomes current at once. Versions published before stay listed.
+ * Publishes a sharded build as `version` into `env.GEO_DATA` as `data:publish` does (`data/publish/record.ts`):
+ * every shard's object first, then the current record naming them, so that the set becomes current at once.
  */
 export async function publishSharded(build: ShardedBuild, version = build.version, at = new Date()): Promise<CurrentRecord> {
-  const count = build.shards.length;
   const shards = await Promise.all(
-    build.shards.map(async ({ first, last, bytes }, index) => {
-      const key = `ipgeo-${version}.shard-${index}-of-${count}.mmdb`;
-      await env.GEO_DATA.put(key, bytes);
-      return { key, first, last, bytes: bytes.byteLength, sha256: await sha256Of(bytes) };
-    }),
+    build.shards.map(async ({ first, last, bytes }) => ({ first, last, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes })),
   );
-  const previous = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
-  const before = previous === null ? undefined : CurrentRecordSchema.parse(JSON.parse(await previous.text()));
-  const [head] = shards as [(typeof shards)[number]];
-  const entry = { version, key: head.key, bytes: head.bytes, sha256: head.sha256, publishedAt: at.toISOString(), retiredAt: null, shards };
-  const versions = (before?.versions ?? []).filter((v) => v.version !== version).map((v) => (v.retiredAt === null ? { ...v, retiredAt: at.toISOString() } : v));
-  const record: CurrentRecord = { v: 1, current: entry, versions: [...versions, entry] };
-  await env.GEO_DATA.put(CURRENT_RECORD_KEY, JSON.stringify(record));
-  return record;
+  return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), { version, shards }, at, () => {});
 }

@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GeoDatabase } from '../../src/geo/database.ts';
 import { CHECK_INTERVAL_MS, DatabaseSlot } from '../../src/geo/load.ts';
-import { type CurrentRecord, versionObjectKey } from '../../src/geo/published.ts';
+import { type CurrentRecord, type PublishedShard, versionObjectKey } from '../../src/geo/published.ts';
 import { WHOLE } from '../../src/geo/shard-files.ts';
 import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
@@ -143,7 +143,7 @@ describe('a cold start from a distant R2', () => {
     expect(loaded.offsetsOf([parseIp('81.2.69.142') as IpAddress])[0]).toBeGreaterThanOrEqual(0); // still there
     expect(first.slot.identity()?.bytes).toBe(good.byteLength);
     first.slot.reset();
-    const cached = await (await caches.open(CACHE_NAME)).match(cacheKey(record.current));
+    const cached = await (await caches.open(CACHE_NAME)).match(cacheKey(record.current.shards[0] as PublishedShard));
     expect(new Uint8Array(await (cached as Response).arrayBuffer())).toEqual(good);
 
     await env.GEO_DATA.put(versionObjectKey(goodVersion), good.slice(0, 100)); // R2 would now fail
@@ -158,7 +158,7 @@ describe('a cold start from a distant R2', () => {
     const damaged = good.slice();
     damaged[1000] = (damaged[1000] as number) ^ 0xff;
     const cache = await caches.open(CACHE_NAME);
-    await cache.put(cacheKey(record.current), new Response(damaged, { headers: { 'Cache-Control': 'max-age=3600' } }));
+    await cache.put(cacheKey(record.current.shards[0] as PublishedShard), new Response(damaged, { headers: { 'Cache-Control': 'max-age=3600' } }));
     const { slot, get, settle } = isolate();
     const { lines } = await events(async () => {
       await get();
@@ -169,7 +169,7 @@ describe('a cold start from a distant R2', () => {
       ['load', 'r2'],
     ]);
     expect(lines[0]?.version).toBe(goodVersion);
-    const refilled = await cache.match(cacheKey(record.current));
+    const refilled = await cache.match(cacheKey(record.current.shards[0] as PublishedShard));
     expect(new Uint8Array(await (refilled as Response).arrayBuffer())).toEqual(good);
     slot.reset();
   });
