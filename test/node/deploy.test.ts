@@ -363,6 +363,31 @@ describe('deploy with a sharded build', () => {
     );
   });
 
+  it('publishes a build of another number of shards once its shard Workers are deployed, before the app', async () => {
+    const testData = join(FIXTURES, 'test-data');
+    const sources = { maxmindCity: join(testData, 'GeoIP2-City-Test.mmdb'), maxmindAsn: join(testData, 'GeoLite2-ASN-Test.mmdb'), proxyLists: [] };
+    const three = build({ ...sources, shards: 3 }, () => {}, join(temp, 'small-3'));
+    const cloudflare = new FakeCloudflare();
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare));
+    cloudflare.calls = [];
+    const sharded = { ...tools(cloudflare), database: () => readBuild(join(temp, 'small-3', 'ipgeo.manifest.json')) };
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS, shards: 3 }, toml, sharded);
+    const keys = (i: number) => `put ipgeo-data-de/ipgeo-${three.version}.shard-${i}-of-3.mmdb`;
+    expect(cloudflare.calls.filter((call) => call.startsWith('deploy') || call.startsWith('put'))).toEqual([
+      'deploy ipgeo-de-shard-0-of-3',
+      'deploy ipgeo-de-shard-1-of-3',
+      'deploy ipgeo-de-shard-2-of-3',
+      keys(0),
+      keys(1),
+      keys(2),
+      'put ipgeo-data-de/ipgeo-current.json',
+      'deploy de',
+    ]);
+    const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
+    expect(record.current.version).toBe(three.version);
+    expect(sharded.lines.join('\n')).toContain(`serves ${small.version} in 1 shard(s); this deploy serves 3: publishing ${three.version}`);
+  });
+
   it('deploys the app alone, bound to no shard, for a build of one file', async () => {
     const cloudflare = new FakeCloudflare();
     cloudflare.loggedIn = false;
