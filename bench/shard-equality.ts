@@ -37,7 +37,7 @@ const count = Number(values.count);
 const shardCount = (JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length;
 
 /** The comparison's result, as `bench/report.ts` reads it. */
-export interface EqualityResult {
+interface EqualityResult {
   readonly shards: number;
   readonly addresses: number;
   readonly ipv6: number;

@@ -10,7 +10,7 @@ import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
 import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema } from './published.ts';
 
 /** An R2 object as the load reads it (the part of `R2ObjectBody` used). */
-export interface StoredObject {
+interface StoredObject {
   readonly size: number;
   readonly body: ReadableStream<Uint8Array>;
   text(): Promise<string>;

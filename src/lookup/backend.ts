@@ -20,7 +20,7 @@ import { type LookupFailure, lookupAll, type Outcome, type Position, parseAll, p
 import type { ShardAnswer, ShardAsk, ShardBindings, ShardItem, ShardService } from './shard-calls.ts';
 
 /** The bindings the lookups use: the bucket and the deployment's names, and the shard Workers where it shards. */
-export interface LookupEnv extends DatabaseEnv, ShardBindings {}
+interface LookupEnv extends DatabaseEnv, ShardBindings {}
 
 /** A request as the lookups need it: its bindings, its execution context, and its `cf` (for the data events). */
 export interface LookupRequest {
@@ -159,7 +159,7 @@ export function answeringVersion(env: ShardBindings): string | undefined {
 }
 
 /** One shard in the status endpoint's `database.shards` (see `schemas/status.ts`). */
-export interface ShardStatus {
+interface ShardStatus {
   /** The first and last position of its range in the database's IPv6 space (RFC 5952). */
   readonly first: string;
   readonly last: string;
