@@ -121,11 +121,13 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
       const record = await readRecord(bucket);
       if (record !== null) {
         log(`${bucket.name} has a current database version already: ${record.current.version}; not publishing.`);
-        for (const shard of record.current.shards) log(checkBudget(`Version ${record.current.version}, ${shard.key}`, shard.bytes, budgetBytes));
+        const { version, shards } = record.current;
+        for (const [k, shard] of shards.entries()) log(checkBudget(`Version ${version}${shards.length > 1 ? `, shard ${k}` : ''}`, shard.bytes, budgetBytes));
       } else {
         if (database === undefined) {
           database = tools.database();
-          for (const shard of database.shards) log(checkBudget(`Version ${database.version}, ${shard.file}`, shard.bytes, budgetBytes));
+          const { version, shards } = database;
+          for (const [k, shard] of shards.entries()) log(checkBudget(`Version ${version}${shards.length > 1 ? `, shard ${k}` : ''}`, shard.bytes, budgetBytes));
           const notice = productionDataNotice(database);
           if (notice) log(notice);
         }

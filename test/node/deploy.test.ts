@@ -285,7 +285,9 @@ describe('deploy', () => {
     const cloudflare = new FakeCloudflare();
     await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare));
     const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
-    record.current.bytes = 90 * 1_048_576; // as if a larger build had been published with a larger budget
+    // As if a larger build had been published with a larger budget.
+    record.current.bytes = 90 * 1_048_576;
+    record.current.shards[0].bytes = 90 * 1_048_576;
     cloudflare.objects.set('ipgeo-data-de/ipgeo-current.json', JSON.stringify(record));
     cloudflare.calls = [];
     await expect(deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare))).rejects.toThrow(
