@@ -25,7 +25,7 @@ build of one file, data/out/ipgeo.mmdb, over seeded addresses.
   --ipv6 N    IPv6 addresses (default 50000)`;
 
 /** What {@link shardedAnswers} measured. */
-export interface ShardedAnswersFigures {
+interface ShardedAnswersFigures {
   readonly shards: number;
   readonly addresses: number;
   readonly found: number;
@@ -41,7 +41,7 @@ export interface ShardedAnswersFigures {
  *
  * @throws Error when `dir` holds no manifest of shards or its ranges do not tile the space.
  */
-export function shardedAnswers(dir: string, wholeFile = DATABASE_FILE, ipv4 = 50_000, ipv6 = 50_000): ShardedAnswersFigures {
+function shardedAnswers(dir: string, wholeFile = DATABASE_FILE, ipv4 = 50_000, ipv6 = 50_000): ShardedAnswersFigures {
   const manifest = JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as Manifest;
   const sharded = openShards(manifest.shards.map((shard) => ({ ...shard, bytes: readFileSync(join(dir, shard.file)) })));
   const whole = new GeoDatabase(readFileSync(wholeFile));
@@ -52,7 +52,7 @@ export function shardedAnswers(dir: string, wholeFile = DATABASE_FILE, ipv4 = 50
 }
 
 /** The line `bench:shards` prints (and BENCHMARKS.md can quote). */
-export function shardedAnswersLine(figures: ShardedAnswersFigures): string {
+function shardedAnswersLine(figures: ShardedAnswersFigures): string {
   const { shards, addresses, found, documents, perShard, differences, seconds } = figures;
   return (
     `${shards} shards vs one file: ${addresses} addresses (${found} found; per shard ${perShard.join(' / ')}), ` +

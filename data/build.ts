@@ -38,7 +38,7 @@ export const DATABASE_FILE = join(OUT_DIR, 'ipgeo.mmdb');
 /** The manifest of every build, whatever its number of shards. */
 export const MANIFEST_FILE = join(OUT_DIR, 'ipgeo.manifest.json');
 /** The most shards a build makes: a bulk request may call every shard, and Workers allow a request 32 calls to other Workers. */
-export const MAX_SHARDS = 32;
+const MAX_SHARDS = 32;
 
 /** The `--shards` option as `parseArgs` declares it (`data:build`, `data:update`). */
 export const SHARDS_OPTION = { shards: { type: 'string' } } as const;
@@ -185,7 +185,7 @@ function shardsFitting(
 }
 
 /** The file name of shard `index` of `count` (`ipgeo.shard-0-of-3.mmdb`). */
-export function shardFileName(index: number, count: number): string {
+function shardFileName(index: number, count: number): string {
   return `ipgeo.shard-${index}-of-${count}.mmdb`;
 }
 

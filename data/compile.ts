@@ -100,18 +100,18 @@ class Combinations {
 }
 
 /** A compiled database file: its bytes and its counts. */
-export interface CompiledFile {
+interface CompiledFile {
   readonly bytes: Uint8Array;
   readonly counts: CompileCounts;
 }
 
 /** One shard of a sharded build: its file and the range of positions it answers. */
-export interface CompiledShard extends CompiledFile {
+interface CompiledShard extends CompiledFile {
   readonly range: ShardRange;
 }
 
 /** A sharded build: its shards in address order, and the counts of the database they hold together. */
-export interface CompiledShards {
+interface CompiledShards {
   readonly shards: readonly CompiledShard[];
   /**
    * As a whole file's, except: `networks` and `nodes` are the shards' sums (a network that a range
@@ -123,6 +123,8 @@ export interface CompiledShards {
 /**
  * Builds the compiled database as one file.
  *
+ * @internal Exported for the tests that compile small databases in one call; the build splits the
+ *   work ({@link overlay}) to write one file or shards from the same overlay.
  * @param log receives one line per stage, with timings.
  * @returns the MMDB file's bytes and its counts.
  */
@@ -214,6 +216,8 @@ class SourceOverlay implements Overlay {
   }
 
   split(count: number): CompiledShards {
+    // The tree as `whole` (which finalizes it) leaves it: a split after it cuts the same ranges.
+    this.tree.settle();
     const ranges = splitRanges(this.tree, this.leafParts(), count);
     this.stage(`ranges of ${count} shards, starting at ${ranges.map((r) => formatPosition(r.first)).join(', ')}`);
     const leafIds = new Set<number>();

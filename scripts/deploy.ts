@@ -143,11 +143,15 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
       const current = record?.current;
       if (current !== undefined && current.shards.length === shards) {
         log(`${bucket.name} has a current database version already: ${current.version}; not publishing.`);
-        for (const shard of current.shards) log(checkBudget(`Version ${current.version}, ${shard.key}`, shard.bytes, budgetBytes));
+        const many = current.shards.length > 1;
+        for (const [k, shard] of current.shards.entries())
+          log(checkBudget(`Version ${current.version}${many ? `, shard ${k}` : ''}`, shard.bytes, budgetBytes));
       } else {
         if (database === undefined) {
           database = tools.database();
-          for (const shard of database.shards) log(checkBudget(`Version ${database.version}, ${shard.file}`, shard.bytes, budgetBytes));
+          const files = database.shards;
+          for (const [k, file] of files.entries())
+            log(checkBudget(`Version ${database.version}${files.length > 1 ? `, shard ${k}` : ''}`, file.bytes, budgetBytes));
           const notice = productionDataNotice(database);
           if (notice) log(notice);
         }

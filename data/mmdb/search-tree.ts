@@ -101,6 +101,16 @@ export class SearchTree {
   }
 
   /**
+   * Merges equal siblings and points the IPv4-alias regions at the IPv4 subtree, as {@link finalize}
+   * does before it numbers the nodes (an IPv6 tree with `aliasIpv4`), so that {@link forEachSlot} and
+   * {@link clip} see the same tree whether or not it was finalized before. Doing it again changes nothing.
+   */
+  settle(): void {
+    this.simplify(0, new Map());
+    this.addIpv4Aliases();
+  }
+
+  /**
    * A new tree holding exactly what this one holds at the positions `first` to `last` (16 bytes each,
    * both included), split where the range ends inside a network. The IPv4-alias regions (::ffff:0:0/96
    * and 2002::/16) are left empty: their addresses are answered at the IPv4 positions they embed, and

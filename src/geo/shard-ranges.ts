@@ -28,7 +28,7 @@ export const LAST_POSITION: Position = Object.freeze({ w0: 0xffffffff, w1: 0xfff
 export const WHOLE_SPACE: readonly ShardRange[] = Object.freeze([Object.freeze({ first: FIRST_POSITION, last: LAST_POSITION })]);
 
 /** Negative, zero or positive as `a` is before, at or after `b`. */
-export function comparePositions(a: Position, b: Position): number {
+function comparePositions(a: Position, b: Position): number {
   return a.w0 !== b.w0 ? a.w0 - b.w0 : a.w1 !== b.w1 ? a.w1 - b.w1 : a.w2 !== b.w2 ? a.w2 - b.w2 : a.w3 - b.w3;
 }
 
@@ -37,6 +37,8 @@ export function comparePositions(a: Position, b: Position): number {
  * it) at `::a.b.c.d`; a 6to4 address (`2002:AABB:CCDD::/48`) at `::AA.BB.CC.DD`, the IPv4 address it
  * embeds, as the tree aliases 2002::/16 to the IPv4 space; any other IPv6 address at itself.
  *
+ * @internal Exported for the tests of the routing; the app's routing to shard Workers (issue 30's
+ *   runtime half) calls it through {@link shardIndexOf}.
  * @example effectivePosition(parseIp('2002:c000:221::1')) // { w0: 0, w1: 0, w2: 0, w3: 0xc0000221 }: ::192.0.2.33
  */
 export function effectivePosition(address: IpAddress): Position {
@@ -49,6 +51,8 @@ export function effectivePosition(address: IpAddress): Position {
  * The index of the range holding `address`'s {@link effectivePosition}, by binary search over ranges
  * that tile the space ({@link parseRanges}); 0 when there is one range.
  *
+ * @internal Exported for the app's routing to shard Workers (issue 30's runtime half, built beside
+ *   this module) and for the equality test and benchmark, which route as the app does.
  * @example shardIndexOf(ranges, parseIp('81.2.69.142')) // 0 when ranges[1] starts after ::81.2.69.142
  */
 export function shardIndexOf(ranges: readonly ShardRange[], address: IpAddress): number {
@@ -83,6 +87,7 @@ export function formatPosition(position: Position): string {
  * The position that IPv6 `text` names (any form {@link parseIp} accepts), or undefined for other text.
  * Unlike an address, `::ffff:a.b.c.d` stays where it is written, and IPv4 text is no position.
  *
+ * @internal Exported for its tests; production code reads positions through {@link parseRanges}.
  * @example parsePosition('::81.2.69.142') // { w0: 0, w1: 0, w2: 0, w3: 0x5102458e }
  */
 export function parsePosition(text: string): Position | undefined {

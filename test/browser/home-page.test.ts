@@ -70,7 +70,12 @@ async function open(visitor: string, options: { viewport?: { width: number; heig
   });
   tab.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
   tab.on('request', (request) => requested.push(request.url()));
-  tab.on('requestfailed', (request) => errors.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  // A request the tab itself cancelled (an image or the icon still loading when the test navigates on)
+  // fails as net::ERR_ABORTED: not a fault of the page. Every other failure is.
+  tab.on('requestfailed', (request) => {
+    const why = request.failure()?.errorText ?? '';
+    if (why !== 'net::ERR_ABORTED') errors.push(`failed: ${request.url()} ${why}`);
+  });
   return { tab, context, errors, requested };
 }
 

@@ -292,7 +292,7 @@ describe('deploy', () => {
     cloudflare.objects.set('ipgeo-data-de/ipgeo-current.json', JSON.stringify(record));
     cloudflare.calls = [];
     await expect(deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare))).rejects.toThrow(
-      new RegExp(`Version ${small.version}, \\S+ \\(90\\.0 MiB\\) would need \\d+\\.\\d MiB .* over the isolate budget of 96\\.0 MiB`),
+      new RegExp(`Version ${small.version} \\(90\\.0 MiB\\) would need \\d+\\.\\d MiB .* over the isolate budget of 96\\.0 MiB`),
     );
     expect(cloudflare.calls).toEqual([]);
     // With a budget it fits, the deploy goes on.

@@ -13,6 +13,7 @@ import ipaddr from 'ipaddr.js';
 import { Reader } from 'mmdb-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type BuildOptions, build, type Manifest } from '../../data/build.ts';
+import { budgetFit, MEMORY_MODEL } from '../../src/geo/budget.ts';
 import { readMetadata } from '../../src/mmdb/metadata.ts';
 import { MmdbReader } from '../../src/mmdb/reader.ts';
 import { FIXTURES } from '../support/fixtures.ts';
@@ -158,6 +159,20 @@ describe('data:build --shards 3', () => {
     }
     // Enough of them found something: the comparison is not one of empty answers.
     expect(answered).toBeGreaterThan(texts.length / 4);
+  });
+
+  it('leaves out --shards under a budget one file does not fit: the fewest shards that fit, the same files as --shards of that number', () => {
+    const size = readFileSync(join(wholeDir, 'ipgeo.mmdb')).length;
+    // A budget whose largest file is three quarters of the whole one (src/geo/budget.ts's model).
+    const budgetBytes = MEMORY_MODEL.fixedBytes + MEMORY_MODEL.cacheBytes + Math.ceil(MEMORY_MODEL.perFileByte * Math.floor(size * 0.75));
+    expect(budgetFit(size, budgetBytes).fits).toBe(false);
+    const dir = mkdtempSync(join(tmpdir(), 'ipgeo-fewest-'));
+    const fewest = build({ ...options, budgetBytes }, () => {}, dir);
+    expect(fewest.shards.length).toBe(2);
+    for (const shard of fewest.shards) expect(budgetFit(shard.bytes, budgetBytes).fits).toBe(true);
+    const named = build({ ...options, shards: 2 }, () => {}, mkdtempSync(join(tmpdir(), 'ipgeo-two-')));
+    expect(fewest.shards).toEqual(named.shards);
+    expect(fewest.version).toBe(named.version);
   });
 
   it('leaves out --shards: the fewest that fit, one file for a database that fits whole, as the build of one shard', () => {
