@@ -1,12 +1,12 @@
 /**
- * @module `npm run bench:shards`: every field of every answer of a sharded build equal to the same
+ * @module `npm run bench:shard-workers`: every field of every answer of a sharded build equal to the same
  * sources built as one file (issue 30), over a seeded sample of random IPv4 and IPv6 addresses. Two
  * deployments of the production lookup routes run side by side (`worker/lookup-only.js`): A holds the
  * one-file build of `data/out/`, B is bound to a shard Worker per shard of the sharded build. Every
  * address is asked of both in bulk requests, JSON and XML, and the answers are compared byte for byte.
  *
  *     npm run data:build -- --shards 3 --out data/out/n3
- *     npm run bench:shards -- --shards data/out/n3 [--count 100000] [--json FILE]
+ *     npm run bench:shard-workers -- --shards data/out/n3 [--count 100000] [--json FILE]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import { MAX_BULK_IPS } from '../src/schemas/bulk.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
 import { buildBundle, buildShardBundle, type Deployment, ROOT, seedDatabase, seedShards, startDeployment } from './worker/deployment.ts';
 
-const USAGE = `usage: npm run bench:shards -- --shards DIR [--count N] [--json FILE]
+const USAGE = `usage: npm run bench:shard-workers -- --shards DIR [--count N] [--json FILE]
 
 Every answer of the sharded build in DIR against the one-file build of data/out/, over N random addresses.
   --shards DIR  a sharded build (npm run data:build -- --shards 3 --out DIR)
@@ -25,13 +25,13 @@ Every answer of the sharded build in DIR against the one-file build of data/out/
   --json FILE   also write the result as JSON`;
 
 const line = parseCommandLine(process.argv.slice(2), {
-  command: 'npm run bench:shards',
+  command: 'npm run bench:shard-workers',
   usage: USAGE,
   options: { shards: { type: 'string' }, count: { type: 'string', default: '100000' }, json: { type: 'string' } },
 });
 if (typeof line === 'number') process.exit(line);
 const { values } = line;
-if (!values.shards) process.exit(commandLineError('npm run bench:shards', '--shards DIR is required'));
+if (!values.shards) process.exit(commandLineError('npm run bench:shard-workers', '--shards DIR is required'));
 const dir = resolve(values.shards);
 const count = Number(values.count);
 const shardCount = (JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length;

@@ -1,7 +1,7 @@
 /**
  * @module The one lookup pipeline: address texts → a found record or a tagged failure each, for every
  * route; speaks no HTTP. Its two halves run apart where the database is sharded: the app parses
- * ({@link parseAll}), each shard Worker locates its addresses ({@link locateAll}, `sharded.ts`).
+ * ({@link parseAll}), each shard Worker locates its addresses ({@link locateAll}, `shard-calls.ts`).
  */
 import type { Utf8 } from '../format/utf8.ts';
 import type { GeoDatabase } from '../geo/database.ts';
@@ -35,7 +35,7 @@ export interface Found {
 }
 
 /**
- * An address whose record its shard Worker rendered (`sharded.ts`): in each format asked, exactly the
+ * An address whose record its shard Worker rendered (`shard-calls.ts`): in each format asked, exactly the
  * text that `render.ts` writes for a {@link Found} record.
  */
 export interface Rendered {
@@ -101,8 +101,7 @@ export function parseAll(texts: readonly string[]): Parsed {
 }
 
 /**
- * Locates public addresses in `database`: `located[k]` answers `addresses[k]`. The tree walks of the
- * IPv4 addresses advance together (`GeoDatabase#offsetsOf`), so that a bulk request's memory reads overlap.
+ * Locates public addresses in `database`: `located[k]` answers `addresses[k]`.
  *
  * @throws DataUnavailableError when the database itself fails.
  */
