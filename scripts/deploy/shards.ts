@@ -12,7 +12,11 @@ type Json = Record<string, unknown>;
 
 /** The entry module of a shard Worker, relative to the repository root. */
 const SHARD_MAIN = 'src/shard.ts';
-/** The entrypoint class of `src/shard.ts` that the app's bindings name. */
+/**
+ * The entrypoint class of `src/shard.ts` that the app's bindings name.
+ *
+ * @internal Exported for the sharded test project, which binds the app to its shard Workers itself (`test/support/shard-workers.ts`).
+ */
 export const SHARD_ENTRYPOINT = 'Shard';
 
 /** The app's binding to shard `index` (`src/lookup/shard-calls.ts`, `ShardBindings`). */
@@ -66,6 +70,7 @@ export function withShardBindings(config: Json, environment: string, count: numb
  * inherit no bindings.
  *
  * @param root the repository root (the entry's path is made absolute: the file is written elsewhere).
+ * @internal Exported for the sharded test project, which runs the shard Workers from it (`test/support/shard-workers.ts`).
  */
 export function shardConfig(config: Json, environment: string, index: number, count: number, root: string): Json {
   const app = environmentOf(config, environment);

@@ -36,11 +36,7 @@ export interface BackgroundContext {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-/**
- * How often an isolate reads the current record, at most.
- *
- * @internal Exported for the distant-data tests, which move their slot's clock by it.
- */
+/** How often an isolate reads the current record, at most (the app's view of a sharded database too, `shard-set.ts`). */
 export const CHECK_INTERVAL_MS = 60_000;
 /**
  * How long a request waits at most for a load another request is doing, then answers 503. A cold load

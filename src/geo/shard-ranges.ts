@@ -51,8 +51,6 @@ export function effectivePosition(address: IpAddress): Position {
  * The index of the range holding `address`'s {@link effectivePosition}, by binary search over ranges
  * that tile the space ({@link parseRanges}); 0 when there is one range.
  *
- * @internal Exported for the app's routing to shard Workers (issue 30's runtime half, built beside
- *   this module) and for the equality test and benchmark, which route as the app does.
  * @example shardIndexOf(ranges, parseIp('81.2.69.142')) // 0 when ranges[1] starts after ::81.2.69.142
  */
 export function shardIndexOf(ranges: readonly ShardRange[], address: IpAddress): number {
