@@ -9,6 +9,8 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { serveContractCheck } from './test/support/contract.ts';
 import { serveRepoFile } from './test/support/repo-files.ts';
+import { shardWorkers } from './test/support/shard-workers.ts';
+import { SMALL_SHARDS } from './test/support/sharded-build.ts';
 
 const workerProject = (plan: 'free' | 'paid') => ({
   extends: true as const,
@@ -27,6 +29,29 @@ const workerProject = (plan: 'free' | 'paid') => ({
   },
 });
 
+/**
+ * A paid deployment whose database is sharded: the app bound to its shard Workers, which run beside it
+ * as auxiliary Workers (bundled from `src/shard.ts` when the project starts), on the same R2 bucket.
+ */
+const shardedProject = {
+  extends: true as const,
+  plugins: [
+    cloudflareTest(() => {
+      const shards = shardWorkers('de', SMALL_SHARDS);
+      return {
+        wrangler: { configPath: './wrangler.toml', environment: 'de' },
+        miniflare: { serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...shards.bindings }, workers: shards.workers },
+      };
+    }),
+  ],
+  test: {
+    name: 'workers-sharded',
+    include: ['test/workers-sharded/**/*.test.ts'],
+    setupFiles: ['test/support/sharded-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+  },
+};
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -42,6 +67,7 @@ export default defineConfig({
       },
       workerProject('free'),
       workerProject('paid'),
+      shardedProject,
     ],
   },
 });

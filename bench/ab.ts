@@ -8,6 +8,7 @@
  *     git worktree add /tmp/base HEAD~1 && ln -s "$PWD/node_modules" /tmp/base/node_modules
  *     npm run bench:ab -- --b-dir /tmp/base [--env de|free] [--rows trivial,single,bulk] [--rounds 5]
  *     npm run bench:ab -- --b-args=--minify
+ *     npm run bench:ab -- --b-shards data/out/n3 --rows trivial,single,bulk   (N = 3 against N = 1)
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
@@ -20,7 +21,7 @@
  * difference needs more rounds and a second run with A and B swapped (run this script from the other
  * checkout: `cd /tmp/base && npx tsx "$OLDPWD/bench/ab.ts" --b-dir "$OLDPWD"`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type AutocannonRequest } from 'autocannon';
@@ -29,7 +30,16 @@ import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
 import { BULK_SIZE, OPTIONS_QUERY, REQUESTS_PER_CLIENT } from './http.ts';
 import { median } from './stats.ts';
-import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
+import {
+  buildBundle,
+  buildShardBundle,
+  cpuSeconds,
+  type Deployment,
+  type Environment,
+  seedDatabase,
+  seedShards,
+  startDeployment,
+} from './worker/deployment.ts';
 
 const USAGE = `usage: npm run bench:ab -- [--b-dir DIR] [--a-args ARGS] [--b-args ARGS] [--env de|free] [--rows LIST] [--rounds N] [--seconds S]
 
@@ -42,7 +52,9 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
                  free: the free deployment (rows trivial, free) (default de)
   --rows LIST    comma-separated rows (default trivial,single)
   --rounds N     rounds (default 5)
-  --seconds S    length of each row in a round (default 4)`;
+  --seconds S    length of each row in a round (default 4)
+  --b-shards DIR build B as the app with a shard Worker per shard of the sharded build in DIR
+                 (data:build -- --shards N --out DIR), e.g. N = 3 against A's N = 1 (--env de only)`;
 
 const line = parseCommandLine(process.argv.slice(2), {
   command: 'npm run bench:ab',
@@ -55,6 +67,7 @@ const line = parseCommandLine(process.argv.slice(2), {
     rows: { type: 'string', default: 'trivial,single' },
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '4' },
+    'b-shards': { type: 'string' },
   },
 });
 if (typeof line === 'number') process.exit(line);
@@ -117,10 +130,15 @@ const variants = {
 };
 // One after another: startDeployment tells its workerd process from the processes spawned since its call.
 const deployments: (readonly ['A' | 'B', Deployment])[] = [];
+const sharded = values['b-shards'] as string | undefined;
+const shardCount = sharded === undefined ? 0 : (JSON.parse(readFileSync(join(sharded, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length;
 for (const name of ['A', 'B'] as const) {
   const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args);
-  const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`));
-  await seedDatabase(deployment, DATABASE_FILE);
+  const withShards = name === 'B' && sharded !== undefined;
+  const shards = withShards ? { bundle: buildShardBundle(environment, join(work, 'shard'), shardCount, variants.B.checkout), count: shardCount } : undefined;
+  const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`), shards ? { shards } : {});
+  if (withShards) await seedShards(deployment, sharded);
+  else await seedDatabase(deployment, DATABASE_FILE);
   deployments.push([name, deployment]);
 }
 const byName = Object.fromEntries(deployments) as Record<'A' | 'B', Deployment>;

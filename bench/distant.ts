@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DATABASE_FILE } from '../data/build.ts';
 import { type R2Like, r2Bucket } from '../data/publish/r2-bucket.ts';
-import { publishTo } from '../data/publish/record.ts';
+import { type Publication, publishTo, wholeFilePublication } from '../data/publish/record.ts';
 import { mib } from './stats.ts';
 import { buildBundle, type Deployment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { HeapPeak, Inspector } from './worker/inspector.ts';
@@ -235,12 +235,7 @@ async function stop(running: Running): Promise<void> {
   await running.deployment.dispose();
 }
 
-interface Build {
-  readonly version: string;
-  readonly bytes: number;
-  readonly sha256: string;
-  readonly body: Uint8Array;
-}
+type Build = Publication<Uint8Array>;
 
 /** The default build with one byte of its `build_epoch` changed: a valid database of the same size, another digest. */
 function otherBuild(): Build {
@@ -253,7 +248,7 @@ function otherBuild(): Build {
   body[last] = ((body[last] as number) + 1) & 0xff;
   const sha256 = createHash('sha256').update(body).digest('hex');
   const manifest = JSON.parse(readFileSync(DATABASE_FILE.replace(/\.mmdb$/, '.manifest.json'), 'utf8')) as { version: string };
-  return { version: `${manifest.version.slice(0, 10)}.${sha256.slice(0, 8)}`, bytes: body.byteLength, sha256, body };
+  return wholeFilePublication(`${manifest.version.slice(0, 10)}.${sha256.slice(0, 8)}`, { bytes: body.byteLength, sha256, body });
 }
 
 /** What the distant benchmark takes. */
@@ -316,7 +311,7 @@ export async function benchDistant(options: BenchOptions, log: (line: string) =>
   return {
     distance: options.distance,
     connections: options.connections,
-    databaseBytes: next.bytes,
+    databaseBytes: next.shards[0]?.bytes ?? 0,
     noCache: { cold: off.cold, switch: offSwitch },
     cache: { coldEmpty: empty.cold, coldFilled: filled.cold, switch: onSwitch },
   };

@@ -21,11 +21,12 @@
  * `src/lookup/records.ts`), at most {@link MAX_ROUNDS} rounds.
  *
  *     npm run bench:memory -- [--lookups 100000] [--file data/out/ipgeo.mmdb] [--json FILE]
+ *     npm run bench:memory -- --shards data/out/n3     (each shard Worker's isolate, `docs/sharding.md`)
  *
  * `--file` measures another build (its manifest beside it): the budget's model (`src/geo/budget.ts`) is
  * fitted on builds of several sizes.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +36,7 @@ import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle } from './addresses.ts';
 import { mib } from './stats.ts';
-import { buildBundle, residentBytes, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
+import { buildBundle, buildShardBundle, residentBytes, seedDatabase, seedShards, shardWorkerName, startDeployment, workerName } from './worker/deployment.ts';
 import { HeapPeak, Inspector } from './worker/inspector.ts';
 
 const USAGE = `usage: npm run bench:memory -- [--lookups N] [--file FILE] [--json FILE]
@@ -43,7 +44,9 @@ const USAGE = `usage: npm run bench:memory -- [--lookups N] [--file FILE] [--jso
 The workerd isolate's and process's memory before and after the database loads, and after rounds of lookups.
   --lookups N  lookups per round (default 100000)
   --file FILE  the compiled database to load (default data/out/ipgeo.mmdb; its manifest beside it)
-  --json FILE  also write the report as JSON`;
+  --json FILE  also write the report as JSON
+  --shards DIR instead, the isolate of each shard Worker of the sharded build in DIR, loaded, then after
+               rounds of lookups through the app until every one settles (its caches full of what it sees)`;
 
 /** `/health` requests before anything is measured, and between the load and the lookups. */
 const WARM_UP = 200_000;
@@ -182,7 +185,73 @@ async function benchMemory(options: { lookups?: number; file?: string; work: str
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/**
+ * The isolate of each shard Worker of the sharded build in `dir` (`docs/sharding.md`): after its load,
+ * then after each round of `lookups` lookups through the app (the lookup-only bundle bound to them)
+ * until no shard grows by {@link SETTLED_BYTES}. A shard's caches fill with the records of its own
+ * addresses only.
+ *
+ * @returns each shard's isolate bytes after its load and after the last round.
+ */
+async function benchShardMemory(dir: string, lookups: number, work: string, log: (line: string) => void): Promise<{ afterLoad: number; full: number }[]> {
+  const count = (JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length;
+  const bundle = buildBundle('de', join(work, 'memory-bundle'), 'bench/worker/lookup-only.js');
+  const shards = { bundle: buildShardBundle('de', join(work, 'shard'), count), count };
+  const deployment = await startDeployment('de', bundle, join(work, 'memory-state'), { inspectorPort: INSPECTOR_PORT, shards });
+  const inspectors = await Promise.all(Array.from({ length: count }, (_, index) => Inspector.connect(INSPECTOR_PORT, shardWorkerName('de', index))));
+  try {
+    await seedShards(deployment, dir);
+    for (const inspector of inspectors) await inspector.send('HeapProfiler.enable');
+    const readings = async (what: string): Promise<number[]> => {
+      await sleep(1000);
+      const isolates: number[] = [];
+      for (const inspector of inspectors) {
+        await inspector.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+        const heap = await inspector.send<{ usedSize: number; backingStorageSize: number }>('Runtime.getHeapUsage');
+        isolates.push(heap.usedSize + heap.backingStorageSize);
+      }
+      log(`  ${what}: shard isolates ${isolates.map(mib).join(', ')}`);
+      return isolates;
+    };
+    const address = addressCycle(Math.ceil((lookups * MAX_ROUNDS) / 6), 31, 32);
+    const languages = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'];
+    let asked = 0;
+    const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}?lang=${languages[asked++ % languages.length]}` });
+    // Enough distinct addresses that every shard is asked and loads.
+    await send(deployment.url, 1000, lookup);
+    const afterLoad = await readings('after 1000 lookups (every shard loaded)');
+    let previous = afterLoad;
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      await send(deployment.url, lookups, lookup);
+      const now = await readings(`after ${round * lookups} more lookups`);
+      const settled = now.every((bytes, index) => bytes - (previous[index] as number) < SETTLED_BYTES);
+      previous = now;
+      if (settled) break;
+    }
+    return afterLoad.map((bytes, index) => ({ afterLoad: bytes, full: previous[index] as number }));
+  } finally {
+    for (const inspector of inspectors) inspector.close();
+    await deployment.dispose();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes('--shards')) {
+  const line = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:memory',
+    usage: USAGE,
+    options: { lookups: { type: 'string', default: '100000' }, shards: { type: 'string' } },
+  });
+  if (typeof line === 'number') process.exit(line);
+  const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-memory-'));
+  try {
+    const shards = await benchShardMemory(resolve(line.values.shards as string), Number(line.values.lookups), work, console.log);
+    for (const [index, { afterLoad, full }] of shards.entries()) {
+      console.log(`shard ${index}: isolate ${mib(afterLoad)} once loaded, ${mib(full)} with its caches full`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const line = parseCommandLine(process.argv.slice(2), {
     command: 'npm run bench:memory',
     usage: USAGE,

@@ -7,14 +7,30 @@
  * process's peak resident memory (VmHWM, reset before each switch; it includes the local R2 and the
  * other Workers of `wrangler dev`, so only an upper bound).
  *
+ * The load cycles through a seeded sample of addresses (`addresses.ts`), so that a sharded build's every
+ * shard is asked; an answer other than 200 or 404 (an address the data does not cover) is a failure.
+ * The slowest answer around each switch is set against the p99 of a steady phase before the first.
+ * With `--damage-shard K` (a sharded build), a third phase publishes the build of `--file` again under
+ * another version with shard K's object damaged (its size kept, its bytes not), counts the failures of
+ * that shard's addresses and of the others', then publishes the first build again (recovery).
+ *
  *     npm run dev -- --port 8731 --inspector-port 8732          (terminal 1)
  *     npm run bench:switch -- --url http://127.0.0.1:8731 --inspector 8732 --file other/ipgeo.mmdb --pid <workerd pid>
+ *     npm run bench:switch -- --file data/out/n2b/ipgeo.manifest.json --damage-shard 1   (a sharded build, issue 30)
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
+import { bucketOf } from '../data/publish/cli.ts';
+import { wranglerBucket } from '../data/publish/wrangler-bucket.ts';
+import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../src/geo/published.ts';
+import { parseRanges, shardIndexOf } from '../src/geo/shard-ranges.ts';
+import { type IpAddress, parseIp } from '../src/ip/address.ts';
+import { addressCycle } from './addresses.ts';
 
 const USAGE = `usage: npm run bench:switch -- --file FILE [--url URL] [--inspector PORT] [--pid PID] [--connections N] [--limit S]
 
@@ -25,7 +41,9 @@ each switch takes to be seen, failures, the slowest answers, memory.
   --inspector PORT  wrangler dev's inspector port, to read the isolate's memory
   --pid PID         the workerd process, to read its resident memory
   --connections N   concurrent connections (default 8)
-  --limit S         bound of each phase in seconds (default 90)`;
+  --limit S         bound of each phase in seconds (default 90)
+  --steady S        seconds of steady load before the first switch, whose p99 the switches are set against (default 10)
+  --damage-shard K  then publish --file's build again with shard K's object damaged, and recover`;
 
 const line = parseCommandLine(process.argv.slice(2), {
   command: 'npm run bench:switch',
@@ -38,6 +56,8 @@ const line = parseCommandLine(process.argv.slice(2), {
     connections: { type: 'string', default: '8' },
     /** Bound of each phase, seconds. */
     limit: { type: 'string', default: '90' },
+    steady: { type: 'string', default: '10' },
+    'damage-shard': { type: 'string' },
   },
 });
 if (typeof line === 'number') process.exit(line);
@@ -82,7 +102,12 @@ interface Sample {
   ms: number;
   status: number;
   version: string | null;
+  address: string;
 }
+
+/** A failed request: neither a record (200) nor an address the data does not cover (404). */
+const failedSample = (sample: Sample): boolean => sample.status !== 200 && sample.status !== 404;
+const address = addressCycle(2000, 61, 62);
 
 const samples: Sample[] = [];
 let running = true;
@@ -95,21 +120,32 @@ let client = 0;
 async function worker(): Promise<void> {
   while (running) {
     const n = ++client % 2048;
+    const ip = address();
     const started = performance.now();
     try {
-      const response = await fetch(`${base}/api/v1/json/81.2.69.142`, { headers: { 'CF-Connecting-IP': `198.18.${(n >> 8) & 0xff}.${n & 0xff}` } });
+      const response = await fetch(`${base}/api/v1/json/${ip}`, { headers: { 'CF-Connecting-IP': `198.18.${(n >> 8) & 0xff}.${n & 0xff}` } });
       await response.arrayBuffer();
-      samples.push({ at: Date.now(), ms: performance.now() - started, status: response.status, version: response.headers.get('x-database-version') });
+      samples.push({
+        at: Date.now(),
+        ms: performance.now() - started,
+        status: response.status,
+        version: response.headers.get('x-database-version'),
+        address: ip,
+      });
     } catch {
-      samples.push({ at: Date.now(), ms: performance.now() - started, status: 0, version: null });
+      samples.push({ at: Date.now(), ms: performance.now() - started, status: 0, version: null, address: ip });
     }
   }
 }
 
-async function statusVersion(): Promise<string | undefined> {
+/** The status endpoint's database: its version, and its shards with their ranges. */
+async function status(): Promise<{ version?: string; shards?: { first: string; last: string; version: string | null }[] }> {
   const response = await fetch(`${base}/api/v1/status`, { headers: { 'CF-Connecting-IP': '198.19.0.1' } });
-  const body = (await response.json()) as { database?: { version?: string } };
-  return body.database?.version;
+  return ((await response.json()) as { database?: { version?: string } }).database ?? {};
+}
+
+async function statusVersion(): Promise<string | undefined> {
+  return (await status()).version;
 }
 
 function memory(field: 'VmHWM' | 'VmRSS'): number {
@@ -123,8 +159,8 @@ function resetPeak(): void {
   if (values.pid) writeFileSync(`/proc/${values.pid}/clear_refs`, '5');
 }
 
-/** Runs `command`, then waits until status and answers name a version other than `from`. */
-async function phase(name: string, command: string[], from: string): Promise<string> {
+/** Runs `command` (an npm command line, or a function), then waits until status and answers name a version other than `from`. */
+async function phase(name: string, command: string[] | (() => Promise<unknown>), from: string): Promise<string> {
   resetPeak();
   const before = memory('VmRSS');
   const isolateBefore = isolate.now;
@@ -133,7 +169,8 @@ async function phase(name: string, command: string[], from: string): Promise<str
   const startedAt = Date.now();
   const firstSample = samples.length;
   // Asynchronously: the load keeps going (and its timings stay true) while the command runs.
-  await promisify(execFile)('npm', command, { encoding: 'utf8' });
+  if (Array.isArray(command)) await promisify(execFile)('npm', command, { encoding: 'utf8' });
+  else await command();
   const publishedAt = Date.now();
   let seen: string | undefined;
   while (Date.now() - publishedAt < limitMs) {
@@ -147,14 +184,15 @@ async function phase(name: string, command: string[], from: string): Promise<str
   }
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const during = samples.slice(firstSample);
-  const failed = during.filter((s) => s.status !== 200);
+  const failed = during.filter(failedSample);
   const switchAt = during.find((s) => s.version && s.version !== from)?.at ?? Number.NaN;
   const around = during.filter((s) => Math.abs(s.at - switchAt) < 3000);
   console.log(
-    `${name}: ${command.slice(3).join(' ')} took ${((publishedAt - startedAt) / 1000).toFixed(1)} s; ` +
+    `${name}: ${Array.isArray(command) ? command.slice(3).join(' ') : 'damaged upload'} took ${((publishedAt - startedAt) / 1000).toFixed(1)} s; ` +
       `new version ${seen ?? 'NOT SEEN'} answered ${((switchAt - publishedAt) / 1000).toFixed(1)} s after it returned; ` +
       `${during.length} requests, ${failed.length} not 200 (${[...new Set(failed.map((s) => s.status))].join(', ') || 'none'}); ` +
-      `slowest answer ${Math.max(...during.map((s) => s.ms)).toFixed(0)} ms overall, ${Math.max(0, ...around.map((s) => s.ms)).toFixed(0)} ms within 3 s of the switch ` +
+      `slowest answer ${Math.max(...during.map((s) => s.ms)).toFixed(0)} ms overall (${(Math.max(...during.map((s) => s.ms)) / steadyP99).toFixed(2)}× the steady p99), ` +
+      `${Math.max(0, ...around.map((s) => s.ms)).toFixed(0)} ms within 3 s of the switch ` +
       `(median ${median(during.map((s) => s.ms)).toFixed(1)} ms); isolate ${isolateBefore.toFixed(1)} MiB before, peak ${isolate.peak.toFixed(1)} MiB, ` +
       `after ${isolate.now.toFixed(1)} MiB (committed: peak ${isolate.committedPeak.toFixed(1)} MiB); workerd process RSS ${before.toFixed(0)} MiB before, peak ${memory('VmHWM').toFixed(0)} MiB`,
   );
@@ -163,25 +201,82 @@ async function phase(name: string, command: string[], from: string): Promise<str
 }
 
 function median(values: number[]): number {
+  return percentile(values, 0.5);
+}
+
+function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+}
+
+/**
+ * Uploads the build of `manifestFile` into the local free bucket as version `version`, shard `damaged`'s
+ * object replaced by as many zero bytes (its size right, its SHA-256 wrong), then the record naming it
+ * as current, as `data:publish` would (`src/geo/published.ts`).
+ */
+async function publishDamaged(manifestFile: string, version: string, damaged: number): Promise<void> {
+  const bucket = wranglerBucket({ environment: 'free', bucket: bucketOf('free'), remote: false });
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { shards: { file: string; first: string; last: string; bytes: number; sha256: string }[] };
+  const shards = [];
+  const zeros = join(tmpdir(), `ipgeo-bench-damaged-${process.pid}.mmdb`);
+  for (const [index, { file, first, last, bytes, sha256 }] of manifest.shards.entries()) {
+    const key = `ipgeo-${version}.shard-${index}-of-${manifest.shards.length}.mmdb`;
+    if (index === damaged) writeFileSync(zeros, new Uint8Array(bytes));
+    await bucket.putObject(key, index === damaged ? zeros : join(dirname(manifestFile), file));
+    shards.push({ key, first, last, bytes, sha256 });
+  }
+  rmSync(zeros, { force: true });
+  const record = CurrentRecordSchema.parse(JSON.parse((await bucket.getText(CURRENT_RECORD_KEY)) ?? 'null'));
+  const at = new Date().toISOString();
+  const [head] = shards as [(typeof shards)[number]];
+  const entry = { version, key: head.key, bytes: head.bytes, sha256: head.sha256, shards, publishedAt: at, retiredAt: null };
+  const versions = record.versions.map((v) => (v.version === record.current.version ? { ...v, retiredAt: at } : v));
+  await bucket.putText(CURRENT_RECORD_KEY, JSON.stringify({ v: 1, current: entry, versions: [...versions, entry] }));
 }
 
 const first = await statusVersion();
 if (!first) throw new Error(`${base}/api/v1/status names no version`);
-console.log(`Serving ${first}; ${connections} connections of steady load on /api/v1/json/81.2.69.142`);
+const steadyMs = Number(values.steady) * 1000;
+console.log(`Serving ${first}; ${connections} connections of steady load on /api/v1/json/ of a sample of addresses`);
 const stopSampling = values.inspector ? await sampleIsolate(values.inspector) : () => {};
 await new Promise((resolve) => setTimeout(resolve, 200));
 const workers = Array.from({ length: connections }, () => worker());
 const started = Date.now();
+let steadyP99 = Number.NaN;
 try {
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // Warm-up: every client address once, so that the rate limiter's objects exist before anything is timed.
+  while (samples.length < 2048) await new Promise((resolve) => setTimeout(resolve, 250));
+  const steadyFrom = samples.length;
+  await new Promise((resolve) => setTimeout(resolve, steadyMs));
+  const steady = samples.slice(steadyFrom).map((s) => s.ms);
+  steadyP99 = percentile(steady, 0.99);
+  console.log(
+    `steady: ${steady.length} requests in ${values.steady} s, ${samples.slice(steadyFrom).filter(failedSample).length} failed; p50 ${percentile(steady, 0.5).toFixed(1)} ms, p99 ${steadyP99.toFixed(1)} ms, slowest ${Math.max(...steady).toFixed(0)} ms`,
+  );
   const second = await phase('publish', ['run', 'data:publish', '--', '--env', 'free', '--file', values.file], first);
   await phase('rollback', ['run', 'data:rollback', '--', '--env', 'free'], second);
+  if (values['damage-shard'] !== undefined) {
+    const damaged = Number(values['damage-shard']);
+    const version = `${second.slice(0, 10)}.dead000${damaged}`;
+    const from = samples.length;
+    await phase(`shard ${damaged} damaged`, () => publishDamaged(values.file as string, version, damaged), first);
+    const { shards } = await status();
+    const ranges = parseRanges(shards ?? []);
+    if ('error' in ranges) throw new Error(ranges.error);
+    const onVersion = samples.slice(from).filter((s) => s.version === version || (failedSample(s) && s.status === 503));
+    const inShard = (s: Sample) => shardIndexOf(ranges, parseIp(s.address) as IpAddress) === damaged;
+    const count = (list: Sample[]) =>
+      `${list.length} requests, ${list.filter(failedSample).length} failed (${[...new Set(list.filter(failedSample).map((s) => s.status))].join(', ') || 'none'})`;
+    console.log(
+      `  while ${version} is current: shard ${damaged}'s addresses ${count(onVersion.filter(inShard))}; the other shards' ${count(onVersion.filter((s) => !inShard(s)))}; ` +
+        `status: ${(shards ?? []).map((shard, index) => `shard ${index} ${shard.version ?? 'unavailable'}`).join(', ')}`,
+    );
+    await phase('recovery', ['run', 'data:publish', '--', '--env', 'free'], version);
+  }
 } finally {
   running = false;
   await Promise.all(workers);
   stopSampling();
 }
-const failed = samples.filter((s) => s.status !== 200).length;
-console.log(`Whole run: ${samples.length} requests in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed} not 200.`);
+const failed = samples.filter(failedSample).length;
+console.log(`Whole run: ${samples.length} requests in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed} failed (neither 200 nor 404).`);

@@ -3,7 +3,7 @@
  * `data:publish`, `data:rollback` and `npm run deploy`, and the refusal of a database whose load would
  * not fit it (the model is `src/geo/budget.ts`), in words that name the figures and the remedy.
  */
-import { budgetFit, DEFAULT_BUDGET_BYTES, MIB } from '../src/geo/budget.ts';
+import { budgetFit, DEFAULT_BUDGET_BYTES, MIB, sideBySideFit } from '../src/geo/budget.ts';
 
 /** The `--budget-mib` option as `parseArgs` declares it. */
 export const BUDGET_OPTION = { 'budget-mib': { type: 'string' } } as const;
@@ -33,13 +33,14 @@ export function mib(bytes: number): string {
 }
 
 /**
- * Checks that a database of `fileBytes` bytes fits `budgetBytes` once loaded.
+ * Checks that a database file (or one shard's file) of `fileBytes` bytes fits `budgetBytes` once loaded.
  *
- * @param what names the database in the message (`data/out/ipgeo.mmdb`, `version 2026-09-18.6f982ce9`).
+ * @param what names the file in the message (`data/out/ipgeo.mmdb`, `version 2026-09-18.6f982ce9`).
+ * @param remedy what to do when it does not fit; by default, sharding, smaller sources or a larger budget.
  * @returns one line for the operator: the memory it needs, the budget, the margin.
  * @throws BudgetError naming the figure, the budget and the remedy when it does not fit.
  */
-export function checkBudget(what: string, fileBytes: number, budgetBytes: number): string {
+export function checkBudget(what: string, fileBytes: number, budgetBytes: number, remedy = DEFAULT_REMEDY): string {
   const fit = budgetFit(fileBytes, budgetBytes);
   const budget = `the isolate budget of ${mib(budgetBytes)}`;
   if (fit.fits) {
@@ -47,8 +48,25 @@ export function checkBudget(what: string, fileBytes: number, budgetBytes: number
   }
   throw new BudgetError(
     `${what} (${mib(fileBytes)}) would need ${mib(fit.neededBytes)} once loaded with its caches full, ${mib(-fit.marginBytes)} over ${budget} ` +
-      `(files up to ${mib(fit.largestFileBytes)} fit): every isolate that loaded it would run out of memory. ` +
-      'Build from smaller sources (GeoLite2 rather than GeoIP2 City, fewer editions or lists), or, where isolates have the room, ' +
-      'give a larger budget with --budget-mib (Workers allow 128 MB per isolate, ArrayBuffers included).',
+      `(files up to ${mib(fit.largestFileBytes)} fit): every isolate that loaded it would run out of memory. ${remedy}`,
   );
+}
+
+const DEFAULT_REMEDY =
+  'Split the database into shards, each served by a Worker of its own (npm run data:build without --shards makes the fewest that fit; docs/sharding.md), ' +
+  'build from smaller sources (GeoLite2 rather than GeoIP2 City, fewer editions or lists), or, where isolates have the room, ' +
+  'give a larger budget with --budget-mib (Workers allow 128 MB per isolate, ArrayBuffers included).';
+
+/**
+ * Whether a file of `fileBytes` bytes can switch to a next version of about its size without a wait:
+ * both loaded side by side within `budgetBytes` (`sideBySideFit`), as a shard Worker loads the next
+ * version beside the one answering when they fit, and releases it first (requests wait) when not.
+ *
+ * @returns one line for the operator.
+ */
+export function switchLine(fileBytes: number, budgetBytes: number): string {
+  const fit = sideBySideFit(fileBytes, fileBytes, budgetBytes);
+  return fit.fits
+    ? `two versions side by side need ${mib(fit.neededBytes)}: a switch loads the next beside it, no request waits`
+    : `two versions side by side would need ${mib(fit.neededBytes)}: a switch releases it before loading the next, requests wait`;
 }

@@ -15,12 +15,15 @@ import {
   type StoredNames,
   type StoredNetwork,
   type StoredRecord,
+  type StoredShard,
   type StoredSource,
 } from '../src/geo/schema.ts';
+import { formatPosition, type ShardRange } from '../src/geo/shard-ranges.ts';
 import { DataSectionWriter, MmdbPointer, type MmdbValue, mmdbType } from './mmdb/data-section.ts';
-import { SearchTree } from './mmdb/search-tree.ts';
+import { type FinalTree, SearchTree } from './mmdb/search-tree.ts';
 import { assembleMmdb, chooseRecordSize } from './mmdb/writer.ts';
 import type { LocationSource, NetworkSource, ProxySource } from './sources/source.ts';
+import { type LeafParts, positionBytes, splitRanges } from './split.ts';
 
 /** The sources of one build, applied in order (later sources of a kind win where they overlap). */
 export interface CompileInput {
@@ -96,13 +99,46 @@ class Combinations {
   }
 }
 
+/** A compiled database file: its bytes and its counts. */
+interface CompiledFile {
+  readonly bytes: Uint8Array;
+  readonly counts: CompileCounts;
+}
+
+/** One shard of a sharded build: its file and the range of positions it answers. */
+interface CompiledShard extends CompiledFile {
+  readonly range: ShardRange;
+}
+
+/** A sharded build: its shards in address order, and the counts of the database they hold together. */
+interface CompiledShards {
+  readonly shards: readonly CompiledShard[];
+  /**
+   * As a whole file's, except: `networks` and `nodes` are the shards' sums (a network that a range
+   * boundary cuts counts once per piece), `recordSize` the largest shard's.
+   */
+  readonly counts: CompileCounts;
+}
+
 /**
- * Builds the compiled database.
+ * Builds the compiled database as one file.
  *
+ * @internal Exported for the tests that compile small databases in one call; the build splits the
+ *   work ({@link overlay}) to write one file or shards from the same overlay.
  * @param log receives one line per stage, with timings.
  * @returns the MMDB file's bytes and its counts.
  */
-export function compile(input: CompileInput, log: (line: string) => void = () => {}): { bytes: Uint8Array; counts: CompileCounts } {
+export function compile(input: CompileInput, log: (line: string) => void = () => {}): CompiledFile {
+  return overlay(input, log).whole();
+}
+
+/**
+ * Reads every source into one search tree (the work all outputs share), from which {@link Overlay.whole}
+ * writes the database as one file and {@link Overlay.split} as shards.
+ *
+ * @param log receives one line per stage, with timings.
+ */
+export function overlay(input: CompileInput, log: (line: string) => void = () => {}): Overlay {
   const started = Date.now();
   const stage = (what: string) =>
     log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s, ${Math.round(process.memoryUsage.rss() / 1024 / 1024)} MiB resident)`);
@@ -144,116 +180,263 @@ export function compile(input: CompileInput, log: (line: string) => void = () =>
     });
     stage(`${source.info.name}: ${proxyNetworks} networks`);
   }
+  return new SourceOverlay(input, tree, locations, networks, combos, countryNames, continentNames, proxyNetworks, stage);
+}
 
-  const final = tree.finalize({ aliasIpv4: true, rootDepth: 0 });
-  stage(`search tree: ${final.nodeCount} nodes`);
+/** The sources overlaid in one search tree, ready to be written as one file or as shards. */
+export interface Overlay {
+  /** The database as one file (N = 1); the overlay may still be split afterwards. */
+  whole(): CompiledFile;
+  /**
+   * The database as `count` shards (`count` ≥ 2), each a file of the same schema holding exactly the
+   * networks of its range (`src/geo/shard-ranges.ts`), with ranges chosen so the files are about equal in size.
+   *
+   * @throws SplitError when the data has too few networks for `count` shards.
+   */
+  split(count: number): CompiledShards;
+}
 
-  const data = new DataSectionWriter();
-  const offsets = new Map<number, number>();
-  const regionPairs = new Map<string, boolean>();
-  const leafIds = [...final.leafIds()].sort((a, b) => a - b);
-  // Locations and routing facts first, each once: every record then holds pointers only, so a reader
-  // finds a record's parts without walking over a map written in its middle.
-  const used = { locations: new Set<number>(), networks: new Set<number>() };
-  for (const id of leafIds) {
-    used.locations.add(combos.location[id] as number);
-    used.networks.add(combos.network[id] as number);
+class SourceOverlay implements Overlay {
+  constructor(
+    private readonly input: CompileInput,
+    private readonly tree: SearchTree,
+    private readonly locations: Interner<StoredLocation>,
+    private readonly networks: Interner<StoredNetwork>,
+    private readonly combos: Combinations,
+    private readonly countryNames: Map<string, StoredNames>,
+    private readonly continentNames: Map<string, StoredNames>,
+    private readonly proxyNetworks: number,
+    private readonly stage: (what: string) => void,
+  ) {}
+
+  whole(): CompiledFile {
+    const final = this.tree.finalize({ aliasIpv4: true, rootDepth: 0 });
+    this.stage(`search tree: ${final.nodeCount} nodes`);
+    return this.write(final);
   }
-  // Every map key comes first of all, so that the pointers to them are the shortest (2 bytes) and a
-  // reader finds them all at the start (src/geo/database.ts recognises keys by their offset).
-  for (const key of STORED_KEYS) data.write(key);
-  // Then the names arrays, each once, so that a location holds a pointer to its arrays and is told
-  // apart from the others by that pointer rather than by the arrays' contents.
-  const arrays = new Map<StoredNames, MmdbPointer>();
-  const pointerTo = (names: StoredNames, kind: Set<number>): MmdbPointer => {
-    let pointer = arrays.get(names);
-    if (pointer === undefined) {
-      pointer = new MmdbPointer(data.write(names));
-      arrays.set(names, pointer);
+
+  split(count: number): CompiledShards {
+    // The tree as `whole` (which finalizes it) leaves it: a split after it cuts the same ranges.
+    this.tree.settle();
+    const ranges = splitRanges(this.tree, this.leafParts(), count);
+    this.stage(`ranges of ${count} shards, starting at ${ranges.map((r) => formatPosition(r.first)).join(', ')}`);
+    const leafIds = new Set<number>();
+    const shards = ranges.map((range, index): CompiledShard => {
+      const final = this.tree.clip(positionBytes(range.first), positionBytes(range.last)).finalize({ aliasIpv4: true, rootDepth: 0 });
+      for (const id of final.leafIds()) leafIds.add(id);
+      return { ...this.write(final, { index, count, first: formatPosition(range.first), last: formatPosition(range.last) }), range };
+    });
+    const counts: CompileCounts = {
+      ...this.contentCounts(leafIds),
+      networks: shards.reduce((sum, shard) => sum + shard.counts.networks, 0),
+      nodes: shards.reduce((sum, shard) => sum + shard.counts.nodes, 0),
+      recordSize: Math.max(...shards.map((shard) => shard.counts.recordSize)) as CompileCounts['recordSize'],
+    };
+    return { shards, counts };
+  }
+
+  /** The counts of what the leaves `leafIds` reach (records, regions, names) and of the sources read. */
+  private contentCounts(leafIds: ReadonlySet<number>): Omit<CompileCounts, 'networks' | 'nodes' | 'recordSize'> {
+    const { combos, locations, networks } = this;
+    const regionPairs = new Map<string, boolean>();
+    // Names arrays are told apart by their contents, as the data section writes each distinct one once.
+    const names = { cities: new Set<string>(), regions: new Set<string>() };
+    for (const index of new Set([...leafIds].map((id) => combos.location[id] as number))) {
+      const location = locations.values[index];
+      if (location === undefined) continue;
+      if (location.region) regionPairs.set(`${location.country_code}|${location.region}`, Boolean(location.region_code));
+      if (location.region_names) names.regions.add(JSON.stringify(location.region_names));
+      if (location.city_names) names.cities.add(JSON.stringify(location.city_names));
     }
-    kind.add(pointer.target);
-    return pointer;
-  };
-  const nameArrays = { cities: new Set<number>(), regions: new Set<number>() };
-  const locationOffsets = new Map<number, number>();
-  const networkOffsets = new Map<number, number>();
-  for (const index of [...used.locations].sort((a, b) => a - b)) {
-    const location = locations.values[index];
-    if (location === undefined) continue;
-    const stored = toStored(location);
-    if (location.region_names) stored.region_names = pointerTo(location.region_names, nameArrays.regions);
-    if (location.city_names) stored.city_names = pointerTo(location.city_names, nameArrays.cities);
-    locationOffsets.set(index, data.write(stored));
-    if (location.region) regionPairs.set(`${location.country_code}|${location.region}`, Boolean(location.region_code));
-  }
-  for (const index of [...used.networks].sort((a, b) => a - b)) {
-    const network = networks.values[index];
-    if (network !== undefined) networkOffsets.set(index, data.write(network as MmdbValue));
-  }
-  for (const id of leafIds) {
-    const locationOffset = locationOffsets.get(combos.location[id] as number);
-    const networkOffset = networkOffsets.get(combos.network[id] as number);
-    // The stored shape of StoredRecord, its parts as pointers to their one copy.
-    const record: { [K in keyof StoredRecord]?: MmdbValue } = {};
-    if (locationOffset !== undefined) record.location = new MmdbPointer(locationOffset);
-    if (networkOffset !== undefined) record.network = new MmdbPointer(networkOffset);
-    if (combos.proxy[id]) record.proxy = true;
-    offsets.set(id, data.write(record as MmdbValue));
-  }
-  stage(`data section: ${offsets.size} records, ${data.size} bytes`);
-
-  let leaves = 0;
-  final.forEachNode((left, right) => {
-    if (left.kind === 'leaf') leaves++;
-    if (right.kind === 'leaf') leaves++;
-  });
-  const sorted = (names: Map<string, StoredNames>) => Object.fromEntries([...names].sort(([a], [b]) => (a < b ? -1 : 1)));
-  const extra: StoredMetadata = {
-    languages: LANGUAGES,
-    country_names: sorted(countryNames),
-    continent_names: sorted(continentNames),
-    sources: [...input.locations, ...input.networks, ...input.proxies].map(
-      ({ info }): StoredSource => ({
-        name: info.name,
-        provides: info.provides,
-        version: info.version,
-        built_at: info.builtAt,
-        licence: info.licence,
-        attribution: info.attribution,
-      }),
-    ),
-    counts: { networks: leaves, records: offsets.size },
-  };
-  const { languages, ...rest } = extra;
-  const bytes = assembleMmdb(
-    final,
-    data,
-    {
-      ipVersion: 6,
-      databaseType: DATABASE_TYPE,
-      languages,
-      description: { en: `IP geolocation service database, compact schema version ${SCHEMA_VERSION}` },
-      buildEpoch: input.buildEpoch,
-      extra: rest as unknown as Record<string, MmdbValue>,
-    },
-    (id) => offsets.get(id) as number,
-  );
-  const recordSize = chooseRecordSize(final.nodeCount, data.size);
-  stage(`assembled: ${bytes.length} bytes`);
-  return {
-    bytes,
-    counts: {
-      networks: leaves,
-      records: offsets.size,
+    return {
+      records: leafIds.size,
       locations: locations.values.length,
       asns: networks.values.length,
-      proxyNetworks,
+      proxyNetworks: this.proxyNetworks,
       regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
-      names: { cities: nameArrays.cities.size, regions: nameArrays.regions.size, countries: countryNames.size, continents: continentNames.size },
-      nodes: final.nodeCount,
-      recordSize,
-    },
-  };
+      names: { cities: names.cities.size, regions: names.regions.size, countries: this.countryNames.size, continents: this.continentNames.size },
+    };
+  }
+
+  /** The data parts each leaf id (a combination) reaches, and their sizes, for {@link splitRanges}. */
+  private leafParts(): LeafParts {
+    const { combos, locations, networks } = this;
+    const records = combos.location.length;
+    const locationPart = (index: number) => records + index;
+    const networkPart = (index: number) => records + locations.values.length + index;
+    const namesParts = new Map<StoredNames, number>();
+    const namesPart = (names: StoredNames) => {
+      let part = namesParts.get(names);
+      if (part === undefined) {
+        part = records + locations.values.length + networks.values.length + namesParts.size;
+        namesParts.set(names, part);
+      }
+      return part;
+    };
+    const partStart = new Int32Array(records + 1);
+    const partList: number[] = [];
+    for (let id = 0; id < records; id++) {
+      partStart[id] = partList.length;
+      partList.push(id);
+      const location = combos.location[id] as number;
+      const network = combos.network[id] as number;
+      if (location !== NONE) {
+        partList.push(locationPart(location));
+        const { region_names, city_names } = locations.values[location] as StoredLocation;
+        if (region_names) partList.push(namesPart(region_names));
+        if (city_names) partList.push(namesPart(city_names));
+      }
+      if (network !== NONE) partList.push(networkPart(network));
+    }
+    partStart[records] = partList.length;
+
+    // Each part's size as the data section writes it: after the keys, which it points to, and after the
+    // parts before it, whose strings it points to as a file of many of them does.
+    const { writer: sizes, far } = sizingWriter();
+    const partBytes = new Float64Array(records + locations.values.length + networks.values.length + namesParts.size);
+    // Records of one shape differ in their pointers only: each shape is sized once, on a writer of its own.
+    const shapes = new Map<string, number>();
+    for (let id = 0; id < records; id++) {
+      const shape = `${combos.location[id] !== NONE},${combos.network[id] !== NONE},${combos.proxy[id]}`;
+      let bytes = shapes.get(shape);
+      if (bytes === undefined) {
+        const sizing = sizingWriter();
+        const record: Record<string, MmdbValue> = {};
+        if (combos.location[id] !== NONE) record.location = sizing.far;
+        if (combos.network[id] !== NONE) record.network = sizing.far;
+        if (combos.proxy[id]) record.proxy = true;
+        bytes = bytesOf(sizing.writer, record);
+        shapes.set(shape, bytes);
+      }
+      partBytes[id] = bytes;
+    }
+    locations.values.forEach((location, index) => {
+      const stored = toStored(location);
+      if (location.region_names) stored.region_names = far;
+      if (location.city_names) stored.city_names = far;
+      partBytes[locationPart(index)] = bytesOf(sizes, stored);
+    });
+    networks.values.forEach((network, index) => {
+      partBytes[networkPart(index)] = bytesOf(sizes, network as MmdbValue);
+    });
+    for (const [names, part] of namesParts) partBytes[part] = bytesOf(sizes, names);
+    return { partStart, partList: Int32Array.from(partList), partBytes };
+  }
+
+  /** Writes the data that `final` reaches and assembles the file; `shard` adds its metadata. */
+  private write(final: FinalTree, shard?: StoredShard): CompiledFile {
+    const { input, combos, locations, networks } = this;
+    const data = new DataSectionWriter();
+    const offsets = new Map<number, number>();
+    const reached = final.leafIds();
+    const leafIds = [...reached].sort((a, b) => a - b);
+    // Locations and routing facts first, each once: every record then holds pointers only, so a reader
+    // finds a record's parts without walking over a map written in its middle.
+    const used = { locations: new Set<number>(), networks: new Set<number>() };
+    for (const id of leafIds) {
+      used.locations.add(combos.location[id] as number);
+      used.networks.add(combos.network[id] as number);
+    }
+    // Every map key comes first of all, so that the pointers to them are the shortest (2 bytes) and a
+    // reader finds them all at the start (src/geo/database.ts recognises keys by their offset).
+    for (const key of STORED_KEYS) data.write(key);
+    // Then the names arrays, each once, so that a location holds a pointer to its arrays and is told
+    // apart from the others by that pointer rather than by the arrays' contents.
+    const arrays = new Map<StoredNames, MmdbPointer>();
+    const pointerTo = (names: StoredNames): MmdbPointer => {
+      let pointer = arrays.get(names);
+      if (pointer === undefined) {
+        pointer = new MmdbPointer(data.write(names));
+        arrays.set(names, pointer);
+      }
+      return pointer;
+    };
+    const locationOffsets = new Map<number, number>();
+    const networkOffsets = new Map<number, number>();
+    for (const index of [...used.locations].sort((a, b) => a - b)) {
+      const location = locations.values[index];
+      if (location === undefined) continue;
+      const stored = toStored(location);
+      if (location.region_names) stored.region_names = pointerTo(location.region_names);
+      if (location.city_names) stored.city_names = pointerTo(location.city_names);
+      locationOffsets.set(index, data.write(stored));
+    }
+    for (const index of [...used.networks].sort((a, b) => a - b)) {
+      const network = networks.values[index];
+      if (network !== undefined) networkOffsets.set(index, data.write(network as MmdbValue));
+    }
+    for (const id of leafIds) {
+      const locationOffset = locationOffsets.get(combos.location[id] as number);
+      const networkOffset = networkOffsets.get(combos.network[id] as number);
+      // The stored shape of StoredRecord, its parts as pointers to their one copy.
+      const record: { [K in keyof StoredRecord]?: MmdbValue } = {};
+      if (locationOffset !== undefined) record.location = new MmdbPointer(locationOffset);
+      if (networkOffset !== undefined) record.network = new MmdbPointer(networkOffset);
+      if (combos.proxy[id]) record.proxy = true;
+      offsets.set(id, data.write(record as MmdbValue));
+    }
+    const what = shard ? `shard ${shard.index} of ${shard.count}: ` : '';
+    this.stage(`${what}data section: ${offsets.size} records, ${data.size} bytes`);
+
+    let leaves = 0;
+    final.forEachNode((left, right) => {
+      if (left.kind === 'leaf') leaves++;
+      if (right.kind === 'leaf') leaves++;
+    });
+    const sorted = (names: Map<string, StoredNames>) => Object.fromEntries([...names].sort(([a], [b]) => (a < b ? -1 : 1)));
+    const extra: StoredMetadata = {
+      languages: LANGUAGES,
+      country_names: sorted(this.countryNames),
+      continent_names: sorted(this.continentNames),
+      sources: [...input.locations, ...input.networks, ...input.proxies].map(
+        ({ info }): StoredSource => ({
+          name: info.name,
+          provides: info.provides,
+          version: info.version,
+          built_at: info.builtAt,
+          licence: info.licence,
+          attribution: info.attribution,
+        }),
+      ),
+      counts: { networks: leaves, records: offsets.size },
+      ...(shard ? { shard } : {}),
+    };
+    const { languages, ...rest } = extra;
+    const bytes = assembleMmdb(
+      final,
+      data,
+      {
+        ipVersion: 6,
+        databaseType: DATABASE_TYPE,
+        languages,
+        description: { en: `IP geolocation service database, compact schema version ${SCHEMA_VERSION}` },
+        buildEpoch: input.buildEpoch,
+        extra: rest as unknown as Record<string, MmdbValue>,
+      },
+      (id) => offsets.get(id) as number,
+    );
+    const recordSize = chooseRecordSize(final.nodeCount, data.size);
+    this.stage(`${what}assembled: ${bytes.length} bytes`);
+    return { bytes, counts: { ...this.contentCounts(reached), networks: leaves, nodes: final.nodeCount, recordSize } };
+  }
+}
+
+/**
+ * A data section writer for sizing parts: the keys first, as every file's section starts, then a
+ * mebibyte of filler and a value that `far` points to, 4 bytes as a pointer into a file of megabytes is.
+ */
+function sizingWriter(): { writer: DataSectionWriter; far: MmdbPointer } {
+  const writer = new DataSectionWriter();
+  for (const key of STORED_KEYS) writer.write(key);
+  writer.write('.'.repeat(1 << 20));
+  return { writer, far: new MmdbPointer(writer.write('far')) };
+}
+
+/** The bytes that writing `value` adds to `writer`'s section. */
+function bytesOf(writer: DataSectionWriter, value: MmdbValue): number {
+  const before = writer.size;
+  writer.write(value);
+  return writer.size - before;
 }
 
 /** The keys of every map of the compact schema, written first of the data section. */

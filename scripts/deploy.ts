@@ -4,26 +4,30 @@
  *
  * 1. finds or creates the `ACCOUNTS` KV namespace shared by all five (titled `ipgeo-accounts`, unless
  *    the settings name its id), and the deployment's R2 bucket with its location hint;
- * 2. reads the bucket's current record (`ipgeo-current.json`, `src/geo/published.ts`); when there is
- *    none, publishes the compiled database (`data/out/ipgeo.mmdb`, built if missing) exactly as
- *    `npm run data:publish -- --env X --remote` does: checked whole and against the isolate budget,
- *    uploaded as `ipgeo-{version}.mmdb`, then named by a new current record (`data/publish/`), saying
- *    when its data came from the npm packages. A bucket that has a current version is left as it is
- *    (`data:publish` replaces it, `data:rollback` goes back), and the deploy stops when that version
- *    would not fit the isolate budget (`data/budget.ts`, `--budget-mib`);
- * 3. deploys the Worker from `wrangler.toml` with the operator's values put in (`deploy/config.ts`);
- * 4. prints its URLs, and checks `/health` and the status endpoint of its origin.
+ * 2. where the build in `data/out/` is sharded (`docs/sharding.md`), deploys its shard Workers, with no
+ *    route, no `workers.dev` address and no preview URL (`deploy/shards.ts`);
+ * 3. reads the bucket's current record (`ipgeo-current.json`, `src/geo/published.ts`); when there is
+ *    none, or its version has another number of shards than the build (changing N is a redeploy),
+ *    publishes the build (built if missing) exactly as `npm run data:publish -- --env X --remote` does:
+ *    checked whole and against the isolate budget, every object uploaded, then named by a new current
+ *    record (`data/publish/`), saying when its data came from the npm packages. A bucket whose current
+ *    version has the build's number of shards is left as it is (`data:publish` replaces it,
+ *    `data:rollback` goes back), and the deploy stops when that version would not fit the isolate
+ *    budget (`data/budget.ts`, `--budget-mib`);
+ * 4. deploys the app from `wrangler.toml` with the operator's values put in (`deploy/config.ts`),
+ *    bound to its shard Workers where there are any, prints its URLs, and checks `/health` and the
+ *    status endpoint of its origin.
  *
  * With `--dry-run`, nothing on Cloudflare is read or changed: every configuration is built and checked
  * by `wrangler deploy --dry-run` (CI runs this for all five with the example settings).
  *
  * Exit status: 0 done; 1 a setting is missing or a step failed (the message says which); 2 bad usage.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget } from '../data/budget.ts';
-import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { build, MANIFEST_FILE, manifestShards, SHARDS_OPTION, shardsFromOption } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { type BuildFile, productionDataNotice } from '../data/publish/build-file.ts';
 import { readBuild } from '../data/publish/cli.ts';
@@ -40,6 +44,7 @@ import {
   SETTINGS_FILE,
   SettingsError,
 } from './deploy/settings.ts';
+import { shardBinding, shardWorkerName, withShardBindings, writeShardConfigs } from './deploy/shards.ts';
 import { copyDocsAssets } from './docs-assets.ts';
 import { prepareHomeAssets } from './home-assets.ts';
 
@@ -61,6 +66,8 @@ export interface DeployRequest {
   readonly settings: DeploySettings;
   /** The isolate budget a bucket's current version must fit once loaded, in bytes (default 96 MiB). */
   readonly budgetBytes?: number;
+  /** The shards of the build the deployments serve (default 1: the app holds the whole database). */
+  readonly shards?: number;
 }
 
 /** What a deployment looked like after the run. */
@@ -105,7 +112,12 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
 
   const accountsKvId = dryRun ? settings.accountsKvId : accountsNamespace(cloudflare, settings.accountsKvId, log);
   const { configPath } = tools;
-  writeDeployConfig(configPath, deployConfig(wranglerToml, settings, accountsKvId, ROOT));
+  const shards = request.shards ?? 1;
+  const config = request.environments.reduce(
+    (bound, environment) => withShardBindings(bound, environment, shards),
+    deployConfig(wranglerToml, settings, accountsKvId, ROOT),
+  );
+  writeDeployConfig(configPath, config);
 
   const existingBuckets = dryRun ? [] : cloudflare.buckets();
   const budgetBytes = request.budgetBytes ?? DEFAULT_BUDGET_BYTES;
@@ -114,22 +126,40 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
   for (const environment of request.environments) {
     const facts = environmentFacts(wranglerToml, environment);
     log(`\n== ${environment}: Worker ${facts.workerName}, bucket ${facts.bucket}${dryRun ? ' (dry run)' : ''}`);
+    // The shard Workers first: a build of another number of shards is published only once they run.
+    for (const [index, shardConfigPath] of writeShardConfigs(config, environment, shards, ROOT, dirname(configPath)).entries()) {
+      const name = shardWorkerName(facts.workerName, index, shards);
+      const addresses = cloudflare.deploy(shardConfigPath, environment, dryRun, name);
+      if (addresses.length > 0) throw new DeployError(`Shard Worker ${name} was given an address (${addresses.join(', ')}); it must have none.`);
+      log(
+        `Shard Worker ${name}${dryRun ? ' checked' : ' deployed'}: no route, no workers.dev address, no preview URL; bound to ${facts.workerName} as ${shardBinding(index)}.`,
+      );
+    }
     if (!dryRun) {
       if (existingBuckets.includes(facts.bucket)) log(`R2 bucket ${facts.bucket} exists.`);
       else cloudflare.createBucket(facts.bucket, LOCATION_HINTS[environment]);
       const bucket = cloudflare.versionBucket(environment, facts.bucket);
       const record = await readRecord(bucket);
-      if (record !== null) {
-        log(`${bucket.name} has a current database version already: ${record.current.version}; not publishing.`);
-        log(checkBudget(`Version ${record.current.version}`, record.current.bytes, budgetBytes));
+      const current = record?.current;
+      if (current !== undefined && current.shards.length === shards) {
+        log(`${bucket.name} has a current database version already: ${current.version}; not publishing.`);
+        const many = current.shards.length > 1;
+        for (const [k, shard] of current.shards.entries())
+          log(checkBudget(`Version ${current.version}${many ? `, shard ${k}` : ''}`, shard.bytes, budgetBytes));
       } else {
         if (database === undefined) {
           database = tools.database();
-          log(checkBudget(`Version ${database.version}`, database.bytes, budgetBytes));
+          const files = database.shards;
+          for (const [k, file] of files.entries())
+            log(checkBudget(`Version ${database.version}${files.length > 1 ? `, shard ${k}` : ''}`, file.bytes, budgetBytes));
           const notice = productionDataNotice(database);
           if (notice) log(notice);
         }
-        await publishTo(bucket, database, new Date(), log, record);
+        if (current !== undefined) {
+          log(`${bucket.name} serves ${current.version} in ${current.shards.length} shard(s); this deploy serves ${shards}: publishing ${database.version}.`);
+        }
+        // The app deployed before this one keeps answering from the version it holds until the new app replaces it.
+        await publishTo(bucket, database, new Date(), log, record, { newShardCount: true });
       }
     }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
@@ -211,15 +241,23 @@ const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all)
   --all               all five (the paid ones first, the free one last)
   --dry-run           build and check each configuration with wrangler deploy --dry-run; nothing on Cloudflare is touched
   --settings <file>   the operator's values (default: ${SETTINGS_FILE}; IPGEO_* variables override it)
-  --budget-mib N      ${BUDGET_HELP}`;
+  --budget-mib N      ${BUDGET_HELP}
+  --shards N          with --dry-run: check the configurations of N shard Workers per deployment (default:
+                      as many as the build in data/out/ has; a deploy always serves that build's)`;
 
 /**
  * The compiled build, as `data:publish` reads it (checked against its manifest and the budget, and read
  * whole); built from the default sources when missing.
  */
 function compiledBuild(budgetBytes: number): BuildFile<string> {
-  if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) build({ proxyLists: [], budgetBytes });
-  return readBuild(DATABASE_FILE, budgetBytes);
+  if (!existsSync(MANIFEST_FILE)) build({ proxyLists: [], budgetBytes });
+  return readBuild(MANIFEST_FILE, budgetBytes);
+}
+
+/** The shards of the build in `data/out/` (1 when there is none yet: the deploy builds one file). */
+function builtShards(): number {
+  if (!existsSync(MANIFEST_FILE)) return 1;
+  return Math.max(1, manifestShards(JSON.parse(readFileSync(MANIFEST_FILE, 'utf8')) as Parameters<typeof manifestShards>[0]).length);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -232,10 +270,11 @@ async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean', default: false },
       settings: { type: 'string', default: SETTINGS_FILE },
       ...BUDGET_OPTION,
+      ...SHARDS_OPTION,
     },
   });
   if (typeof line === 'number') return line;
-  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string; 'budget-mib'?: string };
+  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string; 'budget-mib'?: string; shards?: string };
   const named = values.env ?? [];
   const unknown = named.find((name) => !(ENVIRONMENTS as readonly string[]).includes(name));
   if (unknown !== undefined) return commandLineError(COMMAND, `unknown deployment '${unknown}'; one of ${ENVIRONMENTS.join(', ')}`);
@@ -243,13 +282,18 @@ async function main(argv: string[]): Promise<number> {
     return commandLineError(COMMAND, values.all ? '--env and --all exclude each other' : 'name the deployments: --env NAME (repeatable) or --all');
   const budgetBytes = budgetFromOption(values['budget-mib']);
   if (typeof budgetBytes !== 'number') return commandLineError(COMMAND, budgetBytes.error);
+  const asked = shardsFromOption(values.shards);
+  if (typeof asked === 'object') return commandLineError(COMMAND, asked.error);
+  if (asked !== undefined && !values['dry-run'])
+    return commandLineError(COMMAND, '--shards goes with --dry-run only: a deploy serves the shards of the build in data/out/');
+  const shards = asked ?? builtShards();
   const environments = values.all ? ENVIRONMENTS : ENVIRONMENTS.filter((environment) => named.includes(environment));
   const log = (line: string) => console.log(line);
   try {
     const settings = loadSettings(join(ROOT, values.settings), process.env, environments);
     copyDocsAssets();
     prepareHomeAssets();
-    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings, budgetBytes }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
+    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings, budgetBytes, shards }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
       cloudflare: new WranglerCloudflare(ROOT, log),
       database: () => compiledBuild(budgetBytes),
       fetch: (url) => fetch(url, { redirect: 'manual' }),

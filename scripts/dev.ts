@@ -8,14 +8,19 @@
  *     npm run dev -- --port 8731 --inspector-port 8732
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { build, DATABASE_FILE, MANIFEST_FILE } from '../data/build.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build, MANIFEST_FILE, manifestShards } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { readBuildFile } from '../data/publish/build-file.ts';
 import { bucketOf, deployments } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { wranglerBucket } from '../data/publish/wrangler-bucket.ts';
+import { readWranglerToml, writeDeployConfig } from './deploy/config.ts';
+import { withShardBindings, writeShardConfigs } from './deploy/shards.ts';
 import { prepareHomeAssets } from './home-assets.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
 
 // One program serves both scripts; npm names the one that ran.
 const COMMAND = process.env.npm_lifecycle_event === 'dev:paid' ? 'npm run dev:paid' : 'npm run dev';
@@ -41,23 +46,46 @@ if (!deployments().includes(environment)) {
   process.exit(commandLineError(COMMAND, `unknown deployment '${environment}'; wrangler.toml has ${deployments().join(', ')}`));
 }
 
-if (!existsSync(DATABASE_FILE) || !existsSync(MANIFEST_FILE)) {
+if (!existsSync(MANIFEST_FILE)) {
   console.log('No database yet: building it from the default sources (about a minute)…');
   build({ proxyLists: [] });
 }
 
 try {
-  const local = readBuildFile(DATABASE_FILE);
+  const local = readBuildFile(MANIFEST_FILE);
   const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false });
-  if ((await readRecord(bucket))?.current.sha256 === local.sha256) {
+  if ((await readRecord(bucket))?.current.version === local.version) {
     console.log(`The local R2 bucket ${bucket.name} already has version ${local.version} as current.`);
   } else {
-    await publishTo(bucket, { ...local, body: DATABASE_FILE }, new Date(), console.log);
+    const shards = local.shards.map((shard) => ({ ...shard, body: shard.file }));
+    await publishTo(bucket, { ...local, shards }, new Date(), console.log, undefined, { newShardCount: true });
   }
 } catch (error) {
   if (!(error instanceof PublishError)) throw error;
   console.error(`Could not publish the local build: ${error.message}`);
   process.exit(1);
+}
+
+/**
+ * The configurations `wrangler dev` runs: `wrangler.toml` alone for a build of one file; for a sharded
+ * build (`docs/sharding.md`), the app bound to its shard Workers and one configuration per shard, all
+ * in one `wrangler dev` (the first is the app, which alone listens), on the local bucket of
+ * `.wrangler/state` that the publish above wrote.
+ */
+function devConfigs(environment: string): string[] {
+  const count = manifestShards(JSON.parse(readFileSync(MANIFEST_FILE, 'utf8')) as Parameters<typeof manifestShards>[0]).length;
+  if (count <= 1) return [];
+  const dir = join(ROOT, '.wrangler', 'dev');
+  const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
+  const app = withShardBindings(
+    { ...toml, main: resolve(ROOT, String(toml.main)), assets: { ...(toml.assets as object), directory: join(ROOT, 'assets') } },
+    environment,
+    count,
+  );
+  writeDeployConfig(join(dir, 'wrangler.json'), app);
+  const shards = writeShardConfigs(toml, environment, count, ROOT, dir);
+  console.log(`The build has ${count} shards: serving them with ${count} shard Workers beside the app.`);
+  return [join(dir, 'wrangler.json'), ...shards].flatMap((config) => ['-c', config]).concat(['--persist-to', join(ROOT, '.wrangler', 'state')]);
 }
 
 // The page's map follows src/pages/world.ts: drawn again when it changed since `npm install`.
@@ -66,6 +94,8 @@ console.log(
   `Serving the ${environment} deployment at http://localhost:${port} (try: curl http://localhost:${port}/api/${environment === 'free' ? 'v1/' : ''}json/8.8.8.8)`,
 );
 const inspector = values['inspector-port'] ? ['--inspector-port', values['inspector-port']] : [];
-const child = spawn('npx', ['wrangler', 'dev', '--env', environment, '--port', port, '--ip', '127.0.0.1', ...inspector], { stdio: 'inherit' });
+const child = spawn('npx', ['wrangler', 'dev', ...devConfigs(environment), '--env', environment, '--port', port, '--ip', '127.0.0.1', ...inspector], {
+  stdio: 'inherit',
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code) => process.exit(code ?? 0));

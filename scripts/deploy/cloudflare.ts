@@ -25,9 +25,11 @@ export interface Cloudflare {
   /**
    * Deploys one environment of a configuration file (with `dryRun`, only builds and checks it).
    *
+   * @param worker names the dry run's output folder where a configuration holds another Worker than
+   *   the environment's app (a shard Worker).
    * @returns the URLs that wrangler printed for the deployment (workers.dev and custom domains).
    */
-  deploy(configPath: string, environment: string, dryRun: boolean): string[];
+  deploy(configPath: string, environment: string, dryRun: boolean, worker?: string): string[];
 }
 
 /** A wrangler command that failed; the message holds its output's last lines. */
@@ -71,9 +73,9 @@ export class WranglerCloudflare implements Cloudflare {
     return wranglerBucket({ environment, bucket, remote: true });
   }
 
-  deploy(configPath: string, environment: string, dryRun: boolean): string[] {
+  deploy(configPath: string, environment: string, dryRun: boolean, worker: string = environment): string[] {
     const args = ['deploy', '--config', configPath, '--env', environment];
-    const output = this.#run(dryRun ? [...args, '--dry-run', '--outdir', `.wrangler/deploy/dist-${environment}`] : args, true);
+    const output = this.#run(dryRun ? [...args, '--dry-run', '--outdir', `.wrangler/deploy/dist-${worker}`] : args, true);
     return [...new Set([...output.matchAll(/https:\/\/[^\s'"]+/g)].map((match) => match[0]).filter((url) => !url.includes('developers.cloudflare.com')))];
   }
 

@@ -85,9 +85,8 @@ export function budgetFit(fileBytes: number, budgetBytes = DEFAULT_BUDGET_BYTES)
 
 /**
  * Whether two database files fit `budgetBytes` loaded side by side: one version answering with its
- * caches full while the next one loads, which is what a switch without waiting holds at its peak.
- *
- * @internal Only its test calls it until a Worker decides by it whether a switch must wait.
+ * caches full while the next one loads, which is what a switch without waiting holds at its peak. The
+ * data tools say it of each shard (`data/budget.ts`); a shard Worker decides by it whether its switch waits.
  */
 export function sideBySideFit(fileBytes: number, nextFileBytes: number, budgetBytes = DEFAULT_BUDGET_BYTES): BudgetFit {
   return fitOf(memoryNeeded(fileBytes) + Math.ceil(MEMORY_MODEL.perFileByte * nextFileBytes), budgetBytes);

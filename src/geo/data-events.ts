@@ -2,8 +2,9 @@
  * @module The data events of an isolate (a database loaded, switched, refused or found damaged), each
  * written as one line of JSON on the console, which Workers Logs indexes field by field
  * (`docs/production.md`, "Observability"). Every event names the deployment, its region and the
- * Cloudflare location (`colo`) whose isolate wrote it.
+ * Cloudflare location (`colo`) whose isolate wrote it, and a shard Worker's events its shard.
  */
+import type { ShardPlace } from './shard-files.ts';
 
 /** Where a database's bytes came from: the Workers cache of this location, or the R2 bucket. */
 export type DataSource = 'cache' | 'r2';
@@ -12,8 +13,11 @@ export type DataSource = 'cache' | 'r2';
 export type DataEvent =
   /** A verified database now answers; `ms` is the load's duration by the Worker's clock (I/O waits, not CPU). */
   | { readonly event: 'load'; readonly version: string; readonly bytes: number; readonly source: DataSource; readonly ms: number }
-  /** The minute's check found another current version, verified it, and let the old one go. */
-  | { readonly event: 'switch'; readonly from: string; readonly to: string }
+  /**
+   * Another version was verified and answers. `waits`: `from` was released before it loaded (requests
+   * for the data waited); else it loaded beside `from`, which goes once nobody asks for it.
+   */
+  | { readonly event: 'switch'; readonly from: string; readonly to: string; readonly waits: boolean }
   /** A version was not loaded or not switched to; `version` is absent when no current record could be read. */
   | { readonly event: 'refusal'; readonly version?: string; readonly why: string }
   /** Bytes of `version` failed their check: the cached copy, the R2 object, or reads of the loaded database. */
@@ -32,14 +36,16 @@ export interface RequestPlace {
 
 /**
  * Writes `event` as one JSON line, with `deployment` (`plan/region`, e.g. `paid/de`), `region` and
- * `colo` (`''` where the request carries none, as under `wrangler dev`).
+ * `colo` (`''` where the request carries none, as under `wrangler dev`), and for a shard of a sharded
+ * database `shard` (its index from 0) and `shards` (how many).
  *
- * @example logDataEvent({ event: 'switch', from: '2026-11-18.0a1b2c3d', to: '2026-11-22.4e5f6a7b' }, env, request)
+ * @example logDataEvent({ event: 'switch', from: '2026-11-18.0a1b2c3d', to: '2026-11-22.4e5f6a7b', waits: true }, env, request)
  */
-export function logDataEvent(event: DataEvent, deployment: Deployment, place: RequestPlace | undefined): void {
+export function logDataEvent(event: DataEvent, deployment: Deployment, place: RequestPlace | undefined, shard?: ShardPlace): void {
   const colo = (place?.cf as { readonly colo?: unknown } | undefined)?.colo;
   const line = {
     ...event,
+    ...(shard !== undefined && shard.count > 1 ? { shard: shard.index, shards: shard.count } : {}),
     deployment: `${deployment.PLAN}/${deployment.REGION}`,
     region: deployment.REGION,
     colo: typeof colo === 'string' ? colo : '',

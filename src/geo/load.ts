@@ -1,38 +1,42 @@
 /**
- * @module Loads the current database into this isolate (from this location's Workers cache, else R2),
- * verifies it, keeps it, and switches to a newly published version without a restart; what the
- * platform allows: `docs/production.md`. Bytes answer only once their size and SHA-256 are the published
- * ones, wherever they came from; no request awaits a promise or stream another created (waiters poll the
- * slot's settled state with their own timers); a load holds one copy of the file, and a switch releases
- * the old database first (docs/decisions/0004-release-then-load-switching.md).
+ * @module One isolate's database file, loaded (`stored.ts`), verified, kept, and switched to a newly
+ * published version without a restart: the whole database in an app that does not shard, following
+ * the current record; one shard in a shard Worker, loading the versions the app asks for (`src/shard.ts`).
+ * Bytes answer only once their size and SHA-256 are the published ones; no request awaits a promise or
+ * stream another created; a new version loads beside the answering one when both fit the isolate budget,
+ * else after its release (docs/decisions/0004-release-then-load-switching.md, `docs/sharding.md`).
  */
-import { type DataEvent, type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';
+import { DEFAULT_BUDGET_BYTES, sideBySideFit } from './budget.ts';
+import { type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';
 import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
-import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
-import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema, type PublishedVersion } from './published.ts';
+import type { DatabaseIdentity } from './identity.ts';
+import type { PublishedVersion } from './published.ts';
+import { type ShardPlace, shardFile, WHOLE } from './shard-files.ts';
+import {
+  type DataBucket,
+  fail,
+  failureEvent,
+  fillCache,
+  identify,
+  openCache,
+  type PublishedFile,
+  readCached,
+  readObject,
+  readRecord,
+  reasonOf,
+  release,
+  verifyObject,
+} from './stored.ts';
 
-/** An R2 object as the load reads it (the part of `R2ObjectBody` used). */
-interface StoredObject {
-  readonly size: number;
-  readonly body: ReadableStream<Uint8Array>;
-  text(): Promise<string>;
-}
-
-/** The bindings the load uses: the R2 bucket (the part of `R2Bucket` used) and the deployment's names. */
-export interface DatabaseEnv extends Deployment {
-  readonly GEO_DATA: { get(key: string): Promise<StoredObject | null> };
-}
+/** The bindings the load uses: the R2 bucket and the deployment's names. */
+export interface DatabaseEnv extends DataBucket, Deployment {}
 
 /** What the load needs of the request's execution context: work that may outlive the answer. */
 export interface BackgroundContext {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-/**
- * How often an isolate reads the current record, at most.
- *
- * @internal Exported for the distant-data tests, which move their slot's clock by it.
- */
+/** How often an isolate reads the current record, at most (the app's view of a sharded database too, `shard-set.ts`). */
 export const CHECK_INTERVAL_MS = 60_000;
 /**
  * How long a request waits at most for a load another request is doing, then answers 503. A cold load
@@ -45,448 +49,344 @@ const LOAD_STALLED_MS = 5_000;
 const CHECK_ABANDONED_MS = 2 * WAIT_LIMIT_MS;
 /** How often a waiting request looks at the slot again. */
 const POLL_MS = 20;
-/** Bytes each turn of a read waits for at least (workerd's `readAtLeast`), and each cache write. */
-const CHUNK = 1 << 20;
 /**
- * The Workers cache (`caches.open`) that holds database files, apart from the zone's HTTP cache.
- *
- * @internal Exported for the tests that spoil or forget the cached copies.
+ * A shard keeps a version beside a newer one until nobody has asked for it this long: every app isolate
+ * reads the current record at least as often ({@link CHECK_INTERVAL_MS}), then asks for the new one.
  */
-export const CACHE_NAME = 'ipgeo-data';
+const RETIRE_AFTER_MS = CHECK_INTERVAL_MS;
 
-/** The database that answers, and what it was verified against. */
+/** A version asked of a shard that it does not hold and that is no longer current: the asker moves to `current`. */
+export class VersionGoneError extends Error {
+  override readonly name = 'VersionGoneError';
+  constructor(
+    readonly asked: string,
+    /** The version the current record names. */
+    readonly current: string,
+  ) {
+    super(`version ${asked} is no longer current (${current} is)`);
+  }
+}
+
+/** A database held, and what it was verified against. */
 interface Loaded {
   readonly database: GeoDatabase;
   readonly buffer: ArrayBuffer;
-  /** Its version, SHA-256, sources and counts (`identity.ts`), computed from its bytes. */
+  /** Its sources and counts (`identity.ts`), computed from its bytes. */
   readonly identity: DatabaseIdentity;
+  /** The published version it is (of it) the file of. */
   readonly version: string;
-  readonly sha256: string;
-  /** When the current record was last read (or the load began), ms since the epoch. */
-  checkedAt: number;
+  /** When a request last asked for it, ms since the epoch. */
+  askedAt: number;
+}
+
+/** A load under way. */
+interface Loading {
+  /** The version it loads; undefined while a cold load has not read the current record yet. */
+  version: string | undefined;
+  readonly since: number;
+  /** When it last read bytes (or began). */
+  progressAt: number;
+}
+
+/** How a slot is run: its clock, and the isolate budget that decides whether two versions fit. */
+export interface SlotOptions {
+  /** ms since the epoch (tests pass their own). */
+  readonly now?: () => number;
+  /** Bytes (`budget.ts`); the default {@link DEFAULT_BUDGET_BYTES}. */
+  readonly budgetBytes?: number;
 }
 
 /**
- * One isolate's database: loaded on first use, verified, checked for a new version at most once a
- * minute, switched without a restart. Its state holds settled values only (see the module comment).
- *
- * @internal Exported for the fault tests, which run slots of their own on a clock they move.
+ * One isolate's file of shard `place` of each version it serves (the whole database when
+ * `place.count` is 1): at most two versions held, the newest last. Its state holds settled values only
+ * (see the module comment).
  */
 export class DatabaseSlot {
-  private loaded: Loaded | undefined;
-  /** When the load under way began; undefined when none is. */
-  private loadingSince: number | undefined;
-  /** When the load under way last read bytes (or began). */
-  private progressAt = 0;
-  /** The last load's failure, which stands for {@link RETRY_AFTER_SECONDS}. */
-  private failure: { at: number; reason: string } | undefined;
-  /** The SHA-256 of a version whose reads found damage: refused until another one is current. */
+  private held: Loaded[] = [];
+  private loading: Loading | undefined;
+  /**
+   * The last load's failure, which stands for {@link RETRY_AFTER_SECONDS}: for any load where the slot
+   * follows the current record, for the version it was of where versions are asked for (a shard asked
+   * for a newly published version loads it at once).
+   */
+  private failure: { at: number; reason: string; version: string | undefined } | undefined;
+  /** The SHA-256 of a file whose reads found damage: refused until another one is current. */
   private damagedSha256: string | undefined;
+  /** When the current record was last read by the minute's check (or the first load began). */
+  private checkedAt = 0;
   /** When the minute's check under way began; undefined when none is. */
   private checkingSince: number | undefined;
+  private readonly now: () => number;
+  private readonly budgetBytes: number;
 
-  /** @param now the clock, ms since the epoch (tests pass their own). */
-  constructor(private readonly now: () => number = () => Date.now()) {}
+  constructor(
+    readonly place: ShardPlace = WHOLE,
+    options: SlotOptions = {},
+  ) {
+    this.now = options.now ?? (() => Date.now());
+    this.budgetBytes = options.budgetBytes ?? DEFAULT_BUDGET_BYTES;
+  }
 
   /**
-   * The database to answer from: at once when loaded, else after this request's own load or a wait
-   * for another's. Starts the minute's version check in `ctx.waitUntil` when it is due.
+   * The database to answer from: at once when held, else after this request's own load or a wait for
+   * another's.
    *
+   * @param version the version asked for (a shard Worker: the app's); undefined, the current one (the
+   *   app of a deployment that does not shard), whose minute check this starts in `ctx.waitUntil` when due.
    * @param place the request's `cf`, whose location the data events name.
    * @throws DataUnavailableError (also as a rejected promise) when no verified database can be had: no
    *   current record, the object missing, of the wrong size or digest, not a database, a load failed
    *   less than {@link RETRY_AFTER_SECONDS} ago, or another request's load stuck ({@link LOAD_STALLED_MS})
    *   or not done in {@link WAIT_LIMIT_MS}.
+   * @throws VersionGoneError (as a rejected promise) when `version` is neither held nor current.
    */
-  get(env: DatabaseEnv, ctx: BackgroundContext, place?: RequestPlace): GeoDatabase | Promise<GeoDatabase> {
-    const loaded = this.loaded;
+  get(env: DatabaseEnv, ctx: BackgroundContext, place?: RequestPlace, version?: string): GeoDatabase | Promise<GeoDatabase> {
     const now = this.now();
+    let loaded = version === undefined ? this.held[this.held.length - 1] : this.held.find((held) => held.version === version);
+    if (loaded !== undefined && loaded.database.damage !== undefined) {
+      this.log({ event: 'damage', version: loaded.version, source: 'reads', why: loaded.database.damage }, env, place);
+      this.damagedSha256 = loaded.identity.sha256;
+      this.drop(loaded);
+      loaded = undefined;
+    }
     if (loaded !== undefined) {
-      if (loaded.database.damage === undefined) {
-        // A check whose request was cancelled never finishes: after a while another may start.
-        const checking = this.checkingSince !== undefined && now - this.checkingSince < CHECK_ABANDONED_MS;
-        if (now - loaded.checkedAt >= CHECK_INTERVAL_MS && !checking) {
-          loaded.checkedAt = now;
-          ctx.waitUntil(this.check(env, ctx, place, loaded));
-        }
-        return loaded.database;
+      loaded.askedAt = now;
+      if (version !== undefined) this.retire(now);
+      // A check whose request was cancelled never finishes: after a while another may start.
+      else if (now - this.checkedAt >= CHECK_INTERVAL_MS && (this.checkingSince === undefined || now - this.checkingSince >= CHECK_ABANDONED_MS)) {
+        this.checkedAt = now;
+        ctx.waitUntil(this.check(env, ctx, place, loaded));
       }
-      logDataEvent({ event: 'damage', version: loaded.version, source: 'reads', why: loaded.database.damage }, env, place);
-      this.damagedSha256 = loaded.sha256;
-      this.release(loaded);
+      return loaded.database;
     }
-    if (this.loadingSince !== undefined && now - this.progressAt < LOAD_STALLED_MS) return this.waitForLoad(now);
-    if (this.failure !== undefined && now - this.failure.at < RETRY_AFTER_SECONDS * 1000) {
-      return Promise.reject(unavailable(`a load failed ${now - this.failure.at} ms ago (${this.failure.reason}); waiting before the next`));
+    const loading = this.loading;
+    if (loading !== undefined && (version === undefined || loading.version === version) && now - loading.progressAt < LOAD_STALLED_MS) {
+      return this.waitForLoad(now, version);
     }
-    const loading = this.load(env, ctx, place);
-    // The load finishes even if this request's client goes away; the others are polling for it.
-    ctx.waitUntil(loading.catch(() => undefined));
-    return loading;
+    const failure = this.failure;
+    if (failure !== undefined && now - failure.at < RETRY_AFTER_SECONDS * 1000 && (version === undefined || failure.version === version)) {
+      return Promise.reject(unavailable(`a load failed ${now - failure.at} ms ago (${failure.reason}); waiting before the next`));
+    }
+    const load = version === undefined ? this.loadCurrent(env, ctx, place) : this.loadAsked(version, env, ctx, place);
+    // The load finishes even if this request's client goes away; others may be polling for it.
+    ctx.waitUntil(load.catch(() => undefined));
+    return load;
   }
 
-  /** Forgets everything, releasing the database (tests start each case from a cold isolate). */
+  /** Forgets everything, releasing what it holds (tests start each case from a cold isolate). */
   reset(): void {
-    if (this.loaded) this.release(this.loaded);
-    this.loadingSince = undefined;
+    for (const loaded of this.held) release(loaded.buffer);
+    this.held = [];
+    this.loading = undefined;
     this.failure = undefined;
     this.damagedSha256 = undefined;
+    this.checkedAt = 0;
     this.checkingSince = undefined;
   }
 
-  /** The version answering now, if any (logs and tests). */
+  /** The newest version held, if any (logs and tests). */
   get version(): string | undefined {
-    return this.loaded?.version;
+    return this.held.at(-1)?.version;
   }
 
-  /** The identity of the database answering now, if any; never starts a load. */
-  get identity(): DatabaseIdentity | undefined {
-    return this.loaded?.identity;
+  /** The identity of the file of `version` (default: the newest held), if held; never starts a load. */
+  identity(version?: string): DatabaseIdentity | undefined {
+    return (version === undefined ? this.held.at(-1) : this.held.find((loaded) => loaded.version === version))?.identity;
   }
 
-  /** Polls until the load under way answers, fails, stalls, or {@link WAIT_LIMIT_MS} has passed since `since`. */
-  private async waitForLoad(since: number): Promise<GeoDatabase> {
+  /** The versions held, oldest first (tests). */
+  get versions(): string[] {
+    return this.held.map((loaded) => loaded.version);
+  }
+
+  /** Releases the versions beside the newest that nobody has asked for in {@link RETIRE_AFTER_MS}. */
+  private retire(now: number): void {
+    for (const loaded of this.held.slice(0, -1)) if (now - loaded.askedAt >= RETIRE_AFTER_MS) this.drop(loaded);
+  }
+
+  /** Polls until a load of `version` (undefined: any) answers, fails, stalls, or {@link WAIT_LIMIT_MS} has passed since `since`. */
+  private async waitForLoad(since: number, version: string | undefined): Promise<GeoDatabase> {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      const loaded = this.loaded;
+      const loaded = version === undefined ? this.held.at(-1) : this.held.find((held) => held.version === version);
       if (loaded !== undefined && loaded.database.damage === undefined) return loaded.database;
-      if (this.loadingSince === undefined) throw unavailable(this.failure?.reason ?? 'the load this request waited for was given up');
+      const loading = this.loading;
+      if (loading === undefined || (version !== undefined && loading.version !== version)) {
+        throw unavailable(this.failure?.reason ?? 'the load this request waited for was given up');
+      }
       const now = this.now();
-      if (now - this.progressAt >= LOAD_STALLED_MS) throw unavailable(`the load under way has read nothing for ${now - this.progressAt} ms`);
+      if (now - loading.progressAt >= LOAD_STALLED_MS) throw unavailable(`the load under way has read nothing for ${now - loading.progressAt} ms`);
       if (now - since >= WAIT_LIMIT_MS) throw unavailable(`the load under way did not finish within ${WAIT_LIMIT_MS} ms`);
     }
   }
 
-  private async load(env: DatabaseEnv, ctx: BackgroundContext, place: RequestPlace | undefined): Promise<GeoDatabase> {
-    const started = this.now();
-    this.loadingSince = started;
-    this.progressAt = started;
-    const progress = () => {
-      if (this.loadingSince === started) this.progressAt = this.now();
-    };
-    let version: PublishedVersion | undefined;
-    let buffer: ArrayBuffer | undefined;
+  /** The first load of an isolate that follows the current record: reads it, then the file it names. */
+  private loadCurrent(env: DatabaseEnv, ctx: BackgroundContext, place: RequestPlace | undefined): Promise<GeoDatabase> {
+    const loading = this.begin(undefined);
+    this.checkedAt = loading.since;
+    return this.load(loading, env, ctx, place, async () => {
+      const current = (await readRecord(env)).current;
+      loading.version = current.version;
+      return current;
+    });
+  }
+
+  /** A shard's load of `version`, which must be the current one (else {@link VersionGoneError}). */
+  private async loadAsked(version: string, env: DatabaseEnv, ctx: BackgroundContext, place: RequestPlace | undefined): Promise<GeoDatabase> {
+    let current: PublishedVersion;
     try {
-      const record = await readRecord(env);
-      version = record.current;
-      if (version.sha256 === this.damagedSha256) {
-        fail(`version ${version.version} is current but its reads found damage; publish another version or roll back`);
-      }
-      const cache = await openCache();
-      let source: DataSource = 'cache';
-      let verified = cache && (await this.readCached(cache, version, env, place, progress));
-      if (!verified) {
-        source = 'r2';
-        buffer = await readObject(env, version, progress);
-        verified = { buffer, identity: await identify(buffer, version, 'r2') };
-        if (cache) ctx.waitUntil(fillCache(cache, version, buffer));
-      }
-      buffer = verified.buffer;
-      const database = new GeoDatabase(buffer);
-      const { identity } = verified;
-      if (this.loadingSince !== started) {
-        // Another load replaced this one (it was taken as stuck): its bytes are not kept.
-        release(buffer);
-        return database;
-      }
-      this.loaded = { database, buffer, identity, version: version.version, sha256: identity.sha256, checkedAt: started };
-      this.loadingSince = undefined;
-      this.failure = undefined;
-      this.damagedSha256 = undefined;
-      logDataEvent({ event: 'load', version: version.version, bytes: identity.bytes, source, ms: this.now() - started }, env, place);
-      return database;
+      current = (await readRecord(env)).current;
     } catch (error) {
-      if (buffer !== undefined && this.loaded?.buffer !== buffer) release(buffer);
-      const reason = reasonOf(error);
-      if (this.loadingSince === started) {
-        this.loadingSince = undefined;
-        this.failure = { at: this.now(), reason };
-      }
-      logDataEvent(failureEvent(error, reason, version), env, place);
-      throw error instanceof DataUnavailableError ? error : unavailable(reason);
+      this.failure = { at: this.now(), reason: reasonOf(error), version };
+      this.log(failureEvent(error, reasonOf(error), undefined), env, place);
+      throw unavailable(reasonOf(error));
     }
+    if (current.version !== version) throw new VersionGoneError(version, current.version);
+    // Another request may have begun its load, or finished it, while this one read the record.
+    const loaded = this.held.find((held) => held.version === version);
+    if (loaded !== undefined) return loaded.database;
+    if (this.loading !== undefined) {
+      if (this.loading.version === version) return this.waitForLoad(this.now(), version);
+      throw unavailable(`version ${this.loading.version ?? '(reading the record)'} is loading, not the current ${version}`);
+    }
+    return this.load(this.begin(version), env, ctx, place, async () => current);
   }
 
   /**
-   * The version's bytes from the cache, verified, or undefined when it has none (or no usable one). A
-   * copy that fails its check is deleted from this location's cache and logged as damage.
+   * The minute's check of an isolate that follows the current record, in a request's `waitUntil`:
+   * loads the version that became current and lets the one it replaces go.
    */
-  private async readCached(
-    cache: Cache,
-    version: PublishedVersion,
-    env: DatabaseEnv,
-    place: RequestPlace | undefined,
-    progress: () => void,
-  ): Promise<{ buffer: ArrayBuffer; identity: DatabaseIdentity } | undefined> {
-    const key = cacheKey(version);
-    let buffer: ArrayBuffer | undefined;
-    try {
-      const cached = await cache.match(key);
-      if (cached === undefined) return undefined;
-      if (cached.body === null) fail(`the cached copy of ${version.key} has no body`, 'damage');
-      buffer = await readBody(cached.body, version.bytes, `the cached copy of ${version.key}`, progress);
-      return { buffer, identity: await identify(buffer, version, 'cache') };
-    } catch (error) {
-      if (buffer !== undefined) release(buffer);
-      // A cache that fails to answer is no damage: R2 is read as where there is no cache.
-      if (error instanceof LoadFailure) {
-        logDataEvent({ event: 'damage', version: version.version, source: 'cache', why: error.message }, env, place);
-        await cache.delete(key).catch(() => false);
-      }
-      return undefined;
-    }
-  }
-
-  /** The minute's check, in a request's `waitUntil`: switches when another version is current. */
   private async check(env: DatabaseEnv, ctx: BackgroundContext, place: RequestPlace | undefined, seen: Loaded): Promise<void> {
     const started = this.now();
     this.checkingSince = started;
     let next: PublishedVersion | undefined;
     try {
-      const record = await readRecord(env);
-      next = record.current;
-      if (next.sha256 === seen.sha256 || this.loaded !== seen) return;
-      // Verified before the database that answers is let go: a bad upload leaves the service as it was.
-      // The same read fills the cache, so the load after the release reads this location's copy.
-      await verifyObject(env, next, await openCache());
-      if (this.loaded !== seen) return;
-      logDataEvent({ event: 'switch', from: seen.version, to: next.version }, env, place);
-      this.release(seen);
-      await this.load(env, ctx, place);
+      next = (await readRecord(env)).current;
+      if (shardFile(next, this.place).sha256 === seen.identity.sha256 || this.held.at(-1) !== seen || this.loading !== undefined) return;
+      const found = next;
+      await this.load(this.begin(found.version), env, ctx, place, async () => found);
+      // Nobody asks this isolate for an older version: it goes as soon as the new one answers.
+      this.drop(seen);
     } catch (error) {
-      // A failed load after the release has logged its own refusal.
-      if (this.loaded === seen) logDataEvent(failureEvent(error, `staying on ${seen.version}: ${reasonOf(error)}`, next), env, place);
+      // A failed load has logged its own refusal.
+      if (this.held.at(-1) === seen && !(error instanceof DataUnavailableError)) {
+        this.log(failureEvent(error, `staying on ${seen.version}: ${reasonOf(error)}`, next?.version), env, place);
+      }
     } finally {
       if (this.checkingSince === started) this.checkingSince = undefined;
     }
   }
 
-  /** Drops the database and frees its bytes now. */
-  private release(loaded: Loaded): void {
-    if (this.loaded === loaded) this.loaded = undefined;
+  /** Marks a load as under way (synchronously, so that a request arriving next waits for it). */
+  private begin(version: string | undefined): Loading {
+    const since = this.now();
+    this.loading = { version, since, progressAt: since };
+    return this.loading;
+  }
+
+  /**
+   * Loads the file of the version that `current` answers, for `loading`: makes room for it (the
+   * version held before stays beside it when both fit the budget, else it is verified first and the
+   * held one released), reads it from the cache or R2, verifies it, and holds it as the newest.
+   */
+  private async load(
+    loading: Loading,
+    env: DatabaseEnv,
+    ctx: BackgroundContext,
+    place: RequestPlace | undefined,
+    current: () => Promise<PublishedVersion>,
+  ): Promise<GeoDatabase> {
+    const progress = () => {
+      if (this.loading === loading) loading.progressAt = this.now();
+    };
+    let version: PublishedVersion | undefined;
+    let buffer: ArrayBuffer | undefined;
+    try {
+      version = await current();
+      const file = shardFile(version, this.place);
+      if (file.sha256 === this.damagedSha256) {
+        fail(`version ${version.version} is current but its reads found damage; publish another version or roll back`);
+      }
+      const cache = await openCache();
+      const replaced = await this.makeRoom(version.version, file, env, cache);
+      let source: DataSource = 'cache';
+      const damaged = (why: string) => this.log({ event: 'damage', version: version?.version ?? '', source: 'cache', why }, env, place);
+      let verified = cache && (await readCached(cache, file, progress, damaged));
+      if (!verified) {
+        source = 'r2';
+        buffer = await readObject(env, file, progress);
+        verified = { buffer, identity: await identify(buffer, file, 'r2') };
+        if (cache) ctx.waitUntil(fillCache(cache, file, buffer));
+      }
+      buffer = verified.buffer;
+      const database = new GeoDatabase(buffer);
+      if (this.loading !== loading) {
+        // Another load replaced this one (it was taken as stuck): its bytes are not kept.
+        release(buffer);
+        return database;
+      }
+      const now = this.now();
+      this.held.push({ database, buffer, identity: verified.identity, version: version.version, askedAt: now });
+      this.loading = undefined;
+      this.failure = undefined;
+      this.damagedSha256 = undefined;
+      this.log({ event: 'load', version: version.version, bytes: file.bytes, source, ms: now - loading.since }, env, place);
+      if (replaced !== undefined) this.log({ event: 'switch', from: replaced.version, to: version.version, waits: replaced.waits }, env, place);
+      return database;
+    } catch (error) {
+      if (buffer !== undefined && !this.held.some((held) => held.buffer === buffer)) release(buffer);
+      const reason = reasonOf(error);
+      if (this.loading === loading) {
+        this.loading = undefined;
+        this.failure = { at: this.now(), reason, version: loading.version };
+      }
+      this.log(failureEvent(error, reason, version?.version), env, place);
+      throw error instanceof DataUnavailableError ? error : unavailable(reason);
+    }
+  }
+
+  /**
+   * Room for `file` of `version`: of two versions held, the older goes; the one left stays beside the
+   * new file when both fit the budget ({@link sideBySideFit}), else the new file's object is verified
+   * first (a bad upload leaves the held one answering) and the held one released.
+   *
+   * @returns the version the new one replaces, and whether requests for it wait meanwhile; undefined when none is held.
+   */
+  private async makeRoom(
+    version: string,
+    file: PublishedFile,
+    env: DatabaseEnv,
+    cache: Cache | undefined,
+  ): Promise<{ version: string; waits: boolean } | undefined> {
+    while (this.held.length > 1) this.drop(this.held[0] as Loaded);
+    const kept = this.held[0];
+    if (kept === undefined || kept.version === version) return undefined;
+    if (sideBySideFit(kept.identity.bytes, file.bytes, this.budgetBytes).fits) return { version: kept.version, waits: false };
+    // The same read fills the cache, so the load after the release reads this location's copy.
+    await verifyObject(env, file, cache);
+    this.drop(kept);
+    return { version: kept.version, waits: true };
+  }
+
+  /** Lets a held version go and frees its bytes now. */
+  private drop(loaded: Loaded): void {
+    if (!this.held.includes(loaded)) return;
+    this.held = this.held.filter((held) => held !== loaded);
     release(loaded.buffer);
   }
-}
 
-/** Frees a buffer's memory now: detaching it does not wait for a garbage collection. */
-function release(buffer: ArrayBuffer): void {
-  (buffer as ArrayBuffer & { transfer?(length?: number): ArrayBuffer }).transfer?.(0);
-}
-
-/**
- * The cache key of a version's copy: its object key and digest, which never change together, so a
- * copy never needs refreshing (the cache drops it in time, or when another version is current).
- *
- * @example cacheKey(version) // 'https://ipgeo-data.invalid/ipgeo-2026-09-18.e097d3ab.mmdb?sha256=e097d3ab…'
- * @internal Exported for the tests that spoil or forget the cached copies.
- */
-export function cacheKey(version: PublishedVersion): string {
-  return `https://${CACHE_NAME}.invalid/${version.key}?sha256=${version.sha256}`;
-}
-
-/** This location's cache of database files, or undefined where the runtime has none or it fails. */
-async function openCache(): Promise<Cache | undefined> {
-  try {
-    return await caches.open(CACHE_NAME);
-  } catch {
-    return undefined;
+  private log(event: Parameters<typeof logDataEvent>[0], env: DatabaseEnv, place: RequestPlace | undefined): void {
+    logDataEvent(event, env, place, this.place);
   }
-}
-
-/** The headers a cached copy is stored with: immutable, kept as long as versions are (30 days). */
-function cacheHeaders(version: PublishedVersion): HeadersInit {
-  return {
-    'Content-Type': 'application/octet-stream',
-    'Content-Length': String(version.bytes),
-    'Cache-Control': 'public, max-age=2592000, immutable',
-  };
-}
-
-/**
- * Stores the verified bytes of `version` in the cache, a chunk at a time through a stream of known
- * length: `new Response(buffer)` would copy the whole file. Where `put` does nothing (`*.workers.dev`)
- * or fails, the writer is abandoned; nothing is logged, the next cold isolate just reads R2.
- */
-async function fillCache(cache: Cache, version: PublishedVersion, buffer: ArrayBuffer): Promise<void> {
-  const { readable, writable } = new FixedLengthStream(buffer.byteLength);
-  const writer = writable.getWriter();
-  const put = cache.put(cacheKey(version), new Response(readable, { headers: cacheHeaders(version) }));
-  const writing = (async () => {
-    for (let at = 0; at < buffer.byteLength; at += CHUNK) {
-      await writer.write(new Uint8Array(buffer, at, Math.min(CHUNK, buffer.byteLength - at)));
-    }
-    await writer.close();
-  })().catch(() => writer.abort().catch(() => undefined)); // the buffer released by a switch meanwhile: put fails
-  await put.catch(() => undefined);
-  // A put that returned before reading everything leaves the writer waiting: end it.
-  await writer.abort().catch(() => undefined);
-  await writing;
-}
-
-/** Checks bytes read from `source` against the published size and digest; fails with damage otherwise. */
-async function identify(buffer: ArrayBuffer, version: PublishedVersion, source: DataSource): Promise<DatabaseIdentity> {
-  const from = source === 'cache' ? `the cached copy of ${version.key}` : `object ${version.key}`;
-  // The digest is computed in chunks (identity.ts): Web Crypto's one-shot digest would copy the file.
-  const identity = await identifyDatabase(buffer).catch((error: Error) => fail(`${from} is not a MaxMind DB: ${error.message}`, 'damage'));
-  if (identity.sha256 !== version.sha256) fail(`${from} has SHA-256 ${identity.sha256}, not the published ${version.sha256}: damaged`, 'damage');
-  return identity;
-}
-
-/** The current record, validated. */
-async function readRecord(env: DatabaseEnv): Promise<CurrentRecord> {
-  const object = await env.GEO_DATA.get(CURRENT_RECORD_KEY);
-  if (object === null) fail(`R2 has no ${CURRENT_RECORD_KEY}: no version is published (docs/operations.md: npm run data:publish)`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await object.text());
-  } catch {
-    fail(`${CURRENT_RECORD_KEY} is not JSON`);
-  }
-  const record = CurrentRecordSchema.safeParse(parsed);
-  if (!record.success) fail(`${CURRENT_RECORD_KEY} is not a current record: ${record.error.issues[0]?.message ?? 'invalid'}`);
-  return record.data;
-}
-
-/** The version's object, or a failure when it is missing or not of the published size. */
-async function openObject(env: DatabaseEnv, version: PublishedVersion): Promise<StoredObject> {
-  const object = await env.GEO_DATA.get(version.key);
-  if (object === null) fail(`R2 has no object ${version.key}, which ${CURRENT_RECORD_KEY} names as current`);
-  if (object.size !== version.bytes) {
-    await object.body.cancel();
-    fail(`object ${version.key} holds ${object.size} bytes, not the published ${version.bytes}: truncated or replaced`, 'damage');
-  }
-  return object;
-}
-
-/** Reads the whole object from R2 with one request (see {@link readBody}). */
-async function readObject(env: DatabaseEnv, version: PublishedVersion, progress: () => void): Promise<ArrayBuffer> {
-  const object = await openObject(env, version);
-  progress();
-  return readBody(object.body, version.bytes, `object ${version.key}`, progress);
-}
-
-/**
- * Reads a body of `size` bytes straight into one buffer of that size (a BYOB reader fills it in place),
- * calling `progress` after each chunk: no more memory than the file (`arrayBuffer()` gathers chunks
- * and copies them, doubling the peak).
- *
- * @throws LoadFailure (damage) when the body ends before `size` bytes or holds more.
- */
-async function readBody(body: ReadableStream<Uint8Array>, size: number, what: string, progress: () => void): Promise<ArrayBuffer> {
-  let buffer = new ArrayBuffer(size);
-  let at = 0;
-  const reader = body.getReader({ mode: 'byob' }) as ReadableStreamBYOBReader & {
-    readAtLeast?<T extends ArrayBufferView>(minElements: number, view: T): Promise<{ done: boolean; value?: T | undefined }>;
-  };
-  try {
-    while (at < size) {
-      const view = new Uint8Array(buffer, at, size - at);
-      // workerd's readAtLeast fills the view in as few turns as the stream allows; elsewhere, read.
-      const { done, value } = await (reader.readAtLeast ? reader.readAtLeast(Math.min(size - at, CHUNK), view) : reader.read(view));
-      if (done || value === undefined) break;
-      // The view's buffer was transferred to the stream and back: keep using the one it returned.
-      buffer = value.buffer as ArrayBuffer;
-      at += value.byteLength;
-      progress();
-    }
-    if (at !== size) fail(`${what} ended after ${at} of its ${size} bytes`, 'damage');
-    const { done } = await reader.read(new Uint8Array(new ArrayBuffer(1)));
-    if (!done) fail(`${what} holds more than its ${size} bytes`, 'damage');
-    return buffer;
-  } catch (error) {
-    release(buffer);
-    await reader.cancel().catch(() => undefined);
-    throw error;
-  } finally {
-    reader.releaseLock();
-  }
-}
-
-/**
- * Streams the version's object through SHA-256 and compares with the published digest, keeping none
- * of it; where a cache is given, the same read fills it, and a copy that fails the check is never
- * stored (its stream is aborted before the end, so `put` fails).
- */
-async function verifyObject(env: DatabaseEnv, version: PublishedVersion, cache: Cache | undefined): Promise<void> {
-  const object = await openObject(env, version);
-  const digest = new crypto.DigestStream('SHA-256');
-  const writer = digest.getWriter();
-  const copy = cache ? new FixedLengthStream(version.bytes) : undefined;
-  const copyWriter = copy?.writable.getWriter();
-  let copying = copy !== undefined;
-  const put = copy && cache ? cache.put(cacheKey(version), new Response(copy.readable, { headers: cacheHeaders(version) })).catch(() => undefined) : undefined;
-  // A put that settles early (does nothing, or failed) stops the copy; the digest goes on.
-  void put?.finally(() => {
-    copying = false;
-  });
-  // Read a mebibyte at a time into one reused buffer: few turns of the isolate's event loop, so the
-  // requests it serves meanwhile are not kept waiting, and no garbage beside the answering database.
-  const reader = object.body.getReader({ mode: 'byob' }) as ReadableStreamBYOBReader & {
-    readAtLeast?<T extends ArrayBufferView>(minElements: number, view: T): Promise<{ done: boolean; value?: T | undefined }>;
-  };
-  let buffer = new ArrayBuffer(CHUNK);
-  let total = 0;
-  let complete = false;
-  try {
-    for (;;) {
-      const view = new Uint8Array(buffer);
-      const { done, value } = await (reader.readAtLeast ? reader.readAtLeast(CHUNK, view) : reader.read(view));
-      if (value !== undefined && value.byteLength > 0) {
-        // Both writes are awaited before the buffer is read into again.
-        await writer.write(value);
-        if (copying) await copyWriter?.write(value).catch(() => undefined);
-        total += value.byteLength;
-        buffer = value.buffer as ArrayBuffer;
-      }
-      if (done || value === undefined) break;
-    }
-    reader.releaseLock();
-    await writer.close();
-    const sha256 = hex(await digest.digest);
-    if (total !== version.bytes) fail(`object ${version.key} ended after ${total} of its ${version.bytes} bytes`, 'damage');
-    if (sha256 !== version.sha256) fail(`object ${version.key} has SHA-256 ${sha256}, not the published ${version.sha256}: damaged`, 'damage');
-    complete = true;
-  } finally {
-    if (complete) await copyWriter?.close().catch(() => undefined);
-    else await copyWriter?.abort().catch(() => undefined);
-    await put;
-  }
-}
-
-/** Why the database cannot be had: said in the log, never to clients. */
-class LoadFailure extends Error {
-  override readonly name = 'LoadFailure';
-  constructor(
-    message: string,
-    /** `damage` when bytes were read and failed their check. */
-    readonly kind: 'refusal' | 'damage',
-  ) {
-    super(message);
-  }
-}
-
-function fail(reason: string, kind: LoadFailure['kind'] = 'refusal'): never {
-  throw new LoadFailure(reason, kind);
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof DataUnavailableError) return error.message;
-  return error instanceof LoadFailure ? error.message : `R2 read failed: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-/** The event a failed load or check is logged as: damage when R2's bytes failed their check. */
-function failureEvent(error: unknown, why: string, version: PublishedVersion | undefined): DataEvent {
-  if (error instanceof LoadFailure && error.kind === 'damage' && version) return { event: 'damage', version: version.version, source: 'r2', why };
-  return version ? { event: 'refusal', version: version.version, why } : { event: 'refusal', why };
 }
 
 const slot = new DatabaseSlot();
 
 /**
- * The database of this isolate (see {@link DatabaseSlot.get}): synchronous once loaded, so that a
- * lookup answers without a turn of the event loop. Pass the request's execution context (the check
- * for a new version runs in its `waitUntil`, off the request's path) and the request, whose `cf`
- * names the location in the data events.
+ * The database of this isolate (see {@link DatabaseSlot.get}) in a deployment that does not shard:
+ * synchronous once loaded, so that a lookup answers without a turn of the event loop. Pass the
+ * request's execution context (the check for a new version runs in its `waitUntil`, off the request's
+ * path) and the request, whose `cf` names the location in the data events.
  *
  * @example const database = await loadDatabase(c.env, c.executionCtx, c.req.raw);
  * @throws DataUnavailableError while no verified database can be had.
@@ -500,7 +400,7 @@ export function loadDatabase(env: DatabaseEnv, ctx: BackgroundContext, place?: R
  * none. It never starts a load: await {@link loadDatabase} first where the data must be there.
  */
 export function databaseIdentity(): DatabaseIdentity | undefined {
-  return slot.identity;
+  return slot.identity();
 }
 
 /**

@@ -1,10 +1,10 @@
 /**
  * @module What a deployment's R2 bucket holds (for operators: docs/storage.md; change both together):
- * `ipgeo-<version>.mmdb`, one object per published version, and `ipgeo-current.json`, the
- * {@link CurrentRecord} that names the current one with its size and SHA-256, keeps every version still
+ * each published version's objects (`ipgeo-<version>.mmdb`, or one per shard), and `ipgeo-current.json`,
+ * the {@link CurrentRecord} that names the current one with its objects' sizes and SHA-256s, keeps every version still
  * in the bucket (deleted 30 days after it stopped being current: GeoLite2 licence, 6c) and when each was
- * current (`history`, which `data:rollback` goes back through). The publisher writes the object first and
- * the record last, and R2 is strongly consistent, so a Worker that reads the record finds its object
+ * current (`history`, which `data:rollback` goes back through). The publisher writes the objects first and
+ * the record last, and R2 is strongly consistent, so a Worker that reads the record finds its objects
  * (docs/decisions/0002-r2-over-kv-for-data.md).
  */
 import { z } from 'zod';
@@ -15,27 +15,76 @@ export const CURRENT_RECORD_KEY = 'ipgeo-current.json';
 /** A version string: the UTC date of the newest location source's build, a dot, 8 hex digits of the SHA-256. */
 const VersionSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}\.[0-9a-f]{8}$/);
 
-/** The R2 key of a published version's database: `ipgeo-<version>.mmdb`. */
+/**
+ * The R2 key of a published version's database when it is one file (N = 1): `ipgeo-<version>.mmdb`.
+ *
+ * @internal Exported for the Worker tests that spoil or replace a version's object; the publisher names objects by {@link shardObjectKey}.
+ */
 export function versionObjectKey(version: string): string {
   return `ipgeo-${version}.mmdb`;
 }
 
-/** One version whose object is in the bucket. */
-const PublishedVersionSchema = z.object({
-  version: VersionSchema,
-  /** The object's R2 key, {@link versionObjectKey} of `version`. */
+/** The R2 key of shard `index` of `count` (N > 1) of a published version: `ipgeo-<version>.shard-<index>-of-<count>.mmdb`. */
+export function shardObjectKey(version: string, index: number, count: number): string {
+  return count === 1 ? versionObjectKey(version) : `ipgeo-${version}.shard-${index}-of-${count}.mmdb`;
+}
+
+/** The first and last position of the whole address space, the range of a version that is one file. */
+const WHOLE = { first: '::', last: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff' } as const;
+
+/** One object of a published version: its R2 key, the positions it answers (`src/geo/shard-ranges.ts`), size and SHA-256. */
+const PublishedShardSchema = z.object({
+  /** The object's R2 key, {@link shardObjectKey}. */
   key: z.string().min(1),
+  /** First and last position it answers, RFC 5952 text, both included; the shards of a version tile the space in order. */
+  first: z.string().min(2),
+  last: z.string().min(2),
   /** The object's size in bytes. */
   bytes: z.number().int().positive(),
   /** SHA-256 of the object's bytes, lower-case hex: what a Worker verifies before it answers from them. */
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  /** When it was uploaded (ISO 8601, UTC). */
-  publishedAt: z.iso.datetime(),
-  /** When it stopped being current (ISO 8601, UTC); null while current or never current. */
-  retiredAt: z.iso.datetime().nullable(),
 });
-/** One version whose object is in the bucket. */
-export type PublishedVersion = z.infer<typeof PublishedVersionSchema>;
+/**
+ * One object of a published version (one shard; the whole database when N = 1).
+ *
+ * @internal Exported for the Worker tests that name a version's cached copy by it.
+ */
+export type PublishedShard = z.infer<typeof PublishedShardSchema>;
+
+/**
+ * One version whose objects are in the bucket. `shards` names its objects in address order (one for
+ * N = 1); a version that is one file also keeps `key`, `bytes` and `sha256` at its top, as records
+ * written before shards had them only (read as N = 1) and as Workers deployed before shards read them.
+ */
+const PublishedVersionSchema = z
+  .object({
+    version: VersionSchema,
+    /** N = 1 only: the object's R2 key, {@link versionObjectKey} of `version`. */
+    key: z.string().min(1).optional(),
+    /** N = 1 only: the object's size in bytes. */
+    bytes: z.number().int().positive().optional(),
+    /** N = 1 only: SHA-256 of the object's bytes, lower-case hex. */
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
+    /** Every object of the version in address order. Absent in records written before shards: then the one above. */
+    shards: z.array(PublishedShardSchema).min(1).optional(),
+    /** When it was uploaded (ISO 8601, UTC). */
+    publishedAt: z.iso.datetime(),
+    /** When it stopped being current (ISO 8601, UTC); null while current or never current. */
+    retiredAt: z.iso.datetime().nullable(),
+  })
+  .transform((v, context) => {
+    if (v.shards) return { ...v, shards: v.shards };
+    if (v.key === undefined || v.bytes === undefined || v.sha256 === undefined) {
+      context.addIssue({ code: 'custom', message: `version ${v.version} names no object: neither shards nor key, bytes and sha256` });
+      return z.NEVER;
+    }
+    return { ...v, shards: [{ key: v.key, ...WHOLE, bytes: v.bytes, sha256: v.sha256 }] };
+  });
+/** One version whose objects are in the bucket, as read: `shards` always there (one for N = 1). */
+export type PublishedVersion = z.output<typeof PublishedVersionSchema>;
 
 /** A time during which one version was current. */
 const CurrentPeriodSchema = z.object({

@@ -30,6 +30,7 @@ export const DATABASE_TYPE = 'ipgeo-compact';
  *     continent_names  { EU: [Europa, Europe, Europa, …], … }             by continent code
  *     sources          [{ name, provides, version, built_at, licence, attribution }, …]
  *     counts           { networks, records }
+ *     shard            { index, count, first, last }              a shard's own, absent in a whole database
  *
  * A names array holds the source's name in each language of `languages`, in that order, and '' where
  * the source has no name in that language; its `en` entry equals the English key beside it. A location
@@ -123,4 +124,18 @@ export interface StoredMetadata {
   sources: readonly StoredSource[];
   /** Networks (tree leaves holding data) and distinct records of the file. */
   counts: { networks: number; records: number };
+  /** In a shard of a sharded build only: which one, and the range of positions it answers. */
+  shard?: StoredShard;
+}
+
+/**
+ * The metadata of one shard of a sharded build (docs/sharding.md): shard `index` of `count` answers the
+ * positions `first` to `last` (RFC 5952 text, both included; `src/geo/shard-ranges.ts`) and holds no
+ * data outside them. A file without it is a whole database, covering everything.
+ */
+export interface StoredShard {
+  index: number;
+  count: number;
+  first: string;
+  last: string;
 }

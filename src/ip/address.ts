@@ -139,6 +139,17 @@ function parseIpv6(text: string): IpAddress | undefined {
   return { version: 6, canonical: canonical && compressedAsCanonical ? text : rfc5952(groups, runStart, runLength), w0, w1, w2, w3 };
 }
 
+/**
+ * The RFC 5952 text of 128 bits given as four words, in hexadecimal groups only (no dotted tail).
+ *
+ * @example ipv6Text({ w0: 0x20010db8, w1: 0, w2: 0, w3: 1 }) // '2001:db8::1'
+ */
+export function ipv6Text({ w0, w1, w2, w3 }: Pick<IpAddress, 'w0' | 'w1' | 'w2' | 'w3'>): string {
+  const groups = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff, w3 >>> 16, w3 & 0xffff];
+  const [runStart, runLength] = longestZeroRun(groups);
+  return rfc5952(groups, runStart, runLength);
+}
+
 /** The first longest run of two or more zero groups (RFC 5952 section 4.2): its start and length, or length 0. */
 function longestZeroRun(groups: readonly number[]): [number, number] {
   let bestStart = -1;

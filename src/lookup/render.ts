@@ -8,7 +8,7 @@ import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlDocument, xmlElement } from '../format/xml.ts';
 import { type Format, fragment } from './entries.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type View } from './fields.ts';
-import type { Found, LookupFailure, Outcome } from './pipeline.ts';
+import type { Found, LookupFailure, Outcome, Rendered } from './pipeline.ts';
 
 const [OPEN, CLOSE, COMMA, ITEM_END] = ['{', '}', ',', '</item>'].map(utf8) as [Utf8, Utf8, Utf8, Utf8];
 const JSON_START = { 4: utf8('{"ipVersion":4,"ipAddress":"'), 6: utf8('{"ipVersion":6,"ipAddress":"') };
@@ -19,9 +19,17 @@ const XML = { single: [xmlDocument('<response>'), '</response>'], bulk: [xmlDocu
  * Appends to `out` the pieces of a found record in `format` for `view`: in JSON the record object, in
  * XML its field elements (the content of a `response` or bulk `item` element). Joined, they are exactly
  * the UTF-8 of what `JSON.stringify` and `toXml` write for the record object of those fields
- * (`test/node/lookup-answers.test.ts` holds it to that).
+ * (`test/node/lookup-answers.test.ts` holds it to that). A record that its shard rendered is that text.
  */
-function writeRecord(out: Utf8[], { address, record }: Found, format: Format, { fields, language }: View): void {
+function writeRecord(out: Utf8[], found: Found | Rendered, format: Format, view: View): void {
+  if (found.kind === 'rendered') {
+    const text = found[format];
+    if (text === undefined) throw new Error(`the shard rendered no ${format} for this record`);
+    out.push(text);
+    return;
+  }
+  const { address, record } = found;
+  const { fields, language } = view;
   const { location, network } = record;
   if (format === 'json' && (fields === ALL_FIELDS || fields === BULK_FIELDS)) {
     // The whole record, as nearly every client asks: runs of members that the entries keep, each ending
@@ -45,11 +53,21 @@ function writeRecord(out: Utf8[], { address, record }: Found, format: Format, { 
 }
 
 /**
+ * The text of a found record alone ({@link writeRecord}): what a shard Worker answers the app, which
+ * puts it into its documents as it is.
+ */
+export function recordText(found: Found, format: Format, view: View): Utf8 {
+  const out: Utf8[] = [];
+  writeRecord(out, found, format, view);
+  return out.join('') as Utf8;
+}
+
+/**
  * The single lookup's answer ({@link writeRecord}): in JSON the record, in XML the document whose `response` holds its elements.
  *
  * @example singleDocument(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // the UTF-8 of '{"countryName":"英国","cityName":"…"}'
  */
-export function singleDocument(found: Found, format: Format, view: View): Utf8 {
+export function singleDocument(found: Found | Rendered, format: Format, view: View): Utf8 {
   const out = (format === 'json' ? [] : [XML.single[0]]) as Utf8[];
   writeRecord(out, found, format, view);
   if (format === 'xml') out.push(XML.single[1] as Utf8);
@@ -72,7 +90,7 @@ export function bulkDocument(format: Format, keys: readonly string[], outcomes: 
     if (format === 'xml') out.push(plain ? (`<item ip="${key}">` as Utf8) : utf8(xmlElement('item', { ip: key }, '').slice(0, -ITEM_END.length)));
     else out.push((i === 0 ? '' : ',') as Utf8, plain ? (`"${key}":` as Utf8) : utf8(`${JSON.stringify(key)}:`));
     const outcome = outcomes[i] as Outcome;
-    if (outcome.kind === 'found') writeRecord(out, outcome, format, view);
+    if (outcome.kind === 'found' || outcome.kind === 'rendered') writeRecord(out, outcome, format, view);
     else out.push(failed(outcome));
     if (format === 'xml') out.push(ITEM_END);
   });

@@ -4,10 +4,10 @@ import type { AppEnv } from '../env.ts';
 import { problemBody } from '../errors/render.ts';
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { toXmlElement, type XmlValue } from '../format/xml.ts';
-import { loadDatabase } from '../geo/load.ts';
+import { lookupRecords } from '../lookup/backend.ts';
 import type { Format } from '../lookup/entries.ts';
 import { BULK_FIELDS } from '../lookup/fields.ts';
-import { type LookupFailure, lookupAll } from '../lookup/pipeline.ts';
+import type { LookupFailure } from '../lookup/pipeline.ts';
 import { bulkDocument } from '../lookup/render.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { BulkQuerySchema } from '../schemas/lookup-options.ts';
@@ -72,12 +72,12 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
       const { query, json } = BULK.validate(c, body);
       const view = viewOfQuery(query, BULK_FIELDS);
       const keys = distinct(json.ips);
-      const database = await loadDatabase(c.env, c.executionCtx, c.req.raw);
+      const outcomes = await lookupRecords({ env: c.env, ctx: c.executionCtx, place: c.req.raw }, keys, [format], view);
       const failed = (failure: LookupFailure): Utf8 => {
         const problem = problemBody(lookupProblem(failure));
         return utf8(format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }));
       };
-      return lookupAnswer(c, format, bulkDocument(format, keys, lookupAll(database, keys), view, failed));
+      return lookupAnswer(c, format, bulkDocument(format, keys, outcomes, view, failed));
     });
   }
 }

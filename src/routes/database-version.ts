@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Plan } from '../env.ts';
-import { databaseIdentity } from '../geo/load.ts';
+import { answeringVersion } from '../lookup/backend.ts';
 
 /** The header's name. */
 export const DATABASE_VERSION_HEADER = 'X-Database-Version';
@@ -26,21 +26,22 @@ export function carriesDatabaseVersion(plan: Plan, path: string): boolean {
 /** OpenAPI header object of {@link DATABASE_VERSION_HEADER}. */
 export const DATABASE_VERSION_HEADER_OBJECT = {
   description:
-    "The version of the data that answered: `YYYY-MM-DD.hhhhhhhh`, the date of the newest location source's build and eight hex digits of the database file's SHA-256; the same as `database.version` of the status endpoint. Absent only while no data is loaded (a 503 `DATA_UNAVAILABLE`).",
+    "The version of the data that answered: `YYYY-MM-DD.hhhhhhhh`, the date of the newest location source's build and eight hex digits of the database file's SHA-256 (of a sharded database, of its shards' SHA-256s); the same as `database.version` of the status endpoint. Absent on a 503 `DATA_UNAVAILABLE`, which no data answered.",
   schema: { type: 'string' as const, example: '2026-09-18.3f2a9c1d' },
 };
 
 /**
  * Hono middleware that puts {@link DATABASE_VERSION_HEADER} on the answers of the lookup paths of
- * `plan`, problems included, whenever a database is loaded (so not on a 503 `DATA_UNAVAILABLE`).
+ * `plan`, problems included, whenever a database is loaded, except a 503 `DATA_UNAVAILABLE`.
  */
 export function databaseVersionHeader(plan: Plan): MiddlewareHandler<AppEnv> {
   const pattern = LOOKUP_PATHS[plan];
   return async (c, next) => {
     if (!pattern.test(c.req.path)) return next();
     await next();
-    const version = databaseIdentity()?.version;
-    if (version === undefined) return;
+    const version = answeringVersion(c.env);
+    // A 503 answers from no data: where a shard fails, the version is known but did not answer.
+    if (version === undefined || c.res.status === 503) return;
     // In place: `c.header` on a finished answer would copy the whole Response (see ratelimit/middleware.ts).
     try {
       c.res.headers.set(DATABASE_VERSION_HEADER, version);

@@ -2,9 +2,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { distanceBetween } from '../geo/distance.ts';
-import { loadDatabase } from '../geo/load.ts';
+import { lookupPositions } from '../lookup/backend.ts';
 import { ALL_FIELDS } from '../lookup/fields.ts';
-import { lookupAll, type Outcome, type Position, positionOf } from '../lookup/pipeline.ts';
+import type { LookupFailure, Position } from '../lookup/pipeline.ts';
 import { DistanceRequestSchema, DistanceResultSchema } from '../schemas/distance.ts';
 import { DistanceQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
@@ -47,10 +47,13 @@ export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
     const { query, json } = DISTANCE.validate(c, body);
     const { language } = viewOfQuery(query, ALL_FIELDS);
     const { from, to } = json;
-    const [a, b] = lookupAll(await loadDatabase(c.env, c.executionCtx, c.req.raw), [from, to], { positions: true }) as [Outcome, Outcome];
-    const position = (outcome: Outcome, side: 'from' | 'to'): Position => {
-      if (outcome.kind !== 'found') throw problemOf(outcome, side);
-      return positionOf(outcome, language);
+    const [a, b] = (await lookupPositions({ env: c.env, ctx: c.executionCtx, place: c.req.raw }, [from, to], language)) as [
+      Position | LookupFailure,
+      Position | LookupFailure,
+    ];
+    const position = (outcome: Position | LookupFailure, side: 'from' | 'to'): Position => {
+      if ('kind' in outcome) throw problemOf(outcome, side);
+      return outcome;
     };
     const ends = { from: position(a, 'from'), to: position(b, 'to') };
     return c.json({ ...ends, distance: distanceBetween(ends.from, ends.to) }, 200);

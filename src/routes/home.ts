@@ -9,11 +9,13 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type AppEnv, clientIpOf, type Plan } from '../env.ts';
+import type { ProblemError } from '../errors/problem.ts';
 import { asProblem, type Problem, problemBody } from '../errors/render.ts';
+import type { DatabaseIdentity } from '../geo/identity.ts';
 import { ENGLISH, LANGUAGES } from '../geo/languages.ts';
-import { databaseIdentity, loadDatabase } from '../geo/load.ts';
-import { ALL_FIELDS } from '../lookup/fields.ts';
-import { lookupAll } from '../lookup/pipeline.ts';
+import { dataIdentity, knownIdentity, lookupRecords } from '../lookup/backend.ts';
+import { ALL_FIELDS, type View } from '../lookup/fields.ts';
+import type { Found, Rendered } from '../lookup/pipeline.ts';
 import { singleDocument } from '../lookup/render.ts';
 import { type FooterData, PAGE_CSP } from '../pages/document.tsx';
 import { type HomeResult, homePage } from '../pages/home.tsx';
@@ -108,35 +110,49 @@ function pageAnswer(c: Context<AppEnv>, text: string, status: number, problem?: 
   return c.html(text, status as ContentfulStatusCode, { ...PAGE_HEADERS, ...problem?.options.headers });
 }
 
-/** The loaded database, or the problem that keeps it from answering (503 `DATA_UNAVAILABLE`). */
-async function database(c: Context<AppEnv>) {
+/** The request as the lookups take it. */
+function lookupRequest(c: Context<AppEnv>) {
+  return { env: c.env, ctx: c.executionCtx, place: c.req.raw };
+}
+
+/** The data's identity, or the problem that keeps the data from answering (503 `DATA_UNAVAILABLE`). */
+async function identityOrProblem(c: Context<AppEnv>): Promise<DatabaseIdentity | ProblemError> {
   try {
-    return await loadDatabase(c.env, c.executionCtx);
+    return await dataIdentity(lookupRequest(c));
   } catch (error) {
     return asProblem(error);
   }
 }
 
-/** The footer's facts: the loaded data's (none while it cannot be read) and the plan's status path. */
-function footer(plan: Plan): FooterData {
-  const identity = databaseIdentity();
-  return { data: identity && dataFactsOf(identity, Date.now()), statusPath: statusPath(plan) };
+/** The footer's facts: the data's (none while it cannot be read) and the plan's status path. */
+function footer(plan: Plan, identity: DatabaseIdentity | ProblemError): FooterData {
+  return { data: identity instanceof Error ? undefined : dataFactsOf(identity, Date.now()), statusPath: statusPath(plan) };
 }
 
-/** What the free page shows for `text` (an address as typed, or the visitor's own) in the data `loaded`. */
-function resultOf(loaded: Awaited<ReturnType<typeof database>>, text: string, query: HomeQuery, data: DataFacts | undefined): HomeResult {
-  if (loaded instanceof Error) return { kind: 'problem', problem: problemBody(loaded) };
-  const view = viewOfQuery(query, ALL_FIELDS);
-  const outcome = lookupAll(loaded, [text])[0] ?? { kind: 'invalid' as const };
-  if (outcome.kind !== 'found') return { kind: 'problem', problem: problemBody(lookupProblem(outcome)) };
-  const json = textOf(singleDocument(outcome, 'json', view));
+/** Both formats: the page shows the JSON and the XML answer. */
+const BOTH_FORMATS = ['json', 'xml'] as const;
+
+/** The lookup of `text` (an address as typed, or the visitor's own): its record, or the problem it answers. */
+async function lookupOf(c: Context<AppEnv>, text: string, view: View): Promise<Found | Rendered | Problem> {
+  try {
+    const outcome = (await lookupRecords(lookupRequest(c), [text], BOTH_FORMATS, view))[0] ?? { kind: 'invalid' as const };
+    return outcome.kind === 'found' || outcome.kind === 'rendered' ? outcome : lookupProblem(outcome);
+  } catch (error) {
+    return asProblem(error);
+  }
+}
+
+/** What the free page shows for a lookup's answer, in `view`. */
+function resultOf(answer: Found | Rendered | Problem, view: View, data: DataFacts | undefined): HomeResult {
+  if (!('kind' in answer)) return { kind: 'problem', problem: problemBody(answer) };
+  const json = textOf(singleDocument(answer, 'json', view));
   const record = JSON.parse(json) as IpInfo;
   const positioned = record.latitude !== 0 || record.longitude !== 0;
   return {
     kind: 'record',
     record,
     json: indentedJson(json),
-    xml: indentedXml(textOf(singleDocument(outcome, 'xml', view))),
+    xml: indentedXml(textOf(singleDocument(answer, 'xml', view))),
     point: positioned ? mapPoint(record.latitude, record.longitude) : undefined,
     time: localTime(record.timeZones[0] ?? '', Date.now()),
     knowsProxies: data?.knowsProxies ?? false,
@@ -152,37 +168,33 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
   } catch (error) {
     const problem = asProblem(error);
     const ip = (c.req.query('ip') ?? '').trim();
-    const props = { origin: new URL(c.req.url).origin, ip, language: 'en' as const, allowance, footer: footer('free') };
+    const props = { origin: new URL(c.req.url).origin, ip, language: 'en' as const, allowance, footer: footer('free', await identityOrProblem(c)) };
     return pageAnswer(c, homePage({ ...props, result: { kind: 'problem', problem: problemBody(problem) } }), problem.status, problem);
   }
   const ip = (query.ip ?? '').trim();
   const language = LANGUAGES[query.lang ?? ENGLISH] ?? 'en';
   const props = { origin: new URL(c.req.url).origin, ip, language, allowance };
   if (decision !== undefined && !decision.allowed) {
-    await database(c); // for the footer's data; a refused view costs no lookup
-    return pageAnswer(c, homePage({ ...props, result: { kind: 'limited' }, footer: footer('free') }), 429);
+    // A refused view costs no lookup; the footer still names the data.
+    return pageAnswer(c, homePage({ ...props, result: { kind: 'limited' }, footer: footer('free', await identityOrProblem(c)) }), 429);
   }
   const text = ip || clientIpOf(c.req);
-  const loaded = await database(c);
-  const facts = footer('free');
-  const result: HomeResult = text
-    ? resultOf(loaded, text, query, facts.data)
-    : {
-        kind: 'problem',
-        problem: problemBody({
-          code: 'IP_ADDRESS_INVALID',
-          detail: 'This request carries no client address (CF-Connecting-IP): type an address to look up.',
-          options: {},
-        }),
-      };
-  const problem = loaded instanceof Error ? loaded : undefined;
+  const view = viewOfQuery(query, ALL_FIELDS);
+  const answer: Found | Rendered | Problem = text
+    ? await lookupOf(c, text, view)
+    : { code: 'IP_ADDRESS_INVALID', detail: 'This request carries no client address (CF-Connecting-IP): type an address to look up.', options: {} };
+  const identity = await identityOrProblem(c);
+  const facts = footer('free', identity);
+  const result = resultOf(answer, view, facts.data);
+  // A problem's headers go with the page (Retry-After of a 503).
+  const problem = 'kind' in answer ? undefined : answer;
   return pageAnswer(c, homePage({ ...props, result, footer: facts }), result.kind === 'problem' ? result.problem.status : 200, problem);
 }
 
 async function paidHome(c: Context<AppEnv>): Promise<Response> {
-  const loaded = await database(c);
-  const problem = loaded instanceof Error ? loaded : undefined;
-  return pageAnswer(c, paidPage({ region: c.env.REGION, footer: footer('paid') }), problem?.status ?? 200, problem);
+  const identity = await identityOrProblem(c);
+  const problem = identity instanceof Error ? identity : undefined;
+  return pageAnswer(c, paidPage({ region: c.env.REGION, footer: footer('paid', identity) }), problem?.status ?? 200, problem);
 }
 
 /** The page of an unexpected failure (logged by `asProblem`): 500 `INTERNAL_ERROR` in words, as a page. */
@@ -196,9 +208,9 @@ function failedPage(c: Context<AppEnv>, plan: Plan, error: unknown): Response {
           language: 'en',
           allowance: undefined,
           result: { kind: 'problem', problem: problemBody(problem) },
-          footer: footer(plan),
+          footer: footer(plan, knownIdentity(c.env) ?? problem),
         })
-      : paidPage({ region: c.env.REGION, footer: footer(plan) });
+      : paidPage({ region: c.env.REGION, footer: footer(plan, knownIdentity(c.env) ?? problem) });
   return pageAnswer(c, text, problem.status, problem);
 }
 

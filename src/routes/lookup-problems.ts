@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { ProblemError } from '../errors/problem.ts';
 import type { Problem } from '../errors/render.ts';
 import { type Utf8, withUtf8Body } from '../format/utf8.ts';
+import { RETRY_AFTER_SECONDS } from '../geo/database.ts';
 import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
 import type { Format } from '../lookup/entries.ts';
 import type { FieldMask, View } from '../lookup/fields.ts';
@@ -10,8 +11,9 @@ import type { LookupFailure } from '../lookup/pipeline.ts';
 
 /**
  * The problem of a lookup failure, as its code, detail and extensions: `IP_ADDRESS_INVALID`,
- * `IP_ADDRESS_RESERVED` (with `range` and `rfc`), or `IP_ADDRESS_NOT_FOUND` (an address the data does
- * not cover, or, for distance, one it has no position for). A bulk answer writes it as an item
+ * `IP_ADDRESS_RESERVED` (with `range` and `rfc`), `IP_ADDRESS_NOT_FOUND` (an address the data does
+ * not cover, or, for distance, one it has no position for), or `DATA_UNAVAILABLE` (with `Retry-After`:
+ * the shard of a sharded database that holds the address cannot answer). A bulk answer writes it as an item
  * (`problemBody`), the single lookup answers it (`problemAnswer`), and distance raises it
  * ({@link problemOf}: its typed JSON route takes a problem raised, not a plain Response).
  *
@@ -39,6 +41,12 @@ export function lookupProblem(failure: LookupFailure, side?: 'from' | 'to'): Pro
       };
     case 'no-location':
       return { code: 'IP_ADDRESS_NOT_FOUND', detail: `${prefix}the data has no position for ${failure.address}.`, options: { extensions } };
+    case 'unavailable':
+      return {
+        code: 'DATA_UNAVAILABLE',
+        detail: `${prefix}The geolocation data for ${failure.address} cannot be read at the moment. Try again shortly.`,
+        options: { extensions, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+      };
     default:
       return failure satisfies never;
   }

@@ -4,11 +4,10 @@ import type { Context } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { problemAnswer } from '../errors/render.ts';
-import { GeoDatabase } from '../geo/database.ts';
-import { loadDatabase } from '../geo/load.ts';
+import { lookupRecords } from '../lookup/backend.ts';
 import type { Format } from '../lookup/entries.ts';
-import { ALL_FIELDS } from '../lookup/fields.ts';
-import { type LookupFailure, lookupAll } from '../lookup/pipeline.ts';
+import { ALL_FIELDS, type View } from '../lookup/fields.ts';
+import type { LookupFailure, Outcome } from '../lookup/pipeline.ts';
 import { singleDocument } from '../lookup/render.ts';
 import { IpInfoAnswerSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
@@ -48,19 +47,22 @@ function route(format: Format, path: string, withIp: boolean, tags: string[], de
 
 type Query = z.output<typeof LookupQuerySchema>;
 
+/** The formats a route asks a shard to render: its own. */
+const FORMATS = { json: ['json'], xml: ['xml'] } as const;
+
 function answer(c: Context<AppEnv>, format: Format, text: string, query: Query): Response | Promise<Response> {
-  const loaded = loadDatabase(c.env, c.executionCtx, c.req.raw);
-  // Once loaded, the database is there without a turn of the event loop, and the answer without a promise.
-  return loaded instanceof GeoDatabase ? respond(c, format, loaded, text, query) : loaded.then((database) => respond(c, format, database, text, query));
+  const view = viewOfQuery(query, ALL_FIELDS);
+  const outcomes = lookupRecords({ env: c.env, ctx: c.executionCtx, place: c.req.raw }, [text], FORMATS[format], view);
+  // Once loaded, a database that does not shard answers without a turn of the event loop, and the answer without a promise.
+  return Array.isArray(outcomes) ? respond(c, format, outcomes, view) : outcomes.then((answered) => respond(c, format, answered, view));
 }
 
 const INVALID: LookupFailure = { kind: 'invalid' };
 
-function respond(c: Context<AppEnv>, format: Format, database: GeoDatabase, text: string, query: Query): Response {
-  const view = viewOfQuery(query, ALL_FIELDS);
-  const outcome = lookupAll(database, [text])[0] ?? INVALID;
+function respond(c: Context<AppEnv>, format: Format, outcomes: readonly Outcome[], view: View): Response {
+  const outcome = outcomes[0] ?? INVALID;
   // Answered, not raised: an Error would capture a stack trace for an everyday answer.
-  if (outcome.kind !== 'found') return problemAnswer(lookupProblem(outcome), c);
+  if (outcome.kind !== 'found' && outcome.kind !== 'rendered') return problemAnswer(lookupProblem(outcome), c);
   return lookupAnswer(c, format, singleDocument(outcome, format, view));
 }
 

@@ -2,12 +2,13 @@
  * @module `GET /api/v1/status` (free) and `GET /api/status` (paid): which data this server answers
  * from and how old it is. Open on both plans: no credential on paid servers, and on the free server it
  * carries the RateLimit fields without counting (see `access/middleware.ts`, `ratelimit/middleware.ts`).
- * While the database cannot be loaded it answers 503 `DATA_UNAVAILABLE`, like the lookups.
+ * While the database cannot be loaded it answers 503 `DATA_UNAVAILABLE`, like the lookups; a sharded
+ * one answers while any shard does, naming each shard that cannot and why.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Plan } from '../env.ts';
 import { isStale } from '../geo/identity.ts';
-import { databaseIdentity, loadDatabase } from '../geo/load.ts';
+import { dataStatus } from '../lookup/backend.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { StatusSchema } from '../schemas/status.ts';
 
@@ -23,7 +24,7 @@ function statusRoute(plan: Plan) {
     tags: ['Status'],
     summary: 'Data version and age',
     description:
-      'The plan and region of this server, the version, build date, counts, SHA-256 and sources of the database it answers from, and whether that data is stale (a source older than 30 days). Open to everyone; on the free server it does not count against the rate limits.',
+      'The plan and region of this server, the version, build date, counts, SHA-256 and sources of the database it answers from, its shards (one covering everything where the database is not sharded) with the version each answers from, and whether that data is stale (a source older than 30 days). Open to everyone; on the free server it does not count against the rate limits.',
     responses: {
       200: {
         description: 'The status.',
@@ -40,10 +41,7 @@ function statusRoute(plan: Plan) {
 /** Registers the status route of `plan`. */
 export function registerStatusRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void {
   app.openapi(statusRoute(plan), async (c) => {
-    await loadDatabase(c.env, c.executionCtx, c.req.raw);
-    const identity = databaseIdentity();
-    // loadDatabase resolved, so the identity of what it loaded is there.
-    if (identity === undefined) throw new Error('the database is loaded but has no identity');
+    const { identity, shards } = await dataStatus({ env: c.env, ctx: c.executionCtx, place: c.req.raw });
     const { version, builtAt, networks, records, bytes, sha256, sources } = identity;
     return c.json(
       {
@@ -57,6 +55,7 @@ export function registerStatusRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void 
           bytes,
           sha256,
           sources: sources.map(({ name, version, builtAt, licence, attribution }) => ({ name, version, builtAt, licence, attribution })),
+          shards: [...shards],
         },
         stale: isStale(identity, Date.now()),
       },

@@ -20,6 +20,41 @@ const StatusSourceSchema = z
   })
   .openapi('StatusSource');
 
+/** The text of a position in the database's IPv6 space. */
+const position = (description: string, example: string) => z.string().openapi({ description, example });
+
+/** One shard of the database (the whole database, where it is not sharded). */
+const StatusShardSchema = z
+  .object({
+    first: position(
+      "The first position of the shard's range in the database's IPv6 address space (RFC 5952 text): IPv4 `a.b.c.d` is `::a.b.c.d` there, and a 6to4 address is at the IPv4 address it embeds.",
+      '::',
+    ),
+    last: position(
+      'The last position of its range, included: the next shard starts right after it; the last shard ends at `ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff`.',
+      '::81.2.69.255',
+    ),
+    bytes: z.number().int().openapi({ description: "Size of the shard's file in bytes.", example: 21673284 }),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .openapi({ description: "Hex SHA-256 of the shard's file, as published." }),
+    version: z.string().nullable().openapi({
+      description: 'The version this shard answers from: the same as `database.version` (every answer is from one version); null while it cannot answer.',
+      example: '2026-09-18.3f2a9c1d',
+    }),
+    switchWaits: z.boolean().openapi({
+      description:
+        "Whether a switch to a new version of this shard makes requests wait: true when two versions of its size do not fit an isolate's memory budget, so that the old one is released before the new one loads; false when the new one loads beside the old one.",
+      example: false,
+    }),
+    unavailable: z.string().optional().openapi({
+      description: 'Present only while this shard cannot answer: why. Its addresses are answered 503 `DATA_UNAVAILABLE` (in bulk, a problem item) meanwhile.',
+      example: 'object ipgeo-2026-09-18.3f2a9c1d.shard-1-of-3.mmdb holds 1000 bytes, not the published 21673284: truncated or replaced',
+    }),
+  })
+  .openapi('StatusShard');
+
 /** The status of a deployment and its data. */
 export const StatusSchema = z
   .object({
@@ -46,6 +81,10 @@ export const StatusSchema = z
         sources: z
           .array(StatusSourceSchema)
           .openapi({ description: 'The sources compiled into the database: locations first, then ASN data, then proxy lists.' }),
+        shards: z.array(StatusShardSchema).min(1).openapi({
+          description:
+            "The database's shards in address order, their ranges covering the whole IPv6 space without overlap: one covering everything where the database is not sharded. Each sharded shard is served by a Worker of its own.",
+        }),
       })
       .openapi('StatusDatabase'),
     stale: z.boolean().openapi({

@@ -107,9 +107,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   state = mkdtempSync(join(tmpdir(), 'ipgeo-browser-'));
   // Published as `npm run data:publish` does: the version's object, then the bucket's current record.
   const local = readBuildFile(DATABASE_FILE);
+  const shards = local.shards.map((shard) => ({ ...shard, body: shard.file }));
   for (const environment of ['free', 'de'] as const) {
     const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false, persistTo: state });
-    await publishTo(bucket, { ...local, body: DATABASE_FILE }, new Date(), () => {});
+    await publishTo(bucket, { ...local, shards }, new Date(), () => {});
   }
   await operator('create', ACCOUNTS.active.id);
   await operator('allow-domain', ACCOUNTS.active.id, ACCOUNTS.active.hostname);

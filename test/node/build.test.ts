@@ -41,20 +41,22 @@ describe('a reproducible build', () => {
     };
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-26T10:00:00.000Z'));
-    const first = build(options, () => {}, tempDir());
+    const firstDir = tempDir();
+    const first = build(options, () => {}, firstDir);
     vi.setSystemTime(new Date('2026-11-26T10:07:30.000Z'));
-    const second = build(options, () => {}, tempDir());
+    const secondDir = tempDir();
+    const second = build(options, () => {}, secondDir);
 
-    expect(Buffer.compare(readFileSync(join(ROOT, first.output.file)), readFileSync(join(ROOT, second.output.file)))).toBe(0);
+    expect(Buffer.compare(readFileSync(join(firstDir, 'ipgeo.mmdb')), readFileSync(join(secondDir, 'ipgeo.mmdb')))).toBe(0);
     expect(second.version).toBe(first.version);
-    expect(second.output.sha256).toBe(first.output.sha256);
+    expect(second.shards).toEqual(first.shards);
     // The build date is the newest source's: the MaxMind databases' own dates, or the list's file date.
     const newest = Math.max(
       ...['GeoIP2-City-Test.mmdb', 'GeoLite2-ASN-Test.mmdb', 'GeoIP2-Anonymous-IP-Test.mmdb'].map((name) => buildEpochOf(testData(name))),
       listDate.getTime() / 1000,
     );
     expect(first.builtAt).toBe(new Date(newest * 1000).toISOString());
-    expect(buildEpochOf(join(ROOT, first.output.file))).toBe(newest);
+    expect(buildEpochOf(join(firstDir, 'ipgeo.mmdb'))).toBe(newest);
   });
 });
 
@@ -71,19 +73,19 @@ describe('the isolate budget of data:build', () => {
     );
   }, 60_000);
 
-  it('refuses the default build with --budget-mib 40, naming the figures, and leaves the previous build as it was', () => {
+  it('refuses the default build as one file with --budget-mib 40, naming the figures and the shards that would fit, and leaves the previous build as it was', () => {
     const out = tempDir();
     // The previous build: a small one, made here.
     const previous = dataBuild(['--maxmind-city', testData('GeoIP2-City-Test.mmdb'), '--maxmind-asn', testData('GeoLite2-ASN-Test.mmdb'), '--out', out]);
     expect(previous.code, previous.stderr).toBe(0);
     const before = { database: readFileSync(join(out, 'ipgeo.mmdb')), manifest: readFileSync(join(out, 'ipgeo.manifest.json')) };
-    const run = dataBuild(['--budget-mib', '40', '--out', out]);
+    const run = dataBuild(['--shards', '1', '--budget-mib', '40', '--out', out]);
     expect(run.code).toBe(1);
     // The default sources give the default build's bytes (reproducible), whose size the message names.
     const size = statSync(DATABASE_FILE).size;
     expect(run.stderr).toMatch(
       new RegExp(
-        `data:build refused the database: .*ipgeo\\.mmdb \\(${(size / 1048576).toFixed(1)} MiB\\) would need \\d+\\.\\d MiB once loaded with its caches full, \\d+\\.\\d MiB over the isolate budget of 40\\.0 MiB \\(files up to \\d+\\.\\d MiB fit\\).*--budget-mib`,
+        `data:build refused the database: .*ipgeo\\.mmdb \\(${(size / 1048576).toFixed(1)} MiB\\) would need \\d+\\.\\d MiB once loaded with its caches full, \\d+\\.\\d MiB over the isolate budget of 40\\.0 MiB \\(files up to \\d+\\.\\d MiB fit\\).*Build more shards: --shards \\d+ or more`,
       ),
     );
     expect(run.stderr).toMatch(/Nothing was written: .*ipgeo\.mmdb is the previous build, as it was\./);

@@ -161,9 +161,10 @@ class FakeCloudflare implements Cloudflare {
       },
     };
   }
-  deploy(configPath: string, environment: string, dryRun: boolean): string[] {
-    this.calls.push(`deploy ${environment}${dryRun ? ' --dry-run' : ''}`);
+  deploy(configPath: string, environment: string, dryRun: boolean, worker?: string): string[] {
+    this.calls.push(`deploy ${worker ?? environment}${dryRun ? ' --dry-run' : ''}`);
     this.deployed.push({ configPath, environment, dryRun });
+    if (worker !== undefined) return [];
     return dryRun ? [] : [`https://ipgeo-${environment}.sub.workers.dev`];
   }
 }
@@ -285,7 +286,9 @@ describe('deploy', () => {
     const cloudflare = new FakeCloudflare();
     await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare));
     const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
-    record.current.bytes = 90 * 1_048_576; // as if a larger build had been published with a larger budget
+    // As if a larger build had been published with a larger budget.
+    record.current.bytes = 90 * 1_048_576;
+    record.current.shards[0].bytes = 90 * 1_048_576;
     cloudflare.objects.set('ipgeo-data-de/ipgeo-current.json', JSON.stringify(record));
     cloudflare.calls = [];
     await expect(deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare))).rejects.toThrow(
@@ -320,6 +323,78 @@ describe('deploy', () => {
     expect(cloudflare.objects.size).toBe(0);
     expect(run.builds).toBe(0);
     expect(outcomes.map((outcome) => outcome.check)).toEqual([null, null, null, null, null]);
+  });
+});
+
+describe('deploy with a sharded build', () => {
+  const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
+
+  it('deploys the shard Workers first, unreachable but through the app bound to them', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    const run = tools(cloudflare);
+    await deploy({ environments: ['de', 'free'], dryRun: true, settings: SETTINGS, shards: 3 }, toml, run);
+    expect(cloudflare.calls).toEqual([
+      'deploy ipgeo-de-shard-0-of-3 --dry-run',
+      'deploy ipgeo-de-shard-1-of-3 --dry-run',
+      'deploy ipgeo-de-shard-2-of-3 --dry-run',
+      'deploy de --dry-run',
+      'deploy ipgeo-free-shard-0-of-3 --dry-run',
+      'deploy ipgeo-free-shard-1-of-3 --dry-run',
+      'deploy ipgeo-free-shard-2-of-3 --dry-run',
+      'deploy free --dry-run',
+    ]);
+    const configs = cloudflare.deployed.map(({ configPath, environment }) => ({ environment, config: JSON.parse(readFileSync(configPath, 'utf8')) }));
+    const shardConfigs = configs.filter(({ config }) => String(config.name).includes('-shard-'));
+    expect(shardConfigs).toHaveLength(6);
+    for (const { environment, config } of shardConfigs) {
+      // Wrangler applies --env: the section it deploys is the environment's.
+      const section = config.env[environment];
+      expect([section.workers_dev, section.preview_urls, section.routes, section.route]).toEqual([false, false, undefined, undefined]);
+      expect(section.vars.SHARD_COUNT).toBe('3');
+    }
+    const app = configs.find(({ environment, config }) => environment === 'de' && !String(config.name).includes('-shard-'))?.config;
+    expect(app.env.de.services.filter((service: { binding: string }) => service.binding.startsWith('SHARD_'))).toEqual(
+      [0, 1, 2].map((k) => ({
+        binding: `SHARD_${k}`,
+        service: `ipgeo-de-shard-${k}-of-3`,
+        entrypoint: 'Shard',
+      })),
+    );
+  });
+
+  it('publishes a build of another number of shards once its shard Workers are deployed, before the app', async () => {
+    const testData = join(FIXTURES, 'test-data');
+    const sources = { maxmindCity: join(testData, 'GeoIP2-City-Test.mmdb'), maxmindAsn: join(testData, 'GeoLite2-ASN-Test.mmdb'), proxyLists: [] };
+    const three = build({ ...sources, shards: 3 }, () => {}, join(temp, 'small-3'));
+    const cloudflare = new FakeCloudflare();
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare));
+    cloudflare.calls = [];
+    const sharded = { ...tools(cloudflare), database: () => readBuild(join(temp, 'small-3', 'ipgeo.manifest.json')) };
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS, shards: 3 }, toml, sharded);
+    const keys = (i: number) => `put ipgeo-data-de/ipgeo-${three.version}.shard-${i}-of-3.mmdb`;
+    expect(cloudflare.calls.filter((call) => call.startsWith('deploy') || call.startsWith('put'))).toEqual([
+      'deploy ipgeo-de-shard-0-of-3',
+      'deploy ipgeo-de-shard-1-of-3',
+      'deploy ipgeo-de-shard-2-of-3',
+      keys(0),
+      keys(1),
+      keys(2),
+      'put ipgeo-data-de/ipgeo-current.json',
+      'deploy de',
+    ]);
+    const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
+    expect(record.current.version).toBe(three.version);
+    expect(sharded.lines.join('\n')).toContain(`serves ${small.version} in 1 shard(s); this deploy serves 3: publishing ${three.version}`);
+  });
+
+  it('deploys the app alone, bound to no shard, for a build of one file', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    await deploy({ environments: ['de'], dryRun: true, settings: SETTINGS, shards: 1 }, toml, tools(cloudflare));
+    expect(cloudflare.calls).toEqual(['deploy de --dry-run']);
+    const app = JSON.parse(readFileSync(cloudflare.deployed[0]?.configPath ?? '', 'utf8'));
+    expect(JSON.stringify(app)).not.toContain('SHARD_');
   });
 });
 

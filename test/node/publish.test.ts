@@ -12,9 +12,10 @@ import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BudgetError } from '../../data/budget.ts';
 import { build, DATABASE_FILE } from '../../data/build.ts';
-import { CHANGES_PENDING, runCommand } from '../../data/publish/cli.ts';
+import { readBuildFile } from '../../data/publish/build-file.ts';
+import { CHANGES_PENDING, readBuild, runCommand } from '../../data/publish/cli.ts';
 import { type R2Like, r2Bucket } from '../../data/publish/r2-bucket.ts';
-import { PublishError, publishTo, readRecord, rollBack, versionOf } from '../../data/publish/record.ts';
+import { PublishError, publishTo, readRecord, rollBack, wholeFilePublication } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { FIXTURES } from '../support/fixtures.ts';
@@ -41,7 +42,7 @@ function smallBuild(dir: string, proxy?: string) {
     dir,
   );
   const file = join(dir, 'ipgeo.mmdb');
-  return { file, sha256: manifest.output.sha256, version: versionOf(manifest) };
+  return { file, sha256: manifest.shards[0]?.sha256 ?? '', version: manifest.version };
 }
 
 describe('npm run data:publish and data:rollback', () => {
@@ -70,7 +71,7 @@ describe('npm run data:publish and data:rollback', () => {
     expect((await cli('publish', { env: ['free'], file: second.file })).output).toContain(`current version ${second.version} (was ${first.version})`);
     const published = await readRecord(bucket);
     const raw = JSON.parse((await bucket.getText(CURRENT_RECORD_KEY)) ?? '{}') as { current: object };
-    expect(Object.keys(raw.current).sort()).toEqual(['bytes', 'key', 'publishedAt', 'retiredAt', 'sha256', 'version']);
+    expect(Object.keys(raw.current).sort()).toEqual(['bytes', 'key', 'publishedAt', 'retiredAt', 'sha256', 'shards', 'version']);
     expect(published?.current).toMatchObject({ version: second.version, key: `ipgeo-${second.version}.mmdb`, sha256: second.sha256 });
     expect(published?.versions.map((v) => [v.version, v.retiredAt === null])).toEqual([
       [first.version, false],
@@ -157,12 +158,8 @@ describe('versions in a bucket', () => {
     bucket = r2Bucket(raw, 'GEO_DATA');
   });
   afterAll(() => miniflare.dispose());
-  const version = (day: number, bytes: Uint8Array) => ({
-    version: `2026-01-${String(day).padStart(2, '0')}.${sha256(bytes).slice(0, 8)}`,
-    bytes: bytes.length,
-    sha256: sha256(bytes),
-    body: bytes,
-  });
+  const version = (day: number, bytes: Uint8Array, size = bytes.length) =>
+    wholeFilePublication(`2026-01-${String(day).padStart(2, '0')}.${sha256(bytes).slice(0, 8)}`, { bytes: size, sha256: sha256(bytes), body: bytes });
   const at = (day: number) => new Date(Date.UTC(2026, 0, day, 12));
 
   it('deletes versions that stopped being current more than 30 days ago, and only those', async () => {
@@ -222,12 +219,12 @@ describe('versions in a bucket', () => {
   it('reads a record written before the history was kept, and rolls it back to the version before, not to one rolled back from', async () => {
     const [a, b, c] = [21, 22, 23].map((n) => version(n, new Uint8Array([n, 1, n])));
     if (!a || !b || !c) throw new Error('three versions');
-    for (const v of [a, b, c]) await raw.put(`ipgeo-${v.version}.mmdb`, v.body);
+    for (const v of [a, b, c]) await raw.put(`ipgeo-${v.version}.mmdb`, v.shards[0]?.body ?? new Uint8Array());
     const entry = (v: typeof a, publishedAt: Date, retiredAt: Date | null) => ({
       version: v.version,
       key: `ipgeo-${v.version}.mmdb`,
-      bytes: v.bytes,
-      sha256: v.sha256,
+      bytes: v.shards[0]?.bytes,
+      sha256: v.shards[0]?.sha256,
       publishedAt: publishedAt.toISOString(),
       retiredAt: retiredAt?.toISOString() ?? null,
     });
@@ -242,9 +239,9 @@ describe('versions in a bucket', () => {
 
   it('refuses to roll back to a version whose load would not fit the budget', async () => {
     await raw.delete(CURRENT_RECORD_KEY);
-    const small = version(27, new Uint8Array([27]));
+    const small = version(27, new Uint8Array([27]), 80 * 1_048_576);
     const other = version(28, new Uint8Array([28]));
-    await publishTo(bucket, { ...small, bytes: 80 * 1_048_576 }, at(27), () => {});
+    await publishTo(bucket, small, at(27), () => {});
     await publishTo(bucket, other, at(28), () => {});
     await expect(rollBack(bucket, at(29), () => {})).rejects.toThrow(BudgetError);
     expect((await readRecord(bucket))?.current.version).toBe(other.version);
@@ -253,7 +250,84 @@ describe('versions in a bucket', () => {
   it('refuses to publish a version string again with other bytes', async () => {
     const a = version(5, new Uint8Array([5]));
     await publishTo(bucket, a, at(5), () => {});
-    await expect(publishTo(bucket, { ...a, sha256: 'f'.repeat(64) }, at(6), () => {})).rejects.toThrow(/already published with SHA-256/);
+    const other = wholeFilePublication(a.version, { bytes: 1, sha256: 'f'.repeat(64), body: new Uint8Array([5]) });
+    await expect(publishTo(bucket, other, at(6), () => {})).rejects.toThrow(/already published with SHA-256/);
     expect(JSON.parse((await (await raw.get(CURRENT_RECORD_KEY))?.text()) ?? '{}').current.version).toBe(a.version);
+  });
+
+  it('publishes a build of 3 shards as one version of 3 objects, refuses to change the number of shards without a deploy, and expires every object', async () => {
+    await raw.delete(CURRENT_RECORD_KEY);
+    const options = { maxmindCity: `${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, maxmindAsn: `${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`, proxyLists: [] };
+    const [oneDir, threeDir] = [mkdtempSync(join(tmpdir(), 'ipgeo-one-')), mkdtempSync(join(tmpdir(), 'ipgeo-three-'))];
+    build({ ...options, shards: 1 }, () => {}, oneDir);
+    const manifest = build({ ...options, shards: 3 }, () => {}, threeDir);
+    const one = readBuildFile(join(oneDir, 'ipgeo.manifest.json'));
+    const three = readBuildFile(join(threeDir, 'ipgeo.shard-1-of-3.mmdb'));
+    const keys = [0, 1, 2].map((k) => `ipgeo-${manifest.version}.shard-${k}-of-3.mmdb`);
+    const lines: string[] = [];
+    const log = (line: string) => void lines.push(line);
+
+    await publishTo(bucket, one, at(1), log);
+    const before = await raw.get(CURRENT_RECORD_KEY).then((object) => object?.text());
+    await expect(publishTo(bucket, three, at(2), log, undefined, { deployment: 'de' })).rejects.toThrow(
+      new RegExp(`version ${manifest.version} is 3 shards, its current version ${one.version} one file.*npm run deploy -- --env de`),
+    );
+    expect(await raw.get(CURRENT_RECORD_KEY).then((object) => object?.text())).toBe(before);
+    for (const key of keys) expect(await raw.head(key)).toBeNull();
+
+    // As a deploy that has deployed the Workers of 3 shards publishes it: every object, then the record once.
+    await publishTo(bucket, three, at(2), log, undefined, { newShardCount: true });
+    const written = JSON.parse((await raw.get(CURRENT_RECORD_KEY).then((object) => object?.text())) ?? '{}');
+    expect(written.current).toEqual({
+      version: manifest.version,
+      shards: manifest.shards.map((shard, k) => ({ key: keys[k], first: shard.first, last: shard.last, bytes: shard.bytes, sha256: shard.sha256 })),
+      publishedAt: at(2).toISOString(),
+      retiredAt: null,
+    });
+    for (const [k, key] of keys.entries()) {
+      const object = await raw.get(key);
+      expect(sha256(new Uint8Array(await (object as unknown as Response).arrayBuffer())), key).toBe(manifest.shards[k]?.sha256);
+    }
+    // The version of one file keeps its object at the top too, for Workers deployed before shards.
+    expect(written.versions[0]).toMatchObject({ key: `ipgeo-${one.version}.mmdb`, shards: [{ key: `ipgeo-${one.version}.mmdb`, first: '::' }] });
+
+    await expect(rollBack(bucket, at(3), () => {}, undefined, { deployment: 'de' })).rejects.toThrow(
+      /one file, its current version .* 3 shards.*npm run deploy -- --env de/,
+    );
+    await rollBack(bucket, at(3), () => {}, undefined, { newShardCount: true });
+    expect((await readRecord(bucket))?.current.version).toBe(one.version);
+
+    lines.length = 0;
+    await publishTo(bucket, one, at(34), log); // the version of 3 shards retired on day 3, over 30 days before
+    expect(lines.filter((line) => /deleting/.test(line))).toEqual(
+      keys.map((key) => expect.stringContaining(`deleting ${key}, not current since ${at(3).toISOString()}`)),
+    );
+    for (const key of keys) expect(await raw.head(key)).toBeNull();
+  });
+});
+
+describe('data:publish reading a build of 3 shards', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ipgeo-read-three-'));
+  const options = { maxmindCity: `${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, maxmindAsn: `${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`, proxyLists: [] };
+
+  it('reads every shard whole, says per shard what it needs and whether two versions fit side by side, and refuses a shard that is not its manifest’s range', () => {
+    const manifest = build({ ...options, shards: 3 }, () => {}, dir);
+    const lines: string[] = [];
+    const read = readBuild(join(dir, 'ipgeo.manifest.json'), undefined, (line) => lines.push(line));
+    expect(read.shards.map((shard) => shard.body)).toEqual(manifest.shards.map((shard) => join(dir, shard.file)));
+    expect(lines).toEqual(
+      manifest.shards.map((shard, k) =>
+        expect.stringMatching(
+          new RegExp(`^Version ${manifest.version}, shard ${k} \\(${shard.first} to ${shard.last}\\) .* needs .* side by side need .* no request waits\\.$`),
+        ),
+      ),
+    );
+    // A manifest whose ranges are not the files' own: the shards' metadata says otherwise.
+    const moved = {
+      ...manifest,
+      shards: manifest.shards.map((shard, k) => (k === 0 ? { ...shard, last: '::1' } : k === 1 ? { ...shard, first: '::2' } : shard)),
+    };
+    writeFileSync(join(dir, 'ipgeo.manifest.json'), JSON.stringify(moved));
+    expect(() => readBuild(join(dir, 'ipgeo.manifest.json'))).toThrow(/ipgeo\.shard-0-of-3\.mmdb says it is shard .* not the manifest's/);
   });
 });

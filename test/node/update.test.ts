@@ -131,7 +131,9 @@ const work = mkdtempSync(join(tmpdir(), 'ipgeo-update-'));
 const cacheDir = join(work, 'cache');
 const outDir = join(work, 'out');
 const lines: string[] = [];
-const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean; budgetBytes?: number } = {}) =>
+const run = (
+  options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean; budgetBytes?: number; shards?: number } = {},
+) =>
   update({
     cacheDir,
     outDir,
@@ -140,6 +142,7 @@ const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs
     proxyLists: options.proxyLists ?? false,
     timeoutMs: options.timeoutMs ?? 10_000,
     ...(options.budgetBytes ? { budgetBytes: options.budgetBytes } : {}),
+    ...(options.shards ? { shards: options.shards } : {}),
     log: (line) => lines.push(line),
   });
 
@@ -169,7 +172,7 @@ describe('data:update from MaxMind', () => {
       expect(facts?.countryCode, address).toBe(orNull(() => city.city(address))?.country?.isoCode ?? '');
       expect(facts?.asn, address).toBe(orNull(() => asn.asn(address))?.autonomousSystemNumber ?? 0);
     }
-    expect(manifest.output.sha256).toBe(sha256(readFileSync(join(outDir, 'ipgeo.mmdb'))));
+    expect(manifest.shards.map((shard) => shard.sha256)).toEqual([sha256(readFileSync(join(outDir, 'ipgeo.mmdb')))]);
     // The manifest names the sources where they are kept, in the cache.
     const written = JSON.parse(readFileSync(join(outDir, 'ipgeo.manifest.json'), 'utf8')) as typeof manifest;
     expect(
@@ -185,7 +188,7 @@ describe('data:update from MaxMind', () => {
     expect(lines.some((line) => /GeoLite2-City: unchanged/.test(line))).toBe(true);
     expect(unchanged).toBe(true);
     expect(Buffer.compare(readFileSync(join(outDir, 'ipgeo.mmdb')), before)).toBe(0);
-    expect(manifest.output.sha256).toBe(sha256(before));
+    expect(manifest.shards.map((shard) => shard.sha256)).toEqual([sha256(before)]);
   });
 
   describe('fails clearly and replaces nothing', () => {
@@ -321,5 +324,15 @@ describe('data:update from MaxMind', () => {
       delete process.env.TOR_EXIT_LIST_URL;
       delete process.env.VPN_LIST_URL;
     }
+  });
+
+  it('builds the shards --shards asks for in place of the one file, and the same shards again are nothing to publish', async () => {
+    const { manifest, unchanged } = await run({ shards: 3 });
+    expect(unchanged).toBe(false);
+    expect(readdirSync(outDir).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.shard-0-of-3.mmdb', 'ipgeo.shard-1-of-3.mmdb', 'ipgeo.shard-2-of-3.mmdb']);
+    expect(manifest.shards.map((shard) => shard.sha256)).toEqual(manifest.shards.map((shard) => sha256(readFileSync(join(outDir, shard.file)))));
+    const again = await run({ shards: 3 });
+    expect(again.unchanged).toBe(true);
+    expect(again.manifest.version).toBe(manifest.version);
   });
 });

@@ -19,9 +19,25 @@ export async function readManifest(): Promise<ManifestForTests> {
   return JSON.parse(new TextDecoder().decode(await repoFile('data/out/ipgeo.manifest.json'))) as ManifestForTests;
 }
 
-/** What `GET …/status` must answer for `database`, from the manifest. */
+/** The isolate budget of `docs/operations.md`: 96 MiB. */
+const BUDGET_BYTES = 96 * 1024 * 1024;
+
+/**
+ * What `GET …/status` must answer for `database`, from the manifest: a database that is not sharded is
+ * one shard covering the whole IPv6 space (issue 30), whose switch waits where two of its files alone
+ * exceed the budget (the default build's 65 MB do).
+ */
 export function expectedDatabase(manifest: ManifestForTests) {
+  const whole = {
+    first: '::',
+    last: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+    bytes: manifest.output.bytes,
+    sha256: manifest.output.sha256,
+    version: manifest.version,
+    switchWaits: 2 * manifest.output.bytes > BUDGET_BYTES,
+  };
   return {
+    shards: [whole],
     version: manifest.version,
     builtAt: manifest.builtAt,
     networks: manifest.counts.networks,

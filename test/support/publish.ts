@@ -4,10 +4,10 @@
  */
 import { env } from 'cloudflare:workers';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
-import { publishTo, versionOf } from '../../data/publish/record.ts';
-import { CACHE_NAME, cacheKey } from '../../src/geo/load.ts';
+import { publishTo, versionOf, wholeFilePublication } from '../../data/publish/record.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
+import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { repoFile } from './repo.ts';
 
 /** SHA-256 of bytes, lower-case hex. */
@@ -22,7 +22,7 @@ async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
  * @param at the publishing instant (versions expire 30 days after they stop being current).
  */
 export async function publish(bytes: ArrayBuffer | Uint8Array, version: string, at = new Date()): Promise<CurrentRecord> {
-  const build = { version, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes };
+  const build = wholeFilePublication(version, { bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes });
   return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), build, at, () => {});
 }
 
@@ -51,5 +51,32 @@ export async function forgetCachedCopies(): Promise<void> {
   if (object === null) return;
   const record = CurrentRecordSchema.parse(JSON.parse(await object.text()));
   const cache = await caches.open(CACHE_NAME);
-  for (const version of record.versions) await cache.delete(cacheKey(version));
+  for (const version of record.versions) for (const shard of version.shards) await cache.delete(cacheKey(shard));
+}
+
+/** A sharded build as its manifest lists it (`data/build.ts`), with each shard's bytes. */
+export interface ShardedBuild {
+  readonly version: string;
+  readonly shards: readonly { readonly first: string; readonly last: string; readonly bytes: ArrayBuffer }[];
+}
+
+/** The sharded build in `dir` (its manifest's `shards`, read through the `REPO_FILES` binding). */
+export async function shardedBuild(dir: string): Promise<ShardedBuild> {
+  const manifest = JSON.parse(new TextDecoder().decode(await repoFile(`${dir}/ipgeo.manifest.json`))) as {
+    version: string;
+    shards: { file: string; first: string; last: string }[];
+  };
+  const shards = await Promise.all(manifest.shards.map(async ({ file, first, last }) => ({ first, last, bytes: await repoFile(`${dir}/${file}`) })));
+  return { version: manifest.version, shards };
+}
+
+/**
+ * Publishes a sharded build as `version` into `env.GEO_DATA` as `data:publish` does (`data/publish/record.ts`):
+ * every shard's object first, then the current record naming them, so that the set becomes current at once.
+ */
+export async function publishSharded(build: ShardedBuild, version = build.version, at = new Date()): Promise<CurrentRecord> {
+  const shards = await Promise.all(
+    build.shards.map(async ({ first, last, bytes }) => ({ first, last, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes })),
+  );
+  return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), { version, shards }, at, () => {});
 }

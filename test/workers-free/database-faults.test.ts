@@ -14,6 +14,7 @@ import { asProblem } from '../../src/errors/render.ts';
 import { DataUnavailableError, type GeoDatabase } from '../../src/geo/database.ts';
 import { DatabaseSlot, resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY, versionObjectKey } from '../../src/geo/published.ts';
+import { WHOLE } from '../../src/geo/shard-files.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { readMetadata } from '../../src/mmdb/metadata.ts';
@@ -49,10 +50,14 @@ function otherBuild(): Uint8Array {
   throw new Error('build_epoch not found in the metadata');
 }
 
-/** A clock the test moves, a slot reading it, and the waitUntil promises of the requests made. */
-function harness() {
+/**
+ * A clock the test moves, a slot reading it, and the waitUntil promises of the requests made.
+ *
+ * @param budgetBytes the isolate budget: the default holds two of the small build, 0 holds none beside another.
+ */
+function harness(budgetBytes?: number) {
   const clock = { now: Date.parse('2026-11-23T12:00:00Z') };
-  const slot = new DatabaseSlot(() => clock.now);
+  const slot = new DatabaseSlot(WHOLE, { now: () => clock.now, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
   const background: Promise<unknown>[] = [];
   const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
   const get = async (): Promise<GeoDatabase | ProblemError> => {
@@ -94,8 +99,8 @@ afterEach(async () => {
   await publish(good, goodVersion);
 });
 
-function tracked() {
-  const h = harness();
+function tracked(budgetBytes?: number) {
+  const h = harness(budgetBytes);
   slots.push(h.slot);
   return h;
 }
@@ -193,8 +198,28 @@ describe('a database that cannot be trusted', () => {
 });
 
 describe('a new version', () => {
-  it('is switched to after the minute check, without a restart, answering throughout', async () => {
+  it('is loaded beside the old one when both fit the budget, which answers until the new one does', async () => {
     const { clock, slot, get, settle } = tracked();
+    const first = expectDatabase(await get());
+    await publish(otherBuild(), '2026-11-22.0000beef');
+    clock.now += CHECK_MS;
+    expect((await get()) === first).toBe(true); // due: the check runs in waitUntil
+    // Until the new one is verified, every request is answered at once, from the old one.
+    const during: (GeoDatabase | Promise<GeoDatabase>)[] = [];
+    while (slot.version === goodVersion) {
+      during.push(slot.get(env, { waitUntil: () => undefined }));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await settle();
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.every((answer) => answer === first)).toBe(true);
+    const second = expectDatabase(await get());
+    expect(second === first).toBe(false);
+    expect(slot.versions).toEqual(['2026-11-22.0000beef']); // the old one released at the swap
+  });
+
+  it('is switched to after the minute check when two do not fit, requests waiting for it', async () => {
+    const { clock, slot, get, settle } = tracked(0);
     const first = expectDatabase(await get());
     expect(slot.version).toBe(goodVersion);
     await publish(otherBuild(), '2026-11-22.0000beef');

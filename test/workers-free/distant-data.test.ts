@@ -8,8 +8,10 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GeoDatabase } from '../../src/geo/database.ts';
-import { CACHE_NAME, CHECK_INTERVAL_MS, cacheKey, DatabaseSlot } from '../../src/geo/load.ts';
-import { type CurrentRecord, versionObjectKey } from '../../src/geo/published.ts';
+import { CHECK_INTERVAL_MS, DatabaseSlot } from '../../src/geo/load.ts';
+import { type CurrentRecord, type PublishedShard, versionObjectKey } from '../../src/geo/published.ts';
+import { WHOLE } from '../../src/geo/shard-files.ts';
+import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { distantBucket } from '../support/distant-r2.ts';
 import { compiledBuild, forgetCachedCopies, publish } from '../support/publish.ts';
@@ -59,10 +61,14 @@ afterEach(async () => {
   await forgetCachedCopies();
 });
 
-/** A cold isolate's slot over the distant bucket; the clock is real, plus what the test adds. */
-function isolate() {
+/**
+ * A cold isolate's slot over the distant bucket; the clock is real, plus what the test adds.
+ *
+ * @param budgetBytes the isolate budget: the default holds two of the small build, 0 holds none beside another.
+ */
+function isolate(budgetBytes?: number) {
   const clock = { ahead: 0 };
-  const slot = new DatabaseSlot(() => Date.now() + clock.ahead);
+  const slot = new DatabaseSlot(WHOLE, { now: () => Date.now() + clock.ahead, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
   const background: Promise<unknown>[] = [];
   const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
   const far = { ...env, GEO_DATA: distantBucket(env.GEO_DATA, DISTANCE) };
@@ -135,9 +141,9 @@ describe('a cold start from a distant R2', () => {
     const loaded = await first.get();
     await first.settle(); // the cache is filled in the load's waitUntil, from the buffer that answers
     expect(loaded.offsetsOf([parseIp('81.2.69.142') as IpAddress])[0]).toBeGreaterThanOrEqual(0); // still there
-    expect(first.slot.identity?.bytes).toBe(good.byteLength);
+    expect(first.slot.identity()?.bytes).toBe(good.byteLength);
     first.slot.reset();
-    const cached = await (await caches.open(CACHE_NAME)).match(cacheKey(record.current));
+    const cached = await (await caches.open(CACHE_NAME)).match(cacheKey(record.current.shards[0] as PublishedShard));
     expect(new Uint8Array(await (cached as Response).arrayBuffer())).toEqual(good);
 
     await env.GEO_DATA.put(versionObjectKey(goodVersion), good.slice(0, 100)); // R2 would now fail
@@ -152,7 +158,7 @@ describe('a cold start from a distant R2', () => {
     const damaged = good.slice();
     damaged[1000] = (damaged[1000] as number) ^ 0xff;
     const cache = await caches.open(CACHE_NAME);
-    await cache.put(cacheKey(record.current), new Response(damaged, { headers: { 'Cache-Control': 'max-age=3600' } }));
+    await cache.put(cacheKey(record.current.shards[0] as PublishedShard), new Response(damaged, { headers: { 'Cache-Control': 'max-age=3600' } }));
     const { slot, get, settle } = isolate();
     const { lines } = await events(async () => {
       await get();
@@ -163,7 +169,7 @@ describe('a cold start from a distant R2', () => {
       ['load', 'r2'],
     ]);
     expect(lines[0]?.version).toBe(goodVersion);
-    const refilled = await cache.match(cacheKey(record.current));
+    const refilled = await cache.match(cacheKey(record.current.shards[0] as PublishedShard));
     expect(new Uint8Array(await (refilled as Response).arrayBuffer())).toEqual(good);
     slot.reset();
   });
@@ -171,10 +177,12 @@ describe('a cold start from a distant R2', () => {
 
 describe('a switch with a distant R2', () => {
   it.each([
-    ['with the Workers cache', true],
-    ['without it', false],
-  ])('answers every request while the new version is verified and loaded, %s', async (_case, cached) => {
-    const { clock, slot, get, settle } = isolate();
+    ['with the Workers cache, loading beside the old one', true, undefined],
+    ['without it', false, undefined],
+    ['with the Workers cache, the old one released first (two do not fit)', true, 0],
+    ['without it, the old one released first', false, 0],
+  ])('answers every request while the new version is verified and loaded, %s', async (_case, cached, budgetBytes) => {
+    const { clock, slot, get, settle } = isolate(budgetBytes);
     await get();
     await settle();
     await publish(next, nextVersion);
@@ -188,10 +196,12 @@ describe('a switch with a distant R2', () => {
     expect(new Set(answers)).toEqual(new Set(['a database']));
     expect(slot.version).toBe(nextVersion);
     expect(lines.map((line) => [line.event, line.source])).toEqual([
+      // Released first, the old one waits for a verification whose read fills the cache; beside it, the load reads R2.
+      ['load', cached && budgetBytes === 0 ? 'cache' : 'r2'],
       ['switch', undefined],
-      ['load', cached ? 'cache' : 'r2'],
     ]);
-    expect(lines[0]).toMatchObject({ from: goodVersion, to: nextVersion });
+    expect(lines[1]).toMatchObject({ from: goodVersion, to: nextVersion, waits: budgetBytes === 0 });
+    expect(slot.versions).toEqual([nextVersion]);
     slot.reset();
   });
 });
