@@ -44,11 +44,7 @@ const PublishedShardSchema = z.object({
   /** SHA-256 of the object's bytes, lower-case hex: what a Worker verifies before it answers from them. */
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
-/**
- * One object of a published version (one shard; the whole database when N = 1).
- *
- * @internal Exported for the Worker tests that name a version's cached copy by it.
- */
+/** One object of a published version (one shard; the whole database when N = 1). */
 export type PublishedShard = z.infer<typeof PublishedShardSchema>;
 
 /**
