@@ -10,6 +10,7 @@ import type { LookupReport } from './lookup.ts';
 import type { Machine, Revision } from './machine.ts';
 import { type MemoryReading, type MemoryReport, SETTLED_BYTES } from './memory.ts';
 import type { RouteProfile } from './profile.ts';
+import type { ShardedAnswersFigures } from './sharded-answers.ts';
 import { mib, percent, si, times } from './stats.ts';
 
 /** Everything one `npm run bench` measured; a part that failed is an error message. */
@@ -24,6 +25,7 @@ export interface Results {
   readonly distant: DistantReport | string;
   readonly memory: MemoryReport | string;
   readonly profile: readonly RouteProfile[] | string;
+  readonly shards: ShardedAnswersFigures | string;
 }
 
 type Row = [measure: string, result: string, latency: string, comparison: string, target: string];
@@ -45,6 +47,18 @@ function lookupRows(report: LookupReport): Row[] {
       row.name === 'ours' ? `≥ 2× maxmind ${met(ratio >= 2)}` : '',
     ];
   });
+}
+
+/** Issue 30's equality: every document of the sharded build against the one file's (`sharded-answers.ts`). */
+function shardsRow(figures: ShardedAnswersFigures): Row {
+  const { shards, addresses, found, documents, differences, seconds } = figures;
+  return [
+    `shards: the default sources built as ${shards} shards, every answer (single and bulk, JSON and XML, positions, 8 languages) against the one file's, each address from the shard its range names (\`bench:shards\`)`,
+    `**${differences.length === 0 ? 'all equal' : `${differences.length}+ differ`}**: ${addresses.toLocaleString('en')} seeded addresses (${found.toLocaleString('en')} found), ${documents.toLocaleString('en')} documents in ${seconds.toFixed(0)} s`,
+    '',
+    '',
+    `equal ${met(differences.length === 0)}`,
+  ];
 }
 
 /** ` (rounds 81–89%)`: the lowest and highest ratio of `row` to `baseline` within one round. */
@@ -182,6 +196,7 @@ export function table(results: Results): string {
   rows.push(...(typeof results.cold === 'string' ? [failed('cold start', results.cold)] : coldRows(results.cold)));
   rows.push(...(typeof results.distant === 'string' ? [failed('cold start and switch, distant R2', results.distant)] : distantRows(results.distant)));
   rows.push(...(typeof results.memory === 'string' ? [failed('memory', results.memory)] : memoryRows(results.memory)));
+  rows.push(typeof results.shards === 'string' ? failed('shards: every answer equal to one file’s', results.shards) : shardsRow(results.shards));
   const header: Row = ['measure', 'result', 'latency p50 / p99', 'compared', 'target'];
   const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');

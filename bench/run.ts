@@ -3,7 +3,8 @@
  *
  * Each part runs in a Node process of its own (so that one's heap does not weigh on the next), bounded
  * in time; a part that fails or overruns is reported as such in the table and the others still run.
- * The whole run takes about twelve minutes on two cores (three of them the distant R2's two switches),
+ * The whole run takes about eighteen minutes on two cores (three of them the distant R2's two switches,
+ * three the build of 3 shards),
  * the database build (`npm run data:build`, run first by the npm script when it is missing) not included.
  *
  *     npm run bench -- [--quick]      --quick: fewer and shorter runs, for trying the scripts out
@@ -19,7 +20,7 @@ import { ROOT } from './worker/deployment.ts';
 
 const USAGE = `usage: npm run bench -- [--quick]
 
-Runs every benchmark (about nine minutes), prints one table and rewrites BENCHMARKS.md with it.
+Runs every benchmark (about eighteen minutes), prints one table and rewrites BENCHMARKS.md with it.
   --quick  fewer and shorter runs, for trying the scripts out`;
 
 const line = parseCommandLine(process.argv.slice(2), { command: 'npm run bench', usage: USAGE, options: { quick: { type: 'boolean', default: false } } });
@@ -40,6 +41,8 @@ const PARTS = {
   // waits for the isolate's minute check, so this part alone takes about 3 minutes.
   distant: ['bench/cold-start.ts', ['--r2-latency-ms', '150', '--r2-mbps', '25'], 420],
   memory: ['bench/memory.ts', quick ? ['--lookups', '20000'] : [], 300],
+  // Issue 30: 3 shards of the default sources built (about 3 minutes) and every answer compared with the one file's.
+  shards: ['bench/sharded-answers.ts', quick ? ['--build', '3', '--ipv4', '5000', '--ipv6', '5000'] : ['--build', '3'], 600],
 } as const satisfies Record<string, readonly [string, readonly string[], number]>;
 
 const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-'));
@@ -79,6 +82,7 @@ try {
     cold: run('cold') as Results['cold'],
     distant: run('distant') as Results['distant'],
     memory: run('memory') as Results['memory'],
+    shards: run('shards') as Results['shards'],
   };
   const done = { ...results, seconds: (performance.now() - started) / 1000 };
   const file = join(ROOT, 'BENCHMARKS.md');

@@ -5,9 +5,12 @@
  * over the benchmark's seeded 50,000 IPv4 and 50,000 IPv6 addresses (`addresses.ts`); prints one line
  * with the counts, the differences and the time. Exit 1 on any difference.
  *
- *     npm run bench:shards -- --dir /tmp/ipgeo-3 [--ipv4 50000] [--ipv6 50000]
+ *     npm run bench:shards -- --dir /tmp/ipgeo-3 [--ipv4 50000] [--ipv6 50000] [--json FILE]
+ *     npm run bench:shards -- --build 3 [--json FILE]     (builds the shards first; `npm run bench` does)
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_FILE, type Manifest } from '../data/build.ts';
@@ -16,16 +19,18 @@ import { GeoDatabase } from '../src/geo/database.ts';
 import { compareAnswers, openShards } from '../test/support/sharded-answers.ts';
 import { randomIpv4, randomIpv6, SEED } from './addresses.ts';
 
-const USAGE = `usage: npm run bench:shards -- --dir DIR [--ipv4 N] [--ipv6 N]
+const USAGE = `usage: npm run bench:shards -- (--dir DIR | --build N) [--ipv4 N] [--ipv6 N] [--json FILE]
 
 Compares every answer of the sharded build in DIR (its ipgeo.manifest.json and shard files) with the
 build of one file, data/out/ipgeo.mmdb, over seeded addresses.
-  --dir DIR   the sharded build (npm run data:build -- --shards N --out DIR)
-  --ipv4 N    IPv4 addresses (default 50000)
-  --ipv6 N    IPv6 addresses (default 50000)`;
+  --dir DIR    the sharded build (npm run data:build -- --shards N --out DIR)
+  --build N    build N shards of the default sources into a temporary directory first, and compare those
+  --ipv4 N     IPv4 addresses (default 50000)
+  --ipv6 N     IPv6 addresses (default 50000)
+  --json FILE  also write the figures as JSON (for npm run bench)`;
 
-/** What {@link shardedAnswers} measured. */
-interface ShardedAnswersFigures {
+/** What {@link shardedAnswers} measured: counts of addresses and documents, found per shard, the first differences, seconds. */
+export interface ShardedAnswersFigures {
   readonly shards: number;
   readonly addresses: number;
   readonly found: number;
@@ -64,17 +69,34 @@ function main(argv: string[]): number {
   const line = parseCommandLine(argv, {
     command: 'npm run bench:shards',
     usage: USAGE,
-    options: { dir: { type: 'string' }, ipv4: { type: 'string' }, ipv6: { type: 'string' } },
+    options: { dir: { type: 'string' }, build: { type: 'string' }, ipv4: { type: 'string' }, ipv6: { type: 'string' }, json: { type: 'string' } },
   });
   if (typeof line === 'number') return line;
   const { values } = line;
-  if (!values.dir) return commandLineError('npm run bench:shards', 'name the sharded build: --dir DIR');
+  if (!values.dir === !values.build)
+    return commandLineError('npm run bench:shards', 'name the sharded build (--dir DIR) or how many shards to build (--build N)');
+  const count = Number(values.build ?? '2');
+  if (!(Number.isInteger(count) && count >= 2)) return commandLineError('npm run bench:shards', '--build takes a whole number of shards, 2 or more');
   const [ipv4, ipv6] = [values.ipv4 ?? '50000', values.ipv6 ?? '50000'].map(Number) as [number, number];
   if (!(Number.isInteger(ipv4) && ipv4 >= 0 && Number.isInteger(ipv6) && ipv6 >= 0)) {
     return commandLineError('npm run bench:shards', '--ipv4 and --ipv6 take whole numbers of addresses');
   }
-  const figures = shardedAnswers(resolve(values.dir), DATABASE_FILE, ipv4, ipv6);
+  const built = values.build ? mkdtempSync(join(tmpdir(), 'ipgeo-shards-')) : undefined;
+  try {
+    if (built) {
+      const build = spawnSync(process.execPath, ['--import', 'tsx', 'data/build.ts', '--shards', String(count), '--out', built], { stdio: 'inherit' });
+      if (build.status !== 0) return 1;
+    }
+    return compared(shardedAnswers(built ?? resolve(values.dir as string), DATABASE_FILE, ipv4, ipv6), values.json);
+  } finally {
+    if (built) rmSync(built, { recursive: true, force: true });
+  }
+}
+
+/** Prints `figures` (and writes them to `json`); the exit status: 0 when every answer was equal. */
+function compared(figures: ShardedAnswersFigures, json: string | undefined): number {
   console.log(shardedAnswersLine(figures));
+  if (json) writeFileSync(json, JSON.stringify(figures));
   for (const difference of figures.differences) console.log(`  ${difference}`);
   return figures.differences.length === 0 ? 0 : 1;
 }
