@@ -80,3 +80,25 @@ export async function publishSharded(build: ShardedBuild, version = build.versio
   );
   return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), { version, shards }, at, () => {});
 }
+
+/**
+ * The build `small` with its metadata's `build_epoch` moved by `delta` (its last byte, modulo 256): a
+ * valid database of another SHA-256, so another version. The Workers cache is shared by the test files
+ * running at once, so each file takes deltas of its own.
+ *
+ * @throws Error when the metadata has no `build_epoch`.
+ */
+export function epochVariant(small: Uint8Array, delta: number): Uint8Array {
+  const bytes = small.slice();
+  const key = new TextEncoder().encode('build_epoch');
+  for (let at = bytes.length - key.length - 1; at >= 0; at--) {
+    if (key.every((byte, i) => bytes[at + i] === byte)) {
+      // The value follows the key: a control byte (and, for an extended type, a type byte), then its bytes.
+      const control = bytes[at + key.length] as number;
+      const last = at + key.length + (control >> 5 === 0 ? 2 : 1) + (control & 0x1f) - 1;
+      bytes[last] = ((bytes[last] as number) + delta) & 0xff;
+      return bytes;
+    }
+  }
+  throw new Error('build_epoch not found in the metadata');
+}

@@ -14,30 +14,11 @@ import { WHOLE } from '../../src/geo/shard-files.ts';
 import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { distantBucket } from '../support/distant-r2.ts';
-import { compiledBuild, forgetCachedCopies, publish } from '../support/publish.ts';
+import { compiledBuild, forgetCachedCopies, publish, epochVariant as variant } from '../support/publish.ts';
 
 const DISTANCE = { latencyMs: 150, megabytesPerSecond: 0.01 };
 /** Requests arrive this often during a load. */
 const EVERY_MS = 50;
-
-/**
- * The small build with its `build_epoch` moved by `delta`: a valid database of another SHA-256. The
- * Workers cache is shared by the test files running at once, so this file's versions are its own.
- */
-function variant(small: Uint8Array, delta: number): Uint8Array {
-  const bytes = small.slice();
-  const key = new TextEncoder().encode('build_epoch');
-  for (let at = bytes.length - key.length - 1; at >= 0; at--) {
-    if (key.every((byte, i) => bytes[at + i] === byte)) {
-      // The value follows the key: a control byte (and, for an extended type, a type byte), then its bytes.
-      const control = bytes[at + key.length] as number;
-      const last = at + key.length + (control >> 5 === 0 ? 2 : 1) + (control & 0x1f) - 1;
-      bytes[last] = ((bytes[last] as number) + delta) & 0xff;
-      return bytes;
-    }
-  }
-  throw new Error('build_epoch not found in the metadata');
-}
 
 let good: Uint8Array;
 let next: Uint8Array;

@@ -12,25 +12,10 @@ import { DataUnavailableError, GeoDatabase } from '../../src/geo/database.ts';
 import { DatabaseSlot, VersionGoneError } from '../../src/geo/load.ts';
 import { versionObjectKey } from '../../src/geo/published.ts';
 import { WHOLE } from '../../src/geo/shard-files.ts';
-import { compiledBuild, forgetCachedCopies, publish } from '../support/publish.ts';
+import { compiledBuild, forgetCachedCopies, publish, epochVariant as variant } from '../support/publish.ts';
 
 /** How long a shard keeps a version nobody asks for, as docs/sharding.md states it (a minute). */
 const RETIRE_MS = 60_000;
-
-/** The small build with its `build_epoch` moved by `delta`: a valid database of another SHA-256. */
-function variant(small: Uint8Array, delta: number): Uint8Array {
-  const bytes = small.slice();
-  const key = new TextEncoder().encode('build_epoch');
-  for (let at = bytes.length - key.length - 1; at >= 0; at--) {
-    if (key.every((byte, i) => bytes[at + i] === byte)) {
-      const control = bytes[at + key.length] as number;
-      const last = at + key.length + (control >> 5 === 0 ? 2 : 1) + (control & 0x1f) - 1;
-      bytes[last] = ((bytes[last] as number) + delta) & 0xff;
-      return bytes;
-    }
-  }
-  throw new Error('build_epoch not found in the metadata');
-}
 
 // Versions of this file only: the Workers cache is shared by the test files running at once.
 const OLD = '2026-10-01.5a0d0001';
