@@ -9,6 +9,7 @@
  *     npm run bench:ab -- --b-dir /tmp/base [--env de|free] [--rows trivial,single,bulk] [--rounds 5]
  *     npm run bench:ab -- --b-args=--minify
  *     npm run bench:ab -- --b-shards data/out/n3 --rows trivial,single,bulk   (N = 3 against N = 1)
+ *     npm run bench:ab -- --b-hops 3 --rows trivial,single,bulk   (N = 1 plus the empty calls N = 3 makes)
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
@@ -21,7 +22,7 @@
  * difference needs more rounds and a second run with A and B swapped (run this script from the other
  * checkout: `cd /tmp/base && npx tsx "$OLDPWD/bench/ab.ts" --b-dir "$OLDPWD"`).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type AutocannonRequest } from 'autocannon';
@@ -36,12 +37,13 @@ import {
   cpuSeconds,
   type Deployment,
   type Environment,
+  type StartOptions,
   seedDatabase,
   seedShards,
   startDeployment,
 } from './worker/deployment.ts';
 
-const USAGE = `usage: npm run bench:ab -- [--b-dir DIR] [--a-args ARGS] [--b-args ARGS] [--env de|free] [--rows LIST] [--rounds N] [--seconds S]
+const USAGE = `usage: npm run bench:ab -- [--b-dir DIR] [--a-args ARGS] [--b-args ARGS] [--env de|free] [--rows LIST] [--rounds N] [--seconds S] [--json FILE]
 
 Two builds side by side in one run, rows interleaved round by round: A from this checkout, B from
 another checkout or with other wrangler flags. Prints requests per second, CPU per request, and B/A.
@@ -54,7 +56,17 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --rounds N     rounds (default 5)
   --seconds S    length of each row in a round (default 4)
   --b-shards DIR build B as the app with a shard Worker per shard of the sharded build in DIR
-                 (data:build -- --shards N --out DIR), e.g. N = 3 against A's N = 1 (--env de only)`;
+                 (data:build -- --shards N --out DIR), e.g. N = 3 against A's N = 1 (--env de only)
+  --json FILE    also write each row's median CPU per request of A and B, and B/A, as JSON (for npm run bench)
+  --b-hops N     build B as A's Worker that first calls N bench Workers with Workers RPC, calls that
+                 carry and do nothing: one per lookup, N per bulk lookup, as N shards would; what
+                 the hops alone cost, the least a sharded lookup can (bench/worker/empty-hops.js; --env de only)`;
+
+/** What `--json` writes: per row, the median over rounds of the CPU per request of A and B (µs), and B/A. */
+export interface AbFigures {
+  readonly rounds: number;
+  readonly rows: readonly { readonly row: string; readonly a: number; readonly b: number; readonly ratio: number }[];
+}
 
 const line = parseCommandLine(process.argv.slice(2), {
   command: 'npm run bench:ab',
@@ -68,6 +80,8 @@ const line = parseCommandLine(process.argv.slice(2), {
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '4' },
     'b-shards': { type: 'string' },
+    'b-hops': { type: 'string' },
+    json: { type: 'string' },
   },
 });
 if (typeof line === 'number') process.exit(line);
@@ -76,9 +90,8 @@ const environment = values.env as Environment;
 if (environment !== 'de' && environment !== 'free')
   process.exit(commandLineError('npm run bench:ab', `--env is de (the lookup-only bundle) or free, not '${environment}'`));
 
-/** Builds the bundle of `checkout` as `http.ts` does, with extra wrangler arguments. */
-function build(checkout: string, outDir: string, extra: string): string {
-  const entry = environment === 'de' ? 'bench/worker/lookup-only.js' : undefined;
+/** Builds the bundle of `checkout` as `http.ts` does (or of another bench entry), with extra wrangler arguments. */
+function build(checkout: string, outDir: string, extra: string, entry = environment === 'de' ? 'bench/worker/lookup-only.js' : undefined): string {
   return buildBundle(environment, outDir, entry, { checkout, wranglerArgs: extra.split(' ').filter(Boolean) });
 }
 
@@ -132,10 +145,23 @@ const variants = {
 const deployments: (readonly ['A' | 'B', Deployment])[] = [];
 const sharded = values['b-shards'] as string | undefined;
 const shardCount = sharded === undefined ? 0 : (JSON.parse(readFileSync(join(sharded, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length;
+const hops = values['b-hops'] === undefined ? 0 : Number(values['b-hops']);
+if ((sharded !== undefined || hops > 0) && environment !== 'de')
+  process.exit(commandLineError('npm run bench:ab', '--b-shards and --b-hops run with --env de'));
+if (values['b-hops'] !== undefined && !(Number.isInteger(hops) && hops >= 1))
+  process.exit(commandLineError('npm run bench:ab', `--b-hops is a whole number of 1 or more, not '${values['b-hops']}'`));
+/** B's shard Workers, or the Workers its empty calls reach, if any. */
+function shardsOfB(): StartOptions['shards'] {
+  if (sharded !== undefined) return { bundle: buildShardBundle(environment, join(work, 'shard'), shardCount, variants.B.checkout), count: shardCount };
+  if (hops > 0)
+    return { bundle: build(variants.B.checkout, join(work, 'hop'), '', 'bench/worker/empty-hop.js'), count: hops, binding: 'HOP', entrypoint: 'Hop' };
+  return undefined;
+}
 for (const name of ['A', 'B'] as const) {
-  const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args);
+  const entry = name === 'B' && hops > 0 ? 'bench/worker/empty-hops.js' : undefined;
+  const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args, entry);
   const withShards = name === 'B' && sharded !== undefined;
-  const shards = withShards ? { bundle: buildShardBundle(environment, join(work, 'shard'), shardCount, variants.B.checkout), count: shardCount } : undefined;
+  const shards = name === 'B' ? shardsOfB() : undefined;
   const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`), shards ? { shards } : {});
   if (withShards) await seedShards(deployment, sharded);
   else await seedDatabase(deployment, DATABASE_FILE);
@@ -181,6 +207,14 @@ try {
   for (const row of rows.filter((r) => r !== 'trivial' && rows.includes('trivial'))) {
     const over = (name: string) => median((cpu[`${name} ${row}`] as number[]).map((f, i) => f / ((cpu[`${name} trivial`] as number[])[i] as number)));
     console.log(`CPU ${row} / trivial: A ${over('A').toFixed(3)}  B ${over('B').toFixed(3)}  B/A ${(over('B') / over('A')).toFixed(3)}`);
+  }
+  if (values.json) {
+    const cpuOf = (name: string, row: string) => median(cpu[`${name} ${row}`] as number[]);
+    const figures: AbFigures = {
+      rounds: Number(values.rounds),
+      rows: rows.map((row) => ({ row, a: cpuOf('A', row), b: cpuOf('B', row), ratio: cpuOf('B', row) / cpuOf('A', row) })),
+    };
+    writeFileSync(values.json as string, JSON.stringify(figures));
   }
 } finally {
   for (const [, deployment] of deployments) await deployment.dispose();

@@ -3,6 +3,7 @@
  * which commit, against which targets (those of the issue "Benchmarks, and a lookup path close to
  * the limit"), and where the time goes.
  */
+import type { AbFigures } from './ab.ts';
 import type { ColdStartReport } from './cold-start.ts';
 import type { ColdFigures, DistantReport, SwitchFigures } from './distant.ts';
 import { type HttpReport, type HttpRow, OPTIONS_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
@@ -26,6 +27,8 @@ export interface Results {
   readonly memory: MemoryReport | string;
   readonly profile: readonly RouteProfile[] | string;
   readonly shards: ShardedAnswersFigures | string;
+  readonly shardsCpu: AbFigures | string;
+  readonly hopsCpu: AbFigures | string;
 }
 
 type Row = [measure: string, result: string, latency: string, comparison: string, target: string];
@@ -58,6 +61,32 @@ function shardsRow(figures: ShardedAnswersFigures): Row {
     '',
     '',
     `equal ${met(differences.length === 0)}`,
+  ];
+}
+
+/** Issue 30's CPU targets: N = 3 against N = 1 per request, single lookup at most 1.6×, bulk of 50 at most 1.3×. */
+const SHARD_CPU_TARGETS: Readonly<Record<string, number>> = { single: 1.6, bulk: 1.3 };
+
+/**
+ * CPU per request of B against A for the rows with a target (`ab.ts --json`): the 3 shards' own, or
+ * (`floor`) one file's behind as many Workers RPC calls carrying nothing, which the targets are set
+ * against too, since a sharded lookup cannot cost less.
+ */
+function shardCpuRow(figures: AbFigures, floor: boolean): Row {
+  const rows = figures.rows.filter(({ row }) => SHARD_CPU_TARGETS[row] !== undefined);
+  const what = (row: string) => (row === 'bulk' ? 'bulk of 50' : 'single JSON');
+  return [
+    floor
+      ? 'shards: the least a sharded lookup can cost here: one file behind Workers RPC calls that carry and do nothing, one per lookup and 3 per bulk (`bench:ab --b-hops 3`, lookup-only Workers)'
+      : 'shards: CPU per request, 3 shard Workers and the app against one file (`bench:ab --b-shards`, lookup-only Workers, the workerd process)',
+    rows.map(({ row, a, b, ratio }) => `${what(row)} **${times(ratio)}** (${b.toFixed(0)} µs against ${a.toFixed(0)} µs)`).join('; '),
+    '',
+    `medians of ${figures.rounds} rounds, same run`,
+    rows
+      .map(
+        ({ row, ratio }) => `${what(row)} ≤ ${times(SHARD_CPU_TARGETS[row] as number)}${floor ? '' : ` ${met(ratio <= (SHARD_CPU_TARGETS[row] as number))}`}`,
+      )
+      .join(', '),
   ];
 }
 
@@ -197,6 +226,8 @@ export function table(results: Results): string {
   rows.push(...(typeof results.distant === 'string' ? [failed('cold start and switch, distant R2', results.distant)] : distantRows(results.distant)));
   rows.push(...(typeof results.memory === 'string' ? [failed('memory', results.memory)] : memoryRows(results.memory)));
   rows.push(typeof results.shards === 'string' ? failed('shards: every answer equal to one file’s', results.shards) : shardsRow(results.shards));
+  rows.push(typeof results.shardsCpu === 'string' ? failed('shards: CPU per request', results.shardsCpu) : shardCpuRow(results.shardsCpu, false));
+  rows.push(typeof results.hopsCpu === 'string' ? failed('shards: CPU of empty hops', results.hopsCpu) : shardCpuRow(results.hopsCpu, true));
   const header: Row = ['measure', 'result', 'latency p50 / p99', 'compared', 'target'];
   const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');

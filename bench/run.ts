@@ -3,8 +3,8 @@
  *
  * Each part runs in a Node process of its own (so that one's heap does not weigh on the next), bounded
  * in time; a part that fails or overruns is reported as such in the table and the others still run.
- * The whole run takes about eighteen minutes on two cores (three of them the distant R2's two switches,
- * three the build of 3 shards),
+ * The whole run takes about twenty-two minutes on two cores (three of them the distant R2's two switches,
+ * three the build of 3 shards, four the CPU of those shards),
  * the database build (`npm run data:build`, run first by the npm script when it is missing) not included.
  *
  *     npm run bench -- [--quick]      --quick: fewer and shorter runs, for trying the scripts out
@@ -20,13 +20,18 @@ import { ROOT } from './worker/deployment.ts';
 
 const USAGE = `usage: npm run bench -- [--quick]
 
-Runs every benchmark (about eighteen minutes), prints one table and rewrites BENCHMARKS.md with it.
+Runs every benchmark (about twenty-two minutes), prints one table and rewrites BENCHMARKS.md with it.
   --quick  fewer and shorter runs, for trying the scripts out`;
 
 const line = parseCommandLine(process.argv.slice(2), { command: 'npm run bench', usage: USAGE, options: { quick: { type: 'boolean', default: false } } });
 if (typeof line === 'number') process.exit(line);
 const { values } = line;
 const quick = values.quick;
+
+const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-'));
+/** Where the `shards` part builds 3 shards, which `shardsCpu` then serves. */
+const SHARDS_DIR = join(work, 'shards-3');
+const SHARD_CPU_ROWS = ['--rows', 'trivial,single,bulk', '--rounds', quick ? '1' : '3', '--seconds', quick ? '2' : '3'];
 
 /** The parts: script, arguments, and the most seconds each may take. */
 const PARTS = {
@@ -42,10 +47,13 @@ const PARTS = {
   distant: ['bench/cold-start.ts', ['--r2-latency-ms', '150', '--r2-mbps', '25'], 420],
   memory: ['bench/memory.ts', quick ? ['--lookups', '20000'] : [], 300],
   // Issue 30: 3 shards of the default sources built (about 3 minutes) and every answer compared with the one file's.
-  shards: ['bench/sharded-answers.ts', quick ? ['--build', '3', '--ipv4', '5000', '--ipv6', '5000'] : ['--build', '3'], 600],
+  shards: ['bench/sharded-answers.ts', [...(quick ? ['--ipv4', '5000', '--ipv6', '5000'] : []), '--build', '3', '--out', SHARDS_DIR], 600],
+  // The CPU per request of those 3 shards against one file (lookup-only Workers, bench:ab), then of one
+  // file behind the same hops with nothing in them: what a sharded lookup cannot go below.
+  shardsCpu: ['bench/ab.ts', ['--b-shards', SHARDS_DIR, ...SHARD_CPU_ROWS], 300],
+  hopsCpu: ['bench/ab.ts', ['--b-hops', '3', ...SHARD_CPU_ROWS], 300],
 } as const satisfies Record<string, readonly [string, readonly string[], number]>;
 
-const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-'));
 const started = performance.now();
 const machine = describeMachine();
 
@@ -83,6 +91,8 @@ try {
     distant: run('distant') as Results['distant'],
     memory: run('memory') as Results['memory'],
     shards: run('shards') as Results['shards'],
+    shardsCpu: run('shardsCpu') as Results['shardsCpu'],
+    hopsCpu: run('hopsCpu') as Results['hopsCpu'],
   };
   const done = { ...results, seconds: (performance.now() - started) / 1000 };
   const file = join(ROOT, 'BENCHMARKS.md');

@@ -6,7 +6,7 @@
  * with the counts, the differences and the time. Exit 1 on any difference.
  *
  *     npm run bench:shards -- --dir /tmp/ipgeo-3 [--ipv4 50000] [--ipv6 50000] [--json FILE]
- *     npm run bench:shards -- --build 3 [--json FILE]     (builds the shards first; `npm run bench` does)
+ *     npm run bench:shards -- --build 3 [--out DIR] [--json FILE]     (builds the shards first; `npm run bench` does)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,12 +19,13 @@ import { GeoDatabase } from '../src/geo/database.ts';
 import { compareAnswers, openShards } from '../test/support/sharded-answers.ts';
 import { randomIpv4, randomIpv6, SEED } from './addresses.ts';
 
-const USAGE = `usage: npm run bench:shards -- (--dir DIR | --build N) [--ipv4 N] [--ipv6 N] [--json FILE]
+const USAGE = `usage: npm run bench:shards -- (--dir DIR | --build N [--out DIR]) [--ipv4 N] [--ipv6 N] [--json FILE]
 
 Compares every answer of the sharded build in DIR (its ipgeo.manifest.json and shard files) with the
 build of one file, data/out/ipgeo.mmdb, over seeded addresses.
   --dir DIR    the sharded build (npm run data:build -- --shards N --out DIR)
   --build N    build N shards of the default sources into a temporary directory first, and compare those
+  --out DIR    with --build: build into DIR instead, and keep it (npm run bench measures its CPU next)
   --ipv4 N     IPv4 addresses (default 50000)
   --ipv6 N     IPv6 addresses (default 50000)
   --json FILE  also write the figures as JSON (for npm run bench)`;
@@ -69,7 +70,14 @@ function main(argv: string[]): number {
   const line = parseCommandLine(argv, {
     command: 'npm run bench:shards',
     usage: USAGE,
-    options: { dir: { type: 'string' }, build: { type: 'string' }, ipv4: { type: 'string' }, ipv6: { type: 'string' }, json: { type: 'string' } },
+    options: {
+      dir: { type: 'string' },
+      build: { type: 'string' },
+      out: { type: 'string' },
+      ipv4: { type: 'string' },
+      ipv6: { type: 'string' },
+      json: { type: 'string' },
+    },
   });
   if (typeof line === 'number') return line;
   const { values } = line;
@@ -81,7 +89,8 @@ function main(argv: string[]): number {
   if (!(Number.isInteger(ipv4) && ipv4 >= 0 && Number.isInteger(ipv6) && ipv6 >= 0)) {
     return commandLineError('npm run bench:shards', '--ipv4 and --ipv6 take whole numbers of addresses');
   }
-  const built = values.build ? mkdtempSync(join(tmpdir(), 'ipgeo-shards-')) : undefined;
+  if (values.out && !values.build) return commandLineError('npm run bench:shards', '--out names where --build writes');
+  const built = values.build ? (values.out ? resolve(values.out) : mkdtempSync(join(tmpdir(), 'ipgeo-shards-'))) : undefined;
   try {
     if (built) {
       const build = spawnSync(process.execPath, ['--import', 'tsx', 'data/build.ts', '--shards', String(count), '--out', built], { stdio: 'inherit' });
@@ -89,7 +98,7 @@ function main(argv: string[]): number {
     }
     return compared(shardedAnswers(built ?? resolve(values.dir as string), DATABASE_FILE, ipv4, ipv6), values.json);
   } finally {
-    if (built) rmSync(built, { recursive: true, force: true });
+    if (built && !values.out) rmSync(built, { recursive: true, force: true });
   }
 }
 

@@ -139,7 +139,12 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
         // measures with the files.
         unsafeEphemeralDurableObjects: process.env.BENCH_DO_ON_DISK !== '1',
         unsafeDirectSockets: [{ host: '127.0.0.1', port: nextPort() }],
-        serviceBindings: Object.fromEntries(shards.map((shard, index) => [`SHARD_${index}`, { name: shard.name, entrypoint: 'Shard' }])),
+        serviceBindings: Object.fromEntries(
+          shards.map((shard, index) => [
+            `${options.shards?.binding ?? 'SHARD'}_${index}`,
+            { name: shard.name, entrypoint: options.shards?.entrypoint ?? 'Shard' },
+          ]),
+        ),
       },
       ...shards,
     ],
@@ -154,8 +159,12 @@ export interface StartOptions {
   readonly vars?: Readonly<Record<string, string>>;
   /** Whether the Workers cache (`caches`) keeps anything; true by default. */
   readonly cache?: boolean;
-  /** Shard Workers beside the app, for a sharded build: the bundle of `src/shard.ts` ({@link buildBundle}) and how many. */
-  readonly shards?: { readonly bundle: string; readonly count: number };
+  /**
+   * Shard Workers beside the app, for a sharded build: the bundle of `src/shard.ts` ({@link buildBundle})
+   * and how many, bound as `SHARD_0` … to their `Shard` entrypoint; or other Workers bound in the same
+   * way under another `binding` prefix and `entrypoint` (`bench:ab --b-hops`).
+   */
+  readonly shards?: { readonly bundle: string; readonly count: number; readonly binding?: string; readonly entrypoint?: string };
 }
 
 /** The Worker's name in the benchmarks' workerd configurations. */
