@@ -57,6 +57,7 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --seconds S    length of each row in a round (default 4)
   --b-shards DIR build B as the app with a shard Worker per shard of the sharded build in DIR
                  (data:build -- --shards N --out DIR), e.g. N = 3 against A's N = 1 (--env de only)
+  --a-shards DIR the same for A (two sharded builds against each other)
   --json FILE    also write each row's median CPU per request of A and B, and B/A, as JSON (for npm run bench)
   --b-hops N     build B as A's Worker that first calls N bench Workers with Workers RPC, calls that
                  carry and do nothing: one per lookup, N per bulk lookup, as N shards would; what
@@ -79,6 +80,7 @@ const line = parseCommandLine(process.argv.slice(2), {
     rows: { type: 'string', default: 'trivial,single' },
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '4' },
+    'a-shards': { type: 'string' },
     'b-shards': { type: 'string' },
     'b-hops': { type: 'string' },
     json: { type: 'string' },
@@ -143,27 +145,33 @@ const variants = {
 };
 // One after another: startDeployment tells its workerd process from the processes spawned since its call.
 const deployments: (readonly ['A' | 'B', Deployment])[] = [];
-const sharded = values['b-shards'] as string | undefined;
-const shardCount = sharded === undefined ? 0 : (JSON.parse(readFileSync(join(sharded, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length;
+/** The sharded build each variant serves (`--a-shards`, `--b-shards`), if any, and its number of shards. */
+const shardedBuild = (name: 'A' | 'B') => {
+  const dir = values[name === 'A' ? 'a-shards' : 'b-shards'] as string | undefined;
+  if (dir === undefined) return undefined;
+  return { dir, count: (JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length };
+};
 const hops = values['b-hops'] === undefined ? 0 : Number(values['b-hops']);
-if ((sharded !== undefined || hops > 0) && environment !== 'de')
-  process.exit(commandLineError('npm run bench:ab', '--b-shards and --b-hops run with --env de'));
+if ((shardedBuild('A') || shardedBuild('B') || hops > 0) && environment !== 'de')
+  process.exit(commandLineError('npm run bench:ab', '--a-shards, --b-shards and --b-hops run with --env de'));
 if (values['b-hops'] !== undefined && !(Number.isInteger(hops) && hops >= 1))
   process.exit(commandLineError('npm run bench:ab', `--b-hops is a whole number of 1 or more, not '${values['b-hops']}'`));
-/** B's shard Workers, or the Workers its empty calls reach, if any. */
-function shardsOfB(): StartOptions['shards'] {
-  if (sharded !== undefined) return { bundle: buildShardBundle(environment, join(work, 'shard'), shardCount, variants.B.checkout), count: shardCount };
-  if (hops > 0)
-    return { bundle: build(variants.B.checkout, join(work, 'hop'), '', 'bench/worker/empty-hop.js'), count: hops, binding: 'HOP', entrypoint: 'Hop' };
+/** A variant's shard Workers, or the Workers B's empty calls reach, if any. */
+function shardsOf(name: 'A' | 'B'): StartOptions['shards'] {
+  const sharded = shardedBuild(name);
+  const { checkout } = variants[name];
+  if (sharded) return { bundle: buildShardBundle(environment, join(work, `shard-${name}`), sharded.count, checkout), count: sharded.count };
+  if (name === 'B' && hops > 0)
+    return { bundle: build(checkout, join(work, 'hop'), '', 'bench/worker/empty-hop.js'), count: hops, binding: 'HOP', entrypoint: 'Hop' };
   return undefined;
 }
 for (const name of ['A', 'B'] as const) {
   const entry = name === 'B' && hops > 0 ? 'bench/worker/empty-hops.js' : undefined;
   const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args, entry);
-  const withShards = name === 'B' && sharded !== undefined;
-  const shards = name === 'B' ? shardsOfB() : undefined;
+  const shards = shardsOf(name);
   const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`), shards ? { shards } : {});
-  if (withShards) await seedShards(deployment, sharded);
+  const sharded = shardedBuild(name);
+  if (sharded) await seedShards(deployment, sharded.dir);
   else await seedDatabase(deployment, DATABASE_FILE);
   deployments.push([name, deployment]);
 }
