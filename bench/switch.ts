@@ -113,6 +113,24 @@ const samples: Sample[] = [];
 let running = true;
 let client = 0;
 /**
+ * A probe beside the load: `GET /health` (no data, no shard, no rate limit) every 20 ms. Local workerd
+ * runs every Worker of `wrangler dev` (the app, each shard, R2, the cache) on one thread, so anything
+ * that holds the thread delays every answer; the probe's slowest around a switch tells that stall from
+ * a wait for data.
+ */
+const probes: { at: number; ms: number }[] = [];
+async function probe(): Promise<void> {
+  while (running) {
+    const started = performance.now();
+    await fetch(`${base}/health`)
+      .then((response) => response.arrayBuffer())
+      .catch(() => undefined);
+    probes.push({ at: Date.now(), ms: performance.now() - started });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
  * Requests come from 2,048 client addresses in turn (198.18.0.0/15), so that none comes near the free
  * plan's 10 in 10 s at these rates, and the rate limiter's objects are warm (a new object per request
  * would make local workerd create SQLite files for each: slow, and nothing to do with the switch).
@@ -187,13 +205,16 @@ async function phase(name: string, command: string[] | (() => Promise<unknown>),
   const failed = during.filter(failedSample);
   const switchAt = during.find((s) => s.version && s.version !== from)?.at ?? Number.NaN;
   const around = during.filter((s) => Math.abs(s.at - switchAt) < 3000);
+  const probed = probes.filter((p) => p.at >= startedAt);
+  const probedAround = probed.filter((p) => Math.abs(p.at - switchAt) < 3000);
   console.log(
     `${name}: ${Array.isArray(command) ? command.slice(3).join(' ') : 'damaged upload'} took ${((publishedAt - startedAt) / 1000).toFixed(1)} s; ` +
       `new version ${seen ?? 'NOT SEEN'} answered ${((switchAt - publishedAt) / 1000).toFixed(1)} s after it returned; ` +
       `${during.length} requests, ${failed.length} not 200 (${[...new Set(failed.map((s) => s.status))].join(', ') || 'none'}); ` +
       `slowest answer ${Math.max(...during.map((s) => s.ms)).toFixed(0)} ms overall (${(Math.max(...during.map((s) => s.ms)) / steadyP99).toFixed(2)}× the steady p99), ` +
       `${Math.max(0, ...around.map((s) => s.ms)).toFixed(0)} ms within 3 s of the switch ` +
-      `(median ${median(during.map((s) => s.ms)).toFixed(1)} ms); isolate ${isolateBefore.toFixed(1)} MiB before, peak ${isolate.peak.toFixed(1)} MiB, ` +
+      `(median ${median(during.map((s) => s.ms)).toFixed(1)} ms); /health probe slowest ${Math.max(0, ...probed.map((p) => p.ms)).toFixed(0)} ms overall, ` +
+      `${Math.max(0, ...probedAround.map((p) => p.ms)).toFixed(0)} ms within 3 s of the switch; isolate ${isolateBefore.toFixed(1)} MiB before, peak ${isolate.peak.toFixed(1)} MiB, ` +
       `after ${isolate.now.toFixed(1)} MiB (committed: peak ${isolate.committedPeak.toFixed(1)} MiB); workerd process RSS ${before.toFixed(0)} MiB before, peak ${memory('VmHWM').toFixed(0)} MiB`,
   );
   if (!seen) throw new Error(`${name}: not switched within ${limitMs / 1000} s`);
@@ -240,18 +261,21 @@ const steadyMs = Number(values.steady) * 1000;
 console.log(`Serving ${first}; ${connections} connections of steady load on /api/v1/json/ of a sample of addresses`);
 const stopSampling = values.inspector ? await sampleIsolate(values.inspector) : () => {};
 await new Promise((resolve) => setTimeout(resolve, 200));
-const workers = Array.from({ length: connections }, () => worker());
+const workers = [...Array.from({ length: connections }, () => worker()), probe()];
 const started = Date.now();
 let steadyP99 = Number.NaN;
 try {
   // Warm-up: every client address once, so that the rate limiter's objects exist before anything is timed.
   while (samples.length < 2048) await new Promise((resolve) => setTimeout(resolve, 250));
   const steadyFrom = samples.length;
+  const steadyStartedAt = Date.now();
   await new Promise((resolve) => setTimeout(resolve, steadyMs));
   const steady = samples.slice(steadyFrom).map((s) => s.ms);
   steadyP99 = percentile(steady, 0.99);
+  const steadyProbes = probes.filter((p) => p.at >= steadyStartedAt).map((p) => p.ms);
   console.log(
-    `steady: ${steady.length} requests in ${values.steady} s, ${samples.slice(steadyFrom).filter(failedSample).length} failed; p50 ${percentile(steady, 0.5).toFixed(1)} ms, p99 ${steadyP99.toFixed(1)} ms, slowest ${Math.max(...steady).toFixed(0)} ms`,
+    `steady: ${steady.length} requests in ${values.steady} s, ${samples.slice(steadyFrom).filter(failedSample).length} failed; p50 ${percentile(steady, 0.5).toFixed(1)} ms, p99 ${steadyP99.toFixed(1)} ms, slowest ${Math.max(...steady).toFixed(0)} ms; ` +
+      `/health probe p99 ${percentile(steadyProbes, 0.99).toFixed(1)} ms, slowest ${Math.max(0, ...steadyProbes).toFixed(0)} ms`,
   );
   const second = await phase('publish', ['run', 'data:publish', '--', '--env', 'free', '--file', values.file], first);
   await phase('rollback', ['run', 'data:rollback', '--', '--env', 'free'], second);
