@@ -253,7 +253,7 @@ export async function dataIdentity(request: LookupRequest): Promise<DatabaseIden
 async function composedIdentity(version: string, shards: readonly ShardFile[], identities: readonly DatabaseIdentity[]): Promise<DatabaseIdentity> {
   const [first] = identities;
   if (first === undefined) throw unavailable(`no shard of version ${version} can answer`);
-  // As the build computes it (`data/build.ts`): each digest in hex followed by a newline.
+  // As the build computes it (`data/output.ts`): each digest in hex followed by a newline.
   const digests = new TextEncoder().encode(shards.map((shard) => `${shard.sha256}\n`).join(''));
   const sha256 = hex(await crypto.subtle.digest('SHA-256', digests));
   return {
