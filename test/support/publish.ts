@@ -43,7 +43,7 @@ export async function publishCompiled(): Promise<CurrentRecord> {
 }
 
 /**
- * Deletes from the Workers cache (`load.ts`) the copies of every version the bucket's current record
+ * Deletes from the Workers cache (`stored.ts`) the copies of every version the bucket's current record
  * lists, so that a case reads R2 as a cold isolate of a location with an empty cache would.
  */
 export async function forgetCachedCopies(): Promise<void> {
