@@ -114,7 +114,7 @@ interface CpuProfile {
 }
 
 /**
- * The functions of a load's CPU work (`src/geo/load.ts`, `identity.ts`, `database.ts`): reading the body
+ * The functions of a load's CPU work (`src/geo/stored.ts`, `identity.ts`, `database.ts`): reading the body
  * into the buffer, hashing it and reading its metadata, and setting up the reader. Other busy time of
  * the isolate (the other requests, the simulated bucket's pacing, Miniflare's cache stub) is not the load's.
  */

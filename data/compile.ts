@@ -19,11 +19,14 @@ import {
   type StoredSource,
 } from '../src/geo/schema.ts';
 import { formatPosition, type ShardRange } from '../src/geo/shard-ranges.ts';
-import { DataSectionWriter, MmdbPointer, type MmdbValue, mmdbType } from './mmdb/data-section.ts';
+import { Combinations, Interner, NONE } from './combinations.ts';
+import { leafParts } from './leaf-parts.ts';
+import { DataSectionWriter, MmdbPointer, type MmdbValue } from './mmdb/data-section.ts';
 import { type FinalTree, SearchTree } from './mmdb/search-tree.ts';
 import { assembleMmdb, chooseRecordSize } from './mmdb/writer.ts';
 import type { LocationSource, NetworkSource, ProxySource } from './sources/source.ts';
-import { type LeafParts, positionBytes, splitRanges } from './split.ts';
+import { positionBytes, splitRanges } from './split.ts';
+import { STORED_KEYS, toStored } from './stored-values.ts';
 
 /** The sources of one build, applied in order (later sources of a kind win where they overlap). */
 export interface CompileInput {
@@ -52,51 +55,6 @@ export interface CompileCounts {
   /** Search-tree nodes and record size of the output. */
   nodes: number;
   recordSize: number;
-}
-
-const NONE = -1;
-
-class Interner<T extends object> {
-  readonly values: T[] = [];
-  private readonly ids = new Map<string, number>();
-  /**
-   * Sources hand out one object per distinct value they read: known objects skip the serialisation.
-   * Weak, so that the many equal copies a source makes (one per record of its own) are not kept alive.
-   */
-  private readonly objects = new WeakMap<T, number>();
-  id(value: T): number {
-    let id = this.objects.get(value);
-    if (id !== undefined) return id;
-    const key = JSON.stringify(value);
-    id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.values.length;
-      this.values.push(value);
-      this.ids.set(key, id);
-    }
-    this.objects.set(value, id);
-    return id;
-  }
-}
-
-/** Combinations of (location, network, proxy) ids, each with a stable id used as a tree leaf. */
-class Combinations {
-  readonly location: number[] = [];
-  readonly network: number[] = [];
-  readonly proxy: boolean[] = [];
-  private readonly ids = new Map<string, number>();
-  id(location: number, network: number, proxy: boolean): number {
-    const key = `${location},${network},${proxy ? 1 : 0}`;
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.location.length;
-      this.location.push(location);
-      this.network.push(network);
-      this.proxy.push(proxy);
-      this.ids.set(key, id);
-    }
-    return id;
-  }
 }
 
 /** A compiled database file: its bytes and its counts. */
@@ -218,7 +176,7 @@ class SourceOverlay implements Overlay {
   split(count: number): CompiledShards {
     // The tree as `whole` (which finalizes it) leaves it: a split after it cuts the same ranges.
     this.tree.settle();
-    const ranges = splitRanges(this.tree, this.leafParts(), count);
+    const ranges = splitRanges(this.tree, leafParts(this.combos, this.locations, this.networks), count);
     this.stage(`ranges of ${count} shards, starting at ${ranges.map((r) => formatPosition(r.first)).join(', ')}`);
     const leafIds = new Set<number>();
     const shards = ranges.map((range, index): CompiledShard => {
@@ -256,71 +214,6 @@ class SourceOverlay implements Overlay {
       regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
       names: { cities: names.cities.size, regions: names.regions.size, countries: this.countryNames.size, continents: this.continentNames.size },
     };
-  }
-
-  /** The data parts each leaf id (a combination) reaches, and their sizes, for {@link splitRanges}. */
-  private leafParts(): LeafParts {
-    const { combos, locations, networks } = this;
-    const records = combos.location.length;
-    const locationPart = (index: number) => records + index;
-    const networkPart = (index: number) => records + locations.values.length + index;
-    const namesParts = new Map<StoredNames, number>();
-    const namesPart = (names: StoredNames) => {
-      let part = namesParts.get(names);
-      if (part === undefined) {
-        part = records + locations.values.length + networks.values.length + namesParts.size;
-        namesParts.set(names, part);
-      }
-      return part;
-    };
-    const partStart = new Int32Array(records + 1);
-    const partList: number[] = [];
-    for (let id = 0; id < records; id++) {
-      partStart[id] = partList.length;
-      partList.push(id);
-      const location = combos.location[id] as number;
-      const network = combos.network[id] as number;
-      if (location !== NONE) {
-        partList.push(locationPart(location));
-        const { region_names, city_names } = locations.values[location] as StoredLocation;
-        if (region_names) partList.push(namesPart(region_names));
-        if (city_names) partList.push(namesPart(city_names));
-      }
-      if (network !== NONE) partList.push(networkPart(network));
-    }
-    partStart[records] = partList.length;
-
-    // Each part's size as the data section writes it: after the keys, which it points to, and after the
-    // parts before it, whose strings it points to as a file of many of them does.
-    const { writer: sizes, far } = sizingWriter();
-    const partBytes = new Float64Array(records + locations.values.length + networks.values.length + namesParts.size);
-    // Records of one shape differ in their pointers only: each shape is sized once, on a writer of its own.
-    const shapes = new Map<string, number>();
-    for (let id = 0; id < records; id++) {
-      const shape = `${combos.location[id] !== NONE},${combos.network[id] !== NONE},${combos.proxy[id]}`;
-      let bytes = shapes.get(shape);
-      if (bytes === undefined) {
-        const sizing = sizingWriter();
-        const record: Record<string, MmdbValue> = {};
-        if (combos.location[id] !== NONE) record.location = sizing.far;
-        if (combos.network[id] !== NONE) record.network = sizing.far;
-        if (combos.proxy[id]) record.proxy = true;
-        bytes = bytesOf(sizing.writer, record);
-        shapes.set(shape, bytes);
-      }
-      partBytes[id] = bytes;
-    }
-    locations.values.forEach((location, index) => {
-      const stored = toStored(location);
-      if (location.region_names) stored.region_names = far;
-      if (location.city_names) stored.city_names = far;
-      partBytes[locationPart(index)] = bytesOf(sizes, stored);
-    });
-    networks.values.forEach((network, index) => {
-      partBytes[networkPart(index)] = bytesOf(sizes, network as MmdbValue);
-    });
-    for (const [names, part] of namesParts) partBytes[part] = bytesOf(sizes, names);
-    return { partStart, partList: Int32Array.from(partList), partBytes };
   }
 
   /** Writes the data that `final` reaches and assembles the file; `shard` adds its metadata. */
@@ -419,54 +312,4 @@ class SourceOverlay implements Overlay {
     this.stage(`${what}assembled: ${bytes.length} bytes`);
     return { bytes, counts: { ...this.contentCounts(reached), networks: leaves, nodes: final.nodeCount, recordSize } };
   }
-}
-
-/**
- * A data section writer for sizing parts: the keys first, as every file's section starts, then a
- * mebibyte of filler and a value that `far` points to, 4 bytes as a pointer into a file of megabytes is.
- */
-function sizingWriter(): { writer: DataSectionWriter; far: MmdbPointer } {
-  const writer = new DataSectionWriter();
-  for (const key of STORED_KEYS) writer.write(key);
-  writer.write('.'.repeat(1 << 20));
-  return { writer, far: new MmdbPointer(writer.write('far')) };
-}
-
-/** The bytes that writing `value` adds to `writer`'s section. */
-function bytesOf(writer: DataSectionWriter, value: MmdbValue): number {
-  const before = writer.size;
-  writer.write(value);
-  return writer.size - before;
-}
-
-/** The keys of every map of the compact schema, written first of the data section. */
-const STORED_KEYS = [
-  'location',
-  'network',
-  'proxy',
-  'country_code',
-  'region',
-  'region_code',
-  'city',
-  'postal_code',
-  'latitude',
-  'longitude',
-  'time_zone',
-  'region_names',
-  'city_names',
-  'asn',
-  'organization',
-  'continent_code',
-] as const satisfies readonly (keyof StoredRecord | keyof StoredLocation | keyof StoredNetwork)[];
-
-/**
- * Coordinates are int32 (1e-4 degree); everything else keeps its inferred type. The English keys come
- * first, in the order of schema 1, then the names arrays.
- */
-function toStored(location: StoredLocation): Record<string, MmdbValue> {
-  const value: Record<string, MmdbValue> = {};
-  for (const [key, v] of Object.entries(location)) {
-    value[key] = key === 'latitude' || key === 'longitude' ? mmdbType.int32(v as number) : (v as MmdbValue);
-  }
-  return value;
 }

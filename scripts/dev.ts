@@ -10,8 +10,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build, MANIFEST_FILE, manifestShards } from '../data/build.ts';
+import { build, MANIFEST_FILE } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
+import { manifestShards } from '../data/output.ts';
 import { readBuildFile } from '../data/publish/build-file.ts';
 import { bucketOf, deployments } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';

@@ -199,7 +199,7 @@ export async function seedDatabase(deployment: Deployment, file: string): Promis
 }
 
 /**
- * Publishes the sharded build in `dir` (its manifest's `shards`, `data/build.ts`) into the deployment's
+ * Publishes the sharded build in `dir` (its manifest's `shards`, `data/output.ts`) into the deployment's
  * R2 bucket as current: every shard's object, then the record naming them (`src/geo/published.ts`).
  */
 export async function seedShards(deployment: Deployment, dir: string, version?: string): Promise<string> {

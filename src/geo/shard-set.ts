@@ -8,9 +8,9 @@
 import { type Deployment, logDataEvent } from './data-events.ts';
 import { unavailable } from './database.ts';
 import type { DatabaseIdentity } from './identity.ts';
-import { type BackgroundContext, CHECK_INTERVAL_MS } from './load.ts';
 import type { ShardFile } from './shard-files.ts';
 import { parseRanges, type ShardRange } from './shard-ranges.ts';
+import { type BackgroundContext, CHECK_INTERVAL_MS } from './slot.ts';
 import { type DataBucket, readRecord, reasonOf } from './stored.ts';
 
 /** The bindings the set reads: the bucket, and the deployment's names for its log. */

@@ -2,7 +2,7 @@
  * @module Reads one published database file (a whole database or a shard of a version) out of this
  * location's Workers cache or the R2 bucket, and the bucket's current record. Bytes are returned only
  * once their size and SHA-256 are the published ones; every failure is a {@link LoadFailure} whose
- * message is for the operator's log (`load.ts` logs it), never for clients.
+ * message is for the operator's log (`slot.ts` logs it), never for clients.
  */
 import type { DataEvent, DataSource } from './data-events.ts';
 import { DataUnavailableError } from './database.ts';

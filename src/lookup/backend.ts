@@ -9,10 +9,11 @@ import type { RequestPlace } from '../geo/data-events.ts';
 import { GeoDatabase, unavailable } from '../geo/database.ts';
 import { type DatabaseIdentity, hex } from '../geo/identity.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
-import { type BackgroundContext, type DatabaseEnv, databaseIdentity, loadDatabase } from '../geo/load.ts';
+import { databaseIdentity, loadDatabase } from '../geo/load.ts';
 import { type ShardFile, WHOLE_RANGE } from '../geo/shard-files.ts';
 import { shardIndexOf } from '../geo/shard-ranges.ts';
 import { type ShardedVersion, ShardSet } from '../geo/shard-set.ts';
+import type { BackgroundContext, DatabaseEnv } from '../geo/slot.ts';
 import type { IpAddress } from '../ip/address.ts';
 import type { Format } from './entries.ts';
 import type { View } from './fields.ts';
@@ -253,7 +254,7 @@ export async function dataIdentity(request: LookupRequest): Promise<DatabaseIden
 async function composedIdentity(version: string, shards: readonly ShardFile[], identities: readonly DatabaseIdentity[]): Promise<DatabaseIdentity> {
   const [first] = identities;
   if (first === undefined) throw unavailable(`no shard of version ${version} can answer`);
-  // As the build computes it (`data/build.ts`): each digest in hex followed by a newline.
+  // As the build computes it (`data/output.ts`): each digest in hex followed by a newline.
   const digests = new TextEncoder().encode(shards.map((shard) => `${shard.sha256}\n`).join(''));
   const sha256 = hex(await crypto.subtle.digest('SHA-256', digests));
   return {

@@ -5,7 +5,7 @@
  */
 import { repoFile } from './repo.ts';
 
-/** The parts of the manifest the tests read (`data/build.ts`, `Manifest`). */
+/** The parts of the manifest the tests read (`data/output.ts`, `Manifest`). */
 export interface ManifestForTests {
   version: string;
   builtAt: string;

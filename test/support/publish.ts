@@ -43,7 +43,7 @@ export async function publishCompiled(): Promise<CurrentRecord> {
 }
 
 /**
- * Deletes from the Workers cache (`load.ts`) the copies of every version the bucket's current record
+ * Deletes from the Workers cache (`stored.ts`) the copies of every version the bucket's current record
  * lists, so that a case reads R2 as a cold isolate of a location with an empty cache would.
  */
 export async function forgetCachedCopies(): Promise<void> {
@@ -54,7 +54,7 @@ export async function forgetCachedCopies(): Promise<void> {
   for (const version of record.versions) for (const shard of version.shards) await cache.delete(cacheKey(shard));
 }
 
-/** A sharded build as its manifest lists it (`data/build.ts`), with each shard's bytes. */
+/** A sharded build as its manifest lists it (`data/output.ts`), with each shard's bytes. */
 export interface ShardedBuild {
   readonly version: string;
   readonly shards: readonly { readonly first: string; readonly last: string; readonly bytes: ArrayBuffer }[];

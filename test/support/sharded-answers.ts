@@ -22,7 +22,7 @@ export interface ShardedDatabases {
 }
 
 /**
- * Opens the shards of a build from their bytes and their manifest's ranges (`data/build.ts`, `shards`).
+ * Opens the shards of a build from their bytes and their manifest's ranges (`data/output.ts`, `shards`).
  *
  * @throws Error when the ranges do not tile the address space.
  */

@@ -8,9 +8,9 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GeoDatabase } from '../../src/geo/database.ts';
-import { CHECK_INTERVAL_MS, DatabaseSlot } from '../../src/geo/load.ts';
 import { type CurrentRecord, type PublishedShard, versionObjectKey } from '../../src/geo/published.ts';
 import { WHOLE } from '../../src/geo/shard-files.ts';
+import { CHECK_INTERVAL_MS, DatabaseSlot } from '../../src/geo/slot.ts';
 import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { distantBucket } from '../support/distant-r2.ts';

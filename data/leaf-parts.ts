@@ -1,0 +1,96 @@
+/**
+ * @module What each leaf of the overlay costs a shard's file, for the split (`split.ts`): the data parts
+ * (record, location, names arrays, routing facts) a leaf reaches, and each part's size as the data
+ * section writes it in a file of many. Sizes are estimates: each part's own encoding, without the
+ * deduplication that a file's writer does.
+ */
+import type { StoredLocation, StoredNames, StoredNetwork } from '../src/geo/schema.ts';
+import { type Combinations, type Interner, NONE } from './combinations.ts';
+import { DataSectionWriter, MmdbPointer, type MmdbValue } from './mmdb/data-section.ts';
+import type { LeafParts } from './split.ts';
+import { STORED_KEYS, toStored } from './stored-values.ts';
+
+/**
+ * The data parts each leaf id (a combination of `combos`) reaches, and their sizes, for `splitRanges`
+ * (`split.ts`).
+ */
+export function leafParts(combos: Combinations, locations: Interner<StoredLocation>, networks: Interner<StoredNetwork>): LeafParts {
+  const records = combos.location.length;
+  const locationPart = (index: number) => records + index;
+  const networkPart = (index: number) => records + locations.values.length + index;
+  const namesParts = new Map<StoredNames, number>();
+  const namesPart = (names: StoredNames) => {
+    let part = namesParts.get(names);
+    if (part === undefined) {
+      part = records + locations.values.length + networks.values.length + namesParts.size;
+      namesParts.set(names, part);
+    }
+    return part;
+  };
+  const partStart = new Int32Array(records + 1);
+  const partList: number[] = [];
+  for (let id = 0; id < records; id++) {
+    partStart[id] = partList.length;
+    partList.push(id);
+    const location = combos.location[id] as number;
+    const network = combos.network[id] as number;
+    if (location !== NONE) {
+      partList.push(locationPart(location));
+      const { region_names, city_names } = locations.values[location] as StoredLocation;
+      if (region_names) partList.push(namesPart(region_names));
+      if (city_names) partList.push(namesPart(city_names));
+    }
+    if (network !== NONE) partList.push(networkPart(network));
+  }
+  partStart[records] = partList.length;
+
+  // Each part's size as the data section writes it: after the keys, which it points to, and after the
+  // parts before it, whose strings it points to as a file of many of them does.
+  const { writer: sizes, far } = sizingWriter();
+  const partBytes = new Float64Array(records + locations.values.length + networks.values.length + namesParts.size);
+  // Records of one shape differ in their pointers only: each shape is sized once, on a writer of its own.
+  const shapes = new Map<string, number>();
+  for (let id = 0; id < records; id++) {
+    const shape = `${combos.location[id] !== NONE},${combos.network[id] !== NONE},${combos.proxy[id]}`;
+    let bytes = shapes.get(shape);
+    if (bytes === undefined) {
+      const sizing = sizingWriter();
+      const record: Record<string, MmdbValue> = {};
+      if (combos.location[id] !== NONE) record.location = sizing.far;
+      if (combos.network[id] !== NONE) record.network = sizing.far;
+      if (combos.proxy[id]) record.proxy = true;
+      bytes = bytesOf(sizing.writer, record);
+      shapes.set(shape, bytes);
+    }
+    partBytes[id] = bytes;
+  }
+  locations.values.forEach((location, index) => {
+    const stored = toStored(location);
+    if (location.region_names) stored.region_names = far;
+    if (location.city_names) stored.city_names = far;
+    partBytes[locationPart(index)] = bytesOf(sizes, stored);
+  });
+  networks.values.forEach((network, index) => {
+    partBytes[networkPart(index)] = bytesOf(sizes, network as MmdbValue);
+  });
+  for (const [names, part] of namesParts) partBytes[part] = bytesOf(sizes, names);
+  return { partStart, partList: Int32Array.from(partList), partBytes };
+}
+
+/**
+ * A data section writer for sizing parts: the keys first, as every file's section starts, then a
+ * mebibyte of filler and a value that `far` points to, 4 bytes as a pointer into a file of megabytes is.
+ */
+function sizingWriter(): { writer: DataSectionWriter; far: MmdbPointer } {
+  const writer = new DataSectionWriter();
+  for (const key of STORED_KEYS) writer.write(key);
+  writer.write('.'.repeat(1 << 20));
+  return { writer, far: new MmdbPointer(writer.write('far')) };
+}
+
+/** The bytes that writing `value` adds to `writer`'s section. */
+function bytesOf(writer: DataSectionWriter, value: MmdbValue): number {
+  const before = writer.size;
+  writer.write(value);
+  return writer.size - before;
+}
