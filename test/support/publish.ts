@@ -17,13 +17,19 @@ async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
 }
 
 /**
- * Publishes `bytes` as `version` into `env.GEO_DATA` and makes it current.
+ * Publishes `bytes` as `version` into an R2 binding (`env.GEO_DATA` by default) and makes it current.
  *
  * @param at the publishing instant (versions expire 30 days after they stop being current).
+ * @param to the binding and its name (for messages).
  */
-export async function publish(bytes: ArrayBuffer | Uint8Array, version: string, at = new Date()): Promise<CurrentRecord> {
+export async function publish(
+  bytes: ArrayBuffer | Uint8Array,
+  version: string,
+  at = new Date(),
+  to: { bucket: R2Bucket; name: string } = { bucket: env.GEO_DATA, name: 'GEO_DATA' },
+): Promise<CurrentRecord> {
   const build = wholeFilePublication(version, { bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes });
-  return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), build, at, () => {});
+  return publishTo(r2Bucket(to.bucket, to.name), build, at, () => {});
 }
 
 /**
