@@ -37,7 +37,8 @@ const SHARDED_PROJECT = { free: 'workers-sharded-free', paid: 'workers-sharded' 
 
 /**
  * A deployment of `plan` whose database is sharded: the app bound to its shard Workers, which run beside it
- * as auxiliary Workers (bundled from `src/shard.ts` when the project starts), on the same R2 bucket.
+ * as auxiliary Workers (bundled from `src/shard.ts` when the project starts), on the same R2 bucket; and
+ * `ONE_FILE_DATA`, a bucket of its own for the app of the same data as one file that the tests compare with.
  */
 const shardedProject = (plan: 'free' | 'paid') => ({
   extends: true as const,
@@ -48,6 +49,7 @@ const shardedProject = (plan: 'free' | 'paid') => ({
         wrangler: { configPath: './wrangler.toml', environment: ENVIRONMENT[plan] },
         miniflare: {
           serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...shards.bindings },
+          r2Buckets: { ONE_FILE_DATA: 'ipgeo-data-one-file' },
           workers: shards.workers,
         },
       };
@@ -77,6 +79,7 @@ export default defineConfig({
       workerProject('free'),
       workerProject('paid'),
       shardedProject('paid'),
+      shardedProject('free'),
     ],
   },
 });
