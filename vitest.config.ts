@@ -12,11 +12,14 @@ import { serveRepoFile } from './test/support/repo-files.ts';
 import { shardWorkers } from './test/support/shard-workers.ts';
 import { SMALL_SHARDS } from './test/support/sharded-build.ts';
 
+/** The environment of `wrangler.toml` that each plan's projects run: the free deployment, and the German one of the paid plan. */
+const ENVIRONMENT = { free: 'free', paid: 'de' } as const;
+
 const workerProject = (plan: 'free' | 'paid') => ({
   extends: true as const,
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: './wrangler.toml', environment: plan === 'free' ? 'free' : 'de' },
+      wrangler: { configPath: './wrangler.toml', environment: ENVIRONMENT[plan] },
       miniflare: { serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck } },
     }),
   ],
@@ -29,28 +32,36 @@ const workerProject = (plan: 'free' | 'paid') => ({
   },
 });
 
+/** Each plan's sharded project, named as its folder of tests (the paid one came first, and kept its name). */
+const SHARDED_PROJECT = { free: 'workers-sharded-free', paid: 'workers-sharded' } as const;
+
 /**
- * A paid deployment whose database is sharded: the app bound to its shard Workers, which run beside it
- * as auxiliary Workers (bundled from `src/shard.ts` when the project starts), on the same R2 bucket.
+ * A deployment of `plan` whose database is sharded: the app bound to its shard Workers, which run beside it
+ * as auxiliary Workers (bundled from `src/shard.ts` when the project starts), on the same R2 bucket; and
+ * `ONE_FILE_DATA`, a bucket of its own for the app of the same data as one file that the tests compare with.
  */
-const shardedProject = {
+const shardedProject = (plan: 'free' | 'paid') => ({
   extends: true as const,
   plugins: [
     cloudflareTest(() => {
-      const shards = shardWorkers('de', SMALL_SHARDS);
+      const shards = shardWorkers(ENVIRONMENT[plan], SMALL_SHARDS);
       return {
-        wrangler: { configPath: './wrangler.toml', environment: 'de' },
-        miniflare: { serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...shards.bindings }, workers: shards.workers },
+        wrangler: { configPath: './wrangler.toml', environment: ENVIRONMENT[plan] },
+        miniflare: {
+          serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...shards.bindings },
+          r2Buckets: { ONE_FILE_DATA: 'ipgeo-data-one-file' },
+          workers: shards.workers,
+        },
       };
     }),
   ],
   test: {
-    name: 'workers-sharded',
-    include: ['test/workers-sharded/**/*.test.ts'],
+    name: SHARDED_PROJECT[plan],
+    include: [`test/${SHARDED_PROJECT[plan]}/**/*.test.ts`],
     setupFiles: ['test/support/sharded-setup.ts'],
     globalSetup: ['test/support/global-setup.ts'],
   },
-};
+});
 
 export default defineConfig({
   test: {
@@ -67,7 +78,8 @@ export default defineConfig({
       },
       workerProject('free'),
       workerProject('paid'),
-      shardedProject,
+      shardedProject('paid'),
+      shardedProject('free'),
     ],
   },
 });

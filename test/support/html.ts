@@ -1,7 +1,7 @@
 /**
  * @module Reads the Worker's HTML pages in workerd with the runtime's own HTMLRewriter (a streaming
- * HTML parser that shares no code with the pages): the text a reader sees, the text of one element,
- * and the attributes of the elements a selector matches.
+ * HTML parser that shares no code with the pages): the text a reader sees, the text of the elements a
+ * selector matches (together or each), and their attributes.
  */
 
 /** Character references the pages' text can hold, decoded as a browser would. */
@@ -35,6 +35,23 @@ export async function textIn(html: string, selector = 'body'): Promise<string> {
     .transform(new Response(html))
     .text();
   return decode(text);
+}
+
+/** The text inside each element `selector` matches, decoded, its runs of white space made one space, in document order. */
+export async function textsOf(html: string, selector: string): Promise<string[]> {
+  const texts: string[] = [];
+  await new HTMLRewriter()
+    .on(selector, {
+      element() {
+        texts.push('');
+      },
+      text(chunk) {
+        texts[texts.length - 1] += chunk.text;
+      },
+    })
+    .transform(new Response(html))
+    .text();
+  return texts.map((text) => decode(text).replace(/\s+/g, ' ').trim());
 }
 
 /** The text a reader sees: the body's text with its runs of white space made one space. */

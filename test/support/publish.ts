@@ -6,7 +6,7 @@ import { env } from 'cloudflare:workers';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
 import { publishTo, versionOf, wholeFilePublication } from '../../data/publish/record.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
-import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
+import { CURRENT_RECORD_KEY, CurrentRecordSchema, shardObjectKey } from '../../src/geo/published.ts';
 import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { repoFile } from './repo.ts';
 
@@ -17,13 +17,19 @@ async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
 }
 
 /**
- * Publishes `bytes` as `version` into `env.GEO_DATA` and makes it current.
+ * Publishes `bytes` as `version` into an R2 binding (`env.GEO_DATA` by default) and makes it current.
  *
  * @param at the publishing instant (versions expire 30 days after they stop being current).
+ * @param to the binding and its name (for messages).
  */
-export async function publish(bytes: ArrayBuffer | Uint8Array, version: string, at = new Date()): Promise<CurrentRecord> {
+export async function publish(
+  bytes: ArrayBuffer | Uint8Array,
+  version: string,
+  at = new Date(),
+  to: { bucket: R2Bucket; name: string } = { bucket: env.GEO_DATA, name: 'GEO_DATA' },
+): Promise<CurrentRecord> {
   const build = wholeFilePublication(version, { bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes });
-  return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), build, at, () => {});
+  return publishTo(r2Bucket(to.bucket, to.name), build, at, () => {});
 }
 
 /**
@@ -79,6 +85,15 @@ export async function publishSharded(build: ShardedBuild, version = build.versio
     build.shards.map(async ({ first, last, bytes }) => ({ first, last, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes })),
   );
   return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), { version, shards }, at, () => {});
+}
+
+/**
+ * Publishes `build` as `version` as {@link publishSharded} does, then replaces shard `index`'s object with
+ * 1,000 zero bytes, so that its size and SHA-256 are no longer the published ones (a damaged upload).
+ */
+export async function publishWithDamagedShard(build: ShardedBuild, version: string, index: number): Promise<void> {
+  await publishSharded(build, version);
+  await env.GEO_DATA.put(shardObjectKey(version, index, build.shards.length), new Uint8Array(1000));
 }
 
 /**

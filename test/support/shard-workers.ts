@@ -24,9 +24,10 @@ export interface ShardWorkers {
 /**
  * Bundles the shard entry and describes `count` shard Workers of `environment` of `wrangler.toml`.
  *
- * @param dir where the configuration and the bundle are written (under `.wrangler/`).
+ * @param dir where the configuration and the bundle are written (under `.wrangler/`): one per
+ *   environment, since each project's Miniflare reads its bundle from there while the next is made.
  */
-export function shardWorkers(environment: string, count: number, dir = join(ROOT, '.wrangler', 'test-shards')): ShardWorkers {
+export function shardWorkers(environment: string, count: number, dir = join(ROOT, '.wrangler', 'test-shards', environment)): ShardWorkers {
   const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

@@ -4,7 +4,6 @@
  * file (`data/out/small/`, looked up in this isolate), the status lists the shards as the manifest does,
  * a shard that cannot answer fails only its own addresses, and a switch fails no request.
  */
-import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { distanceBetween } from '../../src/geo/distance.ts';
@@ -16,9 +15,9 @@ import { ALL_FIELDS, BULK_FIELDS } from '../../src/lookup/fields.ts';
 import { type Found, lookupAll, positionOf } from '../../src/lookup/pipeline.ts';
 import { singleDocument } from '../../src/lookup/render.ts';
 import { PAID_ORIGIN, paidFetch, postJson } from '../support/paid-fetch.ts';
-import { publishSharded, type ShardedBuild, shardedBuild } from '../support/publish.ts';
+import { publishSharded, publishWithDamagedShard, type ShardedBuild, shardedBuild } from '../support/publish.ts';
 import { repoFile } from '../support/repo.ts';
-import { SMALL_SHARDED_DIR, SMALL_SHARDS } from '../support/sharded-build.ts';
+import { SMALL_SHARDED_DIR } from '../support/sharded-build.ts';
 import { fromUtf8 } from '../support/utf8-text.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
@@ -124,9 +123,7 @@ describe('a shard that cannot answer', () => {
   });
 
   it('fails its own addresses with 503 DATA_UNAVAILABLE, answers the others, is named in the status, and recovers', async () => {
-    await publishSharded(build, DAMAGED);
-    // Shard 1's object replaced after publishing: its size and SHA-256 are no longer the published ones.
-    await env.GEO_DATA.put(`ipgeo-${DAMAGED}.shard-1-of-${SMALL_SHARDS}.mmdb`, new Uint8Array(1000));
+    await publishWithDamagedShard(build, DAMAGED, 1);
     resetShardSetForTests();
 
     const good = await paidFetch('/api/json/81.2.69.142');
