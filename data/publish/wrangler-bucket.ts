@@ -3,7 +3,7 @@
  * `wrangler dev` (`.wrangler/state`, or `--persist-to`), or with `remote` a deployment's real bucket
  * (wrangler's own login or `CLOUDFLARE_API_TOKEN`/`CLOUDFLARE_ACCOUNT_ID`).
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { PublishError, type VersionBucket } from './record.ts';
 
 /** Where a wrangler bucket is. */
@@ -18,33 +18,41 @@ export interface WranglerTarget {
   readonly persistTo?: string;
 }
 
-/** The bucket of `target`; bodies are file paths. Each operation is one wrangler run (about 2 s). */
+/**
+ * The bucket of `target`; bodies are file paths. Each operation is one wrangler run (about 2 s), run
+ * without blocking the caller's event loop (`bench:switch` keeps its load going meanwhile).
+ */
 export function wranglerBucket(target: WranglerTarget): VersionBucket<string> {
   const where = [target.remote ? '--remote' : '--local', '--env', target.environment, ...(target.persistTo ? ['--persist-to', target.persistTo] : [])];
-  const run = (args: string[], input?: string) => {
-    const result = spawnSync('npx', ['wrangler', 'r2', 'object', ...args, ...where], { input, encoding: 'utf8', maxBuffer: 1 << 20 });
-    return { ok: result.status === 0, stdout: result.stdout ?? '', stderr: `${result.stderr ?? ''}${result.error?.message ?? ''}` };
-  };
+  const run = (args: string[], input?: string) =>
+    new Promise<{ ok: boolean; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile('npx', ['wrangler', 'r2', 'object', ...args, ...where], { encoding: 'utf8', maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+        // An exit status other than 0 is in stderr; a run that could not start or overflowed only in the error.
+        const why = error && typeof error.code !== 'number' ? error.message : '';
+        resolve({ ok: error === null, stdout, stderr: `${stderr}${why}` });
+      });
+      child.stdin?.end(input);
+    });
   const path = (key: string) => `${target.bucket}/${key}`;
   const failed = (what: string, stderr: string) => new PublishError(`${target.bucket}: wrangler r2 object ${what} failed: ${lastError(stderr)}`);
   return {
     name: `${target.bucket} (${target.remote ? 'remote' : 'local'})`,
     async getText(key) {
-      const result = run(['get', path(key), '--pipe']);
+      const result = await run(['get', path(key), '--pipe']);
       if (result.ok) return result.stdout;
       if (/specified key does not exist|NoSuchKey/i.test(result.stderr)) return null;
       throw failed(`get ${key}`, result.stderr);
     },
     async putText(key, text) {
-      const result = run(['put', path(key), '--pipe', '--content-type', 'application/json'], text);
+      const result = await run(['put', path(key), '--pipe', '--content-type', 'application/json'], text);
       if (!result.ok) throw failed(`put ${key}`, result.stderr);
     },
     async putObject(key, file) {
-      const result = run(['put', path(key), '--file', file, '--content-type', 'application/octet-stream']);
+      const result = await run(['put', path(key), '--file', file, '--content-type', 'application/octet-stream']);
       if (!result.ok) throw failed(`put ${key}`, result.stderr);
     },
     async delete(key) {
-      const result = run(['delete', path(key)]);
+      const result = await run(['delete', path(key)]);
       if (!result.ok) throw failed(`delete ${key}`, result.stderr);
     },
   };
