@@ -145,20 +145,18 @@ const variants = {
 };
 // One after another: startDeployment tells its workerd process from the processes spawned since its call.
 const deployments: (readonly ['A' | 'B', Deployment])[] = [];
-/** The sharded build each variant serves (`--a-shards`, `--b-shards`), if any, and its number of shards. */
-const shardedBuild = (name: 'A' | 'B') => {
-  const dir = values[name === 'A' ? 'a-shards' : 'b-shards'] as string | undefined;
-  if (dir === undefined) return undefined;
-  return { dir, count: (JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length };
-};
+/** The sharded build `dir` (`--a-shards`, `--b-shards`), with its number of shards. */
+const shardedBuild = (dir: string | undefined) =>
+  dir === undefined ? undefined : { dir, count: (JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length };
+const shardedBuilds = { A: shardedBuild(values['a-shards'] as string | undefined), B: shardedBuild(values['b-shards'] as string | undefined) };
 const hops = values['b-hops'] === undefined ? 0 : Number(values['b-hops']);
-if ((shardedBuild('A') || shardedBuild('B') || hops > 0) && environment !== 'de')
+if ((shardedBuilds.A || shardedBuilds.B || hops > 0) && environment !== 'de')
   process.exit(commandLineError('npm run bench:ab', '--a-shards, --b-shards and --b-hops run with --env de'));
 if (values['b-hops'] !== undefined && !(Number.isInteger(hops) && hops >= 1))
   process.exit(commandLineError('npm run bench:ab', `--b-hops is a whole number of 1 or more, not '${values['b-hops']}'`));
 /** A variant's shard Workers, or the Workers B's empty calls reach, if any. */
 function shardsOf(name: 'A' | 'B'): StartOptions['shards'] {
-  const sharded = shardedBuild(name);
+  const sharded = shardedBuilds[name];
   const { checkout } = variants[name];
   if (sharded) return { bundle: buildShardBundle(environment, join(work, `shard-${name}`), sharded.count, checkout), count: sharded.count };
   if (name === 'B' && hops > 0)
@@ -170,7 +168,7 @@ for (const name of ['A', 'B'] as const) {
   const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args, entry);
   const shards = shardsOf(name);
   const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`), shards ? { shards } : {});
-  const sharded = shardedBuild(name);
+  const sharded = shardedBuilds[name];
   if (sharded) await seedShards(deployment, sharded.dir);
   else await seedDatabase(deployment, DATABASE_FILE);
   deployments.push([name, deployment]);

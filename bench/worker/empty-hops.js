@@ -11,9 +11,9 @@ import lookupOnly from './lookup-only.js';
 export default {
   async fetch(request, env, ctx) {
     if (new URL(request.url).pathname.startsWith('/api/')) {
-      const hops = [];
-      for (let index = 0; env[`HOP_${index}`] !== undefined && (index === 0 || request.method === 'POST'); index++) hops.push(env[`HOP_${index}`].hop());
-      await Promise.all(hops);
+      const bound = Object.keys(env).filter((name) => name.startsWith('HOP_'));
+      const called = request.method === 'POST' ? bound : bound.slice(0, 1);
+      await Promise.all(called.map((name) => env[name].hop()));
     }
     return lookupOnly.fetch(request, env, ctx);
   },
