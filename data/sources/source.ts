@@ -79,6 +79,29 @@ export interface ProxySource {
 }
 
 /**
+ * A flag of the record's privacy and hosting fields that a source can state of a network (docs/api.md
+ * defines each): `vpn` (isVpn), `tor` (isTor, an exit node), `relay` (isRelay: iCloud Private Relay and
+ * other relay egress), `hosting` (isHosting: a data centre's or cloud provider's network), `proxy` (a
+ * public or residential proxy: only isProxy). isProxy is true when any of vpn, tor, relay or proxy is.
+ */
+export type NetworkFlag = 'vpn' | 'tor' | 'relay' | 'hosting' | 'proxy';
+
+/** What a flag source states of one network: the flags it sets, and the hosting provider's name when it names one. */
+export interface NetworkFlags {
+  readonly flags: readonly NetworkFlag[];
+  /** The data centre's or cloud provider's name ("Amazon Web Services"), with `hosting`; absent when the source names none. */
+  readonly hostingProvider?: string;
+}
+
+/** A source of privacy and hosting flags: a published list of networks, or MaxMind's Anonymous-IP database. */
+export interface FlagSource {
+  readonly info: SourceInfo;
+  /** Every flag this source can set: the manifest and the status say which flags the data can set from them. */
+  readonly sets: readonly NetworkFlag[];
+  forEach(visit: (network: Network, flags: NetworkFlags) => void): void;
+}
+
+/**
  * Reads a source file whole, naming the source in the error when it is missing or unreadable.
  *
  * @throws SourceError
