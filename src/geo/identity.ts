@@ -7,12 +7,13 @@
  */
 import { isMmdbMap } from '../mmdb/decoder.ts';
 import { readMetadata } from '../mmdb/metadata.ts';
+import { FLAGS, type StoredFlag } from './schema.ts';
 
 /** One source of the loaded database. */
 export interface DatabaseSource {
   /** Short identifier, e.g. `geolite2-city`. */
   readonly name: string;
-  /** What the source contributes: locations, routing facts (ASN) or anonymising networks. */
+  /** What the source contributes: locations, routing facts (ASN), or privacy and hosting flags (`proxy`). */
   readonly provides: 'location' | 'network' | 'proxy';
   /** Package or database version, e.g. `1.0.101`. */
   readonly version: string;
@@ -20,6 +21,8 @@ export interface DatabaseSource {
   readonly builtAt: string;
   readonly licence: string;
   readonly attribution: string;
+  /** A flag source's: the flags it can set, in `FLAGS` order (`schema.ts`); absent for other sources. */
+  readonly flags?: readonly StoredFlag[];
 }
 
 /** What identifies a compiled database. */
@@ -37,6 +40,11 @@ export interface DatabaseIdentity {
   /** Hex SHA-256 of the whole file. */
   readonly sha256: string;
   readonly sources: readonly DatabaseSource[];
+  /**
+   * The flags its flag sources can set, in `FLAGS` order: every other flag is false in every answer. A
+   * file of schema 3 or before, built with a source of anonymising networks, sets `proxy` only.
+   */
+  readonly flags: readonly StoredFlag[];
 }
 
 /** A database is stale when a source was built more than this many days ago (GeoLite2 licence, section 6c). */
@@ -89,8 +97,10 @@ export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIden
       builtAt: text(s.built_at),
       licence: text(s.licence),
       attribution: text(s.attribution),
+      ...(Array.isArray(s.flags) ? { flags: flagsOf(s.flags) } : {}),
     }),
   );
+  const legacy: StoredFlag[] = sources.some((source) => source.provides === 'proxy') ? ['proxy'] : [];
   const counts = isMmdbMap(map.counts) ? map.counts : {};
   const sha256 = hex(await sha256Of(view));
   return {
@@ -101,7 +111,13 @@ export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIden
     bytes: bytes.byteLength,
     sha256,
     sources,
+    flags: Array.isArray(map.flags) ? flagsOf(map.flags) : legacy,
   };
+}
+
+/** The flags a metadata list names, in `FLAGS` order; anything else in it is ignored. */
+function flagsOf(list: readonly unknown[]): StoredFlag[] {
+  return FLAGS.filter((flag) => list.includes(flag));
 }
 
 /** Bytes handed to the digest at a time. */

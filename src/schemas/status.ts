@@ -3,6 +3,7 @@
  * the OpenAPI document: the deployment, the loaded database's identity and sources, and its age.
  */
 import { z } from '@hono/zod-openapi';
+import { FLAGS } from '../geo/schema.ts';
 
 const timestamp = (description: string, example: string) => z.string().openapi({ description: `${description} RFC 3339, UTC.`, example });
 
@@ -17,6 +18,10 @@ const StatusSourceSchema = z
       description: 'The attribution the licence asks for.',
       example: 'This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com.',
     }),
+    flags: z
+      .array(z.enum(FLAGS))
+      .optional()
+      .openapi({ description: 'A flag source only: the flags it can set (see `database.flags`).', example: ['vpn', 'tor', 'hosting', 'proxy'] }),
   })
   .openapi('StatusSource');
 
@@ -72,7 +77,7 @@ export const StatusSchema = z
           '2026-09-18T04:49:38.000Z',
         ),
         networks: z.number().int().openapi({ description: 'Networks (address blocks) that hold data.', example: 6131474 }),
-        records: z.number().int().openapi({ description: 'Distinct records (location, network and proxy flag combinations).', example: 527780 }),
+        records: z.number().int().openapi({ description: 'Distinct records (combinations of location, accuracy radius, network and flags).', example: 716118 }),
         bytes: z.number().int().openapi({ description: 'Size of the database file in bytes.', example: 64584974 }),
         sha256: z
           .string()
@@ -80,7 +85,12 @@ export const StatusSchema = z
           .openapi({ description: "Hex SHA-256 of the database file, as the build's manifest records it." }),
         sources: z
           .array(StatusSourceSchema)
-          .openapi({ description: 'The sources compiled into the database: locations first, then ASN data, then proxy lists.' }),
+          .openapi({ description: 'The sources compiled into the database: locations first, then ASN data, then flag sources (proxy lists and the like).' }),
+        flags: z.array(z.enum(FLAGS)).openapi({
+          description:
+            'The flags the data can set: `vpn` (`isVpn`), `tor` (`isTor`), `relay` (`isRelay`), `hosting` (`isHosting` and `hostingProvider`), `proxy` (a proxy list, for `isProxy` only). A flag not listed is false in every answer; `isProxy` can be true only when one of vpn, tor, relay or proxy is listed.',
+          example: ['vpn', 'tor', 'hosting', 'proxy'],
+        }),
         shards: z.array(StatusShardSchema).min(1).openapi({
           description:
             "The database's shards in address order, their ranges covering the whole IPv6 space without overlap: one covering everything where the database is not sharded. Each sharded shard is served by a Worker of its own.",
