@@ -12,7 +12,8 @@
  *     npm run bench:ab -- --b-hops 3 --rows trivial,single,bulk   (N = 1 plus the empty calls N = 3 makes)
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
- * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
+ * `options` (single with `?lang=de` and six `fields`), `all` (single with `?fields=all`), `bulk`,
+ * `bulkAll` (bulk with `?fields=all`), `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
  * per round, and B/A of the medians; then the same for the workerd process's CPU time per request,
  * and the median over rounds of each row's CPU per request over its own build's trivial row.
@@ -50,7 +51,7 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --b-dir DIR    the checkout of build B, e.g. a git worktree of the baseline (default: this one)
   --a-args ARGS  extra wrangler arguments for build A, e.g. --a-args=--minify
   --b-args ARGS  extra wrangler arguments for build B
-  --env de|free  de: the lookup-only bundle (rows trivial, single, xml, options, bulk, bulkJa);
+  --env de|free  de: the lookup-only bundle (rows trivial, single, xml, options, all, bulk, bulkAll, bulkJa);
                  free: the free deployment (rows trivial, free) (default de)
   --rows LIST    comma-separated rows (default trivial,single)
   --rounds N     rounds (default 5)
@@ -107,9 +108,17 @@ const ROWS: Record<string, () => AutocannonRequest> = {
   xml: () => get(`/api/xml/${address()}`),
   // Issue 16's option row: German names, six fields.
   options: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
+  // Every field: the twenty, then the flags, radius, network, EU and local time (docs/api.md).
+  all: () => get(`/api/json/${address()}?fields=all`),
   bulk: () => ({
     method: 'POST',
     path: '/api/bulk/json',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
+  }),
+  bulkAll: () => ({
+    method: 'POST',
+    path: '/api/bulk/json?fields=all',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),
