@@ -125,7 +125,11 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
     counts,
     flags: flagsSet(flags),
     isProxyConfigured: flagsSet(flags).some((flag) => flag !== 'hosting'),
-    sources: sources.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })) })),
+    sources: [...locations, ...networks, ...flags].map((source) => ({
+      ...source.info,
+      ...('sets' in source ? { flags: flagsSet([source]) } : {}),
+      files: source.info.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })),
+    })),
   };
   writeBuild(outDir, files, manifest);
   return manifest;

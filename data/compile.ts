@@ -343,7 +343,7 @@ class SourceOverlay implements Overlay {
           built_at: source.info.builtAt,
           licence: source.info.licence,
           attribution: source.info.attribution,
-          ...('sets' in source ? { flags: FLAGS.filter((flag) => source.sets.includes(flag)) } : {}),
+          ...('sets' in source ? { flags: flagsSet([source]) } : {}),
         }),
       ),
       counts: { networks: leaves, records: offsets.size },

@@ -177,6 +177,6 @@ export interface Manifest {
   flags: StoredFlag[];
   /** Whether a flag source can set isProxy (a flag of `flags` other than `hosting`): without one, every isProxy is false. */
   isProxyConfigured: boolean;
-  /** Every source with its name, version, build date, licence, attribution, notice and files. */
-  sources: SourceInfo[];
+  /** Every source with its name, version, build date, licence, attribution, notice and files; a flag source with the flags it can set. */
+  sources: (SourceInfo & { flags?: StoredFlag[] })[];
 }
