@@ -35,8 +35,8 @@ function booleansOf(format: Format): { readonly [name in BooleanField]: readonly
 /** The boolean fields rendered, by format: a handful of constant texts. */
 const BOOLEANS = { json: booleansOf('json'), xml: booleansOf('xml') } as const;
 
-/** The flag bits of each flag field (docs/api.md defines them); isProxy is any of {@link PROXY_BITS}. */
-const FLAG_FIELDS = { isProxy: PROXY_BITS, isVpn: FLAG_BIT.vpn, isTor: FLAG_BIT.tor, isRelay: FLAG_BIT.relay, isHosting: FLAG_BIT.hosting } as const;
+/** The flag bit of each flag field (docs/api.md defines them); isProxy is any of {@link PROXY_BITS}. */
+const FLAG_FIELDS = { isVpn: FLAG_BIT.vpn, isTor: FLAG_BIT.tor, isRelay: FLAG_BIT.relay, isHosting: FLAG_BIT.hosting } as const;
 
 /**
  * A field of {@link EXTRA_FIELDS} of a found record, rendered. `time` is the local time in the record's
@@ -54,8 +54,11 @@ function extraFragment(format: Format, name: FieldName, found: Found, time: Zone
       return format === 'json' ? (`"hostingProvider":${record.provider.json}` as Utf8) : fragment(format, name, record.provider.name);
     case 'accuracyRadius':
       return fragment(format, name, record.accuracyRadius);
-    case 'network':
-      return fragment(format, name, found.database.networkOf(found.address));
+    case 'network': {
+      // CIDR text is ASCII and holds nothing to escape: written as it is.
+      const network = found.database.networkOf(found.address);
+      return (format === 'json' ? `"network":"${network}"` : `<network>${network}</network>`) as Utf8;
+    }
     case 'isEu':
       return BOOLEANS[format].isEu[record.location.country.isEu ? 1 : 0];
     case 'utcOffset':
@@ -97,10 +100,11 @@ function writeRecord(out: Utf8[], found: Found | Rendered, format: Format, view:
     // in its comma, the country's shared by every location in it. A canonical address is ASCII.
     const { country } = location;
     out.push(JSON_START[address.version], address.canonical as Utf8, location.jsonPoint, country.jsonHead(language), location.zones.json);
-    out.push(location.jsonPlace(language, fields !== BULK_FIELDS), country.jsonTail(language), network.json, JSON_PROXY[`${proxy}`]);
-    if (fields === EVERY_FIELD) {
-      out.pop();
-      out.push(BOOLEANS.json.isProxy[proxy ? 1 : 0]);
+    // The default record ends with `isProxy` and its brace; every field goes on after it.
+    const every = fields === EVERY_FIELD;
+    const proxyMember = every ? BOOLEANS.json.isProxy[proxy ? 1 : 0] : JSON_PROXY[`${proxy}`];
+    out.push(location.jsonPlace(language, fields !== BULK_FIELDS), country.jsonTail(language), network.json, proxyMember);
+    if (every) {
       const time = timeOf(found, fields, view.now ?? Date.now());
       for (const name of EXTRA_FIELDS) out.push(COMMA, extraFragment('json', name, found, time));
       out.push(CLOSE);

@@ -104,13 +104,15 @@ export class MmdbReader {
     // An IPv4 space that ends above ::/96 (a network holding all of it): a /0 in IPv4 terms.
     if (ipv4 && this.ipv4RootDepth < 96 && this.metadata.ipVersion === 6) return 0;
     const nodeCount = this.nodeCount;
+    const first = ipv4 ? 96 : 0;
     let node = ipv4 ? this.ipv4Root : 0;
-    let depth = 0;
-    for (const word of ipv4 ? [w3] : [w0, w1, w2, w3]) {
-      for (let bit = 31; bit >= 0 && node < nodeCount; bit--, depth++) node = this.record(node, (word >>> bit) & 1);
+    let bit = first;
+    for (; bit < 128 && node < nodeCount; bit++) {
+      const word = bit < 32 ? w0 : bit < 64 ? w1 : bit < 96 ? w2 : w3;
+      node = this.record(node, (word >>> (31 - (bit & 31))) & 1);
     }
     if (node < nodeCount) throw new MmdbFormatError('search tree is deeper than the address');
-    return depth;
+    return bit - first;
   }
 
   /** Follows the bits `first` down to `last` (inclusive, 31 = most significant) of `word` from `from`. */

@@ -4,7 +4,8 @@
  * and time. A zone's offset is asked of `Intl` once per UTC hour and kept for that hour when it is the
  * same at both ends of it (in an hour where it changes, at every call), since a formatter costs about
  * 0.2 ms to make and 28 KiB of ICU memory to keep: only the {@link FORMATTER_SLOTS} most recently used
- * are kept (docs/api.md, "Local time").
+ * are kept. The local date and time up to the minute is kept for the minute, so that most calls only
+ * add the seconds (docs/api.md, "Every field").
  */
 
 /** The time in a zone at an instant. */
@@ -26,7 +27,7 @@ const ZONE_SLOTS = 1024;
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
-/** What is known of a zone: its offset in one UTC hour, and its standard (smaller) offset in one year. */
+/** What is known of a zone: its offset in one UTC hour, its standard (smaller) offset in one year, and its local time in one minute. */
 interface ZoneState {
   /** The UTC hour (its first millisecond) that `hourOffset` is of. */
   hour: number;
@@ -34,7 +35,16 @@ interface ZoneState {
   hourOffset: number | undefined;
   year: number;
   standardOffset: number;
+  /** The UTC minute (its first millisecond) that `minutePrefix`, `minuteOffset` and `minuteDst` are of. */
+  minute: number;
+  /** The local date and time up to the minute, `2026-11-26T14:32:`. */
+  minutePrefix: string;
+  minuteOffset: string;
+  minuteDst: boolean;
 }
+
+/** Two digits of each second of a minute: '00' to '59'. */
+const SECONDS = Array.from({ length: 60 }, (_, second) => String(second).padStart(2, '0'));
 
 const states = new Map<string, ZoneState | null>();
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -50,6 +60,15 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 export function zoneTime(zone: string, now: number): ZoneTime | undefined {
   const state = zoneState(zone);
   if (state === undefined) return undefined;
+  const second = now - (now % 1000);
+  const minute = second - (second % MINUTE);
+  if (minute !== state.minute || state.hourOffset === undefined) keepMinute(zone, state, now, minute);
+  const seconds = SECONDS[(second - minute) / 1000] as string;
+  return { utcOffset: state.minuteOffset, isDst: state.minuteDst, localTime: `${state.minutePrefix}${seconds}${state.minuteOffset}` };
+}
+
+/** Works out `state`'s minute fields for the minute `minute` that holds `now`. */
+function keepMinute(zone: string, state: ZoneState, now: number, minute: number): void {
   const hour = now - (now % HOUR);
   if (hour !== state.hour) {
     const start = offsetAt(zone, hour);
@@ -62,9 +81,11 @@ export function zoneTime(zone: string, now: number): ZoneTime | undefined {
     state.year = year;
     state.standardOffset = Math.min(offsetAt(zone, Date.UTC(year, 0, 1)), offsetAt(zone, Date.UTC(year, 6, 1)));
   }
-  const utcOffset = offsetText(offset);
-  const local = new Date(now - (now % 1000) + offset * MINUTE).toISOString();
-  return { utcOffset, isDst: offset > state.standardOffset, localTime: `${local.slice(0, 19)}${utcOffset}` };
+  // In an hour where the offset changes, it may change within the minute too: asked at every call then.
+  state.minute = state.hourOffset === undefined ? Number.NaN : minute;
+  state.minuteOffset = offsetText(offset);
+  state.minuteDst = offset > state.standardOffset;
+  state.minutePrefix = new Date(minute + offset * MINUTE).toISOString().slice(0, 17);
 }
 
 /** What is known of `zone`, made on first use; undefined for a zone the runtime does not know. */
@@ -72,7 +93,9 @@ function zoneState(zone: string): ZoneState | undefined {
   const known = states.get(zone);
   if (known !== undefined) return known ?? undefined;
   let state: ZoneState | null = null;
-  if (zone !== '' && formatter(zone) !== undefined) state = { hour: Number.NaN, hourOffset: undefined, year: Number.NaN, standardOffset: 0 };
+  if (zone !== '' && formatter(zone) !== undefined) {
+    state = { hour: Number.NaN, hourOffset: undefined, year: Number.NaN, standardOffset: 0, minute: Number.NaN, minutePrefix: '', minuteOffset: '', minuteDst: false };
+  }
   if (states.size >= ZONE_SLOTS) states.clear();
   states.set(zone, state);
   return state ?? undefined;
