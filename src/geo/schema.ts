@@ -53,7 +53,9 @@ export const DATABASE_TYPE = 'ipgeo-compact';
  * A record's `flags` are what every flag source says of the networks that hold its addresses, together
  * (a union); `hosting_provider` is the name that the most specific of those networks is given (between
  * equally specific ones, the earlier source's in the build's order), and brings the `hosting` flag.
- * A country is in the EU where its code is in `european_union`, whatever network it is found in.
+ * A country is in the EU where its code is in `european_union`, whatever network it is found in; a
+ * file of schema 3 or before has no such list (no country is in the EU there), and a record's `proxy`
+ * stands for the `proxy` flag.
  *
  * Empty strings are left out of a map; a missing key reads as '' (or 0, or false).
  */

@@ -24,6 +24,7 @@ export function compiledFacts(bytes: Buffer, address: string): CompiledFacts | n
     cityName: record.location?.city ?? '',
     asn: record.network?.asn ?? 0,
     asnOrganization: record.network?.organization ?? '',
-    isProxy: record.proxy === true,
+    // The flags that make isProxy true (`src/geo/schema.ts`): vpn 1, tor 2, relay 4, proxy 16; not hosting (8).
+    isProxy: ((record.flags ?? 0) & (1 | 2 | 4 | 16)) !== 0,
   };
 }
