@@ -98,7 +98,16 @@ function zoneState(zone: string): ZoneState | undefined {
   if (known !== undefined) return known ?? undefined;
   let state: ZoneState | null = null;
   if (zone !== '' && formatter(zone) !== undefined) {
-    state = { hour: Number.NaN, hourOffset: undefined, year: Number.NaN, standardOffset: 0, minute: Number.NaN, minutePrefix: '', minuteOffset: '', minuteDst: false };
+    state = {
+      hour: Number.NaN,
+      hourOffset: undefined,
+      year: Number.NaN,
+      standardOffset: 0,
+      minute: Number.NaN,
+      minutePrefix: '',
+      minuteOffset: '',
+      minuteDst: false,
+    };
   }
   if (states.size >= ZONE_SLOTS) states.clear();
   states.set(zone, state);

@@ -276,23 +276,21 @@ function json(database: GeoDatabase, text: string, view: View): string {
 
 const at = (latitude: number, longitude: number) => ({ latitude: mmdbType.int32(latitude), longitude: mmdbType.int32(longitude) });
 
+/** A location with every kind of character to escape, stored twice (the second time as a pointer). */
+const SAINT_ETIENNE = {
+  country_code: 'FR',
+  city: 'Saint-Étienne & <Loire> "42"',
+  region: 'Auvergne-Rhône-Alpes',
+  region_code: 'ARA',
+  postal_code: '42000',
+  ...at(454340, 43900),
+  time_zone: 'Europe/Paris',
+};
+
 describe('answers over awkward data', () => {
   const awkward = smallDatabase(
     [
-      [
-        '1.0.0.0/24',
-        {
-          location: {
-            country_code: 'FR',
-            city: 'Saint-Étienne & <Loire> "42"',
-            region: 'Auvergne-Rhône-Alpes',
-            region_code: 'ARA',
-            postal_code: '42000',
-            ...at(454340, 43900),
-            time_zone: 'Europe/Paris',
-          },
-        },
-      ],
+      ['1.0.0.0/24', { location: SAINT_ETIENNE }],
       [
         '1.0.1.0/24',
         {
@@ -309,21 +307,7 @@ describe('answers over awkward data', () => {
         { location: { country_code: 'US', time_zone: 'America/Denver', ...at(-900000, -1800000) }, network: { asn: 15169, organization: 'Google LLC' } },
       ],
       // The same location again, now written as a pointer, with another network.
-      [
-        '1.0.6.0/24',
-        {
-          location: {
-            country_code: 'FR',
-            city: 'Saint-Étienne & <Loire> "42"',
-            region: 'Auvergne-Rhône-Alpes',
-            region_code: 'ARA',
-            postal_code: '42000',
-            ...at(454340, 43900),
-            time_zone: 'Europe/Paris',
-          },
-          network: { asn: 3215, organization: 'Orange' },
-        },
-      ],
+      ['1.0.6.0/24', { location: SAINT_ETIENNE, network: { asn: 3215, organization: 'Orange' } }],
       // Flags, a hosting provider's name to escape, an accuracy radius, a country in the EU (the metadata's).
       [
         '1.0.8.0/22',

@@ -9,34 +9,14 @@ import { Reader } from 'mmdb-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cityKey } from '../support/network-oracle.ts';
 import { paidFetch, postJson } from '../support/paid-fetch.ts';
+import { EXTRA_FIELDS, SPEC_FIELDS } from '../support/record-fields.ts';
 import { repoFile } from '../support/repo.ts';
 import { childNames, childTexts, parseXml } from '../support/xml.ts';
 
 type Json = Record<string, unknown>;
 
-const TWENTY = [
-  'ipVersion',
-  'ipAddress',
-  'latitude',
-  'longitude',
-  'countryName',
-  'countryCode',
-  'capital',
-  'phoneCodes',
-  'timeZones',
-  'zipCode',
-  'cityName',
-  'regionName',
-  'regionCode',
-  'continent',
-  'continentCode',
-  'currencies',
-  'languages',
-  'asn',
-  'asnOrganization',
-  'isProxy',
-];
-const EXTRAS = ['isVpn', 'isTor', 'isRelay', 'isHosting', 'hostingProvider', 'accuracyRadius', 'network', 'isEu', 'utcOffset', 'isDst', 'localTime'];
+const TWENTY = SPEC_FIELDS;
+const EXTRAS = EXTRA_FIELDS;
 /** Addresses in and out of the EU, IPv4 and IPv6, IPv4-mapped. */
 const ADDRESSES = ['81.2.69.142', '8.8.8.8', '193.0.14.129', '88.198.50.1', '2001:7fe::53', '2a01:4f8::1', '202.12.27.33', '::ffff:200.160.2.3'];
 
