@@ -86,7 +86,7 @@ export interface BuildOptions {
 }
 
 /** A corrections file of a build: its path, and for a geofeed that `data:update` fetched, its URL and date. */
-export interface CorrectionsInput {
+interface CorrectionsInput {
   readonly path: string;
   readonly fetched?: FetchedGeofeed;
 }

@@ -14,7 +14,7 @@ import type { DownloadCache, StagedSource } from './cache.ts';
 import { download, UpdateError } from './download.ts';
 
 /** The largest geofeed accepted: 32 MiB, some hundred thousand lines, well above the largest published ones. */
-export const GEOFEED_MAX_BYTES = 32 * 1024 * 1024;
+const GEOFEED_MAX_BYTES = 32 * 1024 * 1024;
 
 /** The name of a geofeed's file in its cache folder. */
 const GEOFEED_FILE = 'geofeed.csv';

@@ -26,7 +26,7 @@ export interface DatabaseSource {
  * A corrections file of the loaded database: an RFC 8805 geofeed of the operator's whose lines take
  * precedence over the location source (docs/operations.md, "Corrections").
  */
-export interface DatabaseCorrections {
+interface DatabaseCorrections {
   /** The file's name, or the URL of a published geofeed. */
   readonly name: string;
   /** Hex SHA-256 of the file. */
