@@ -162,6 +162,11 @@ describe('a build with corrections', () => {
     expect(answer(database, '89.160.21.1')).toEqual(correctedTo('89.160.21.1', '214.78.124.1', unknownCity('Nowhere Springs')));
   });
 
+  it('finds a city given without its region where the source knows that name in one region of the country', () => {
+    const { database } = smallBuild([correctionsFile('no-region.csv', ['89.160.26.0/24,AU,,melbourne,'])]);
+    expect(answer(database, '89.160.26.1')).toEqual(correctedTo('89.160.26.1', '214.0.1.1', withPostal()));
+  });
+
   it("gives a country alone the position and zone of the source's records of the country, and a line without location none", () => {
     expect(answer(database, '89.160.24.1')).toEqual(correctedTo('89.160.24.1', '2001:218::1', withPostal()));
     // RFC 8805, section 2.1.2: the location is dropped; the ASN stays.
