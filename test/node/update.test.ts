@@ -128,6 +128,19 @@ function snapshot(dir: string): Record<string, string> {
   return files;
 }
 
+/** Runs `fail`, which must throw an UpdateError matching `message`, and leave the build and the cache as they were. */
+async function expectFailsReplacingNothing(fail: () => Promise<unknown>, message: RegExp): Promise<void> {
+  const before = { out: snapshot(outDir), cache: snapshot(cacheDir) };
+  const error = await fail().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UpdateError);
+  expect((error as Error).message).toMatch(message);
+  expect(snapshot(outDir)).toEqual(before.out);
+  expect(snapshot(cacheDir)).toEqual(before.cache);
+}
+
 const server = new MaxMindImitation();
 const work = mkdtempSync(join(tmpdir(), 'ipgeo-update-'));
 const cacheDir = join(work, 'cache');
@@ -276,17 +289,9 @@ describe('data:update from MaxMind', () => {
       ],
     ];
     it.each(failures)('on %s', async (_case, fail, message) => {
-      const before = { out: snapshot(outDir), cache: snapshot(cacheDir) };
-      expect(Object.keys(before.out).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.mmdb']);
+      expect(Object.keys(snapshot(outDir)).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.mmdb']);
       try {
-        const error = await fail().then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        expect(error).toBeInstanceOf(UpdateError);
-        expect((error as Error).message).toMatch(message);
-        expect(snapshot(outDir)).toEqual(before.out);
-        expect(snapshot(cacheDir)).toEqual(before.cache);
+        await expectFailsReplacingNothing(fail, message);
       } finally {
         server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: cityArchive });
         server.behaviours.set('GeoLite2-ASN', { kind: 'serve', archive: asnArchive });
@@ -481,15 +486,5 @@ describe('data:update --geofeed and --corrections', () => {
       /--geofeed http:\/\/geofeed\.example\.net\/feed\.csv: not an https URL/,
     ],
   ];
-  it.each(failures)('fails on %s, replacing nothing', async (_case, fail, message) => {
-    const before = { out: snapshot(outDir), cache: snapshot(cacheDir) };
-    const error = await fail().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(UpdateError);
-    expect((error as Error).message).toMatch(message);
-    expect(snapshot(outDir)).toEqual(before.out);
-    expect(snapshot(cacheDir)).toEqual(before.cache);
-  });
+  it.each(failures)('fails on %s, replacing nothing', (_case, fail, message) => expectFailsReplacingNothing(fail, message));
 });

@@ -10,39 +10,25 @@
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CORRECTED_BUILD_DIR, PARIS_CORRECTIONS } from '../support/corrected-build.ts';
-import { type ExpectedRecord, expectedRecord } from '../support/expected-record.ts';
+import { correctedToParis, PARIS, serveCorrectedBuild, serveDefaultBuild } from '../support/corrected-data.ts';
+import type { ExpectedRecord } from '../support/expected-record.ts';
 import { attributesOf, textIn, visibleText } from '../support/html.ts';
 import { expectedDatabase, readManifest } from '../support/manifest.ts';
 import { SourceOracle } from '../support/oracle.ts';
-import { compiledBuild, publish, publishCompiled } from '../support/publish.ts';
 import { repoFile } from '../support/repo.ts';
 import { appFetch, workerFetch } from '../support/worker-fetch.ts';
 import { childTexts, parseXml } from '../support/xml.ts';
-
-/** An address GeoLite2 places in Paris, at the point and zone it gives most Paris networks. */
-const PARIS = '1.178.90.1';
 
 let oracle: SourceOracle;
 let expected: ExpectedRecord;
 beforeAll(async () => {
   oracle = await SourceOracle.load();
-  const paris = oracle.city.get(PARIS);
-  if (paris?.city?.names.en !== 'Paris' || paris.country?.iso_code !== 'FR') throw new Error(`GeoLite2 does not place ${PARIS} in Paris`);
-  // The correction gives no postal code; everything else of the place is GeoLite2's, the ASN the address's own.
-  const { postal: _, ...place } = paris;
-  const source = oracle.expected('81.2.69.142');
-  expected = expectedRecord('81.2.69.142', place, { asn: source?.asn ?? '', organization: source?.asnOrganization ?? '' }) as ExpectedRecord;
-  const { bytes, version } = await compiledBuild(CORRECTED_BUILD_DIR);
-  await publish(bytes, version);
-  resetDatabaseForTests();
+  expected = correctedToParis(oracle, '81.2.69.142');
+  await serveCorrectedBuild();
 }, 120_000);
 
-afterAll(async () => {
-  await publishCompiled();
-  resetDatabaseForTests();
-});
+afterAll(serveDefaultBuild);
 
 let client = 0;
 const get = (path: string, init: RequestInit = {}) =>

@@ -5,42 +5,25 @@
  * mmdb-lib), and the source record for 81.2.70.1 beside them, each without `regionCode`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
-import { CORRECTED_BUILD_DIR } from '../support/corrected-build.ts';
-import { type ExpectedRecord, expectedRecord } from '../support/expected-record.ts';
+import { correctedToParis, serveCorrectedBuild, serveDefaultBuild } from '../support/corrected-data.ts';
+import type { ExpectedRecord } from '../support/expected-record.ts';
 import { SourceOracle } from '../support/oracle.ts';
 import { postJson } from '../support/paid-fetch.ts';
-import { compiledBuild, publish, publishCompiled } from '../support/publish.ts';
 import { childTexts, parseXml } from '../support/xml.ts';
 
-/** An address GeoLite2 places in Paris, at the point and zone it gives most Paris networks. */
-const PARIS = '1.178.90.1';
 const CORRECTED = ['81.2.69.142', '81.2.69.255'];
 const UNCORRECTED = '81.2.70.1';
 
 let expected: Map<string, Omit<ExpectedRecord, 'regionCode'>>;
 beforeAll(async () => {
   const oracle = await SourceOracle.load();
-  const paris = oracle.city.get(PARIS);
-  if (paris?.city?.names.en !== 'Paris') throw new Error(`GeoLite2 does not place ${PARIS} in Paris`);
-  const { postal: _, ...place } = paris;
   const bulk = ({ regionCode: _regionCode, ...record }: ExpectedRecord) => record;
-  expected = new Map(
-    CORRECTED.map((address) => {
-      const source = oracle.expected(address);
-      return [address, bulk(expectedRecord(address, place, { asn: source?.asn ?? '', organization: source?.asnOrganization ?? '' }) as ExpectedRecord)];
-    }),
-  );
+  expected = new Map(CORRECTED.map((address) => [address, bulk(correctedToParis(oracle, address))]));
   expected.set(UNCORRECTED, bulk(oracle.expected(UNCORRECTED) as ExpectedRecord));
-  const { bytes, version } = await compiledBuild(CORRECTED_BUILD_DIR);
-  await publish(bytes, version);
-  resetDatabaseForTests();
+  await serveCorrectedBuild();
 }, 120_000);
 
-afterAll(async () => {
-  await publishCompiled();
-  resetDatabaseForTests();
-});
+afterAll(serveDefaultBuild);
 
 describe('bulk lookup of corrected addresses', () => {
   const ips = [...CORRECTED, UNCORRECTED];
