@@ -88,14 +88,18 @@ interface Named {
   readonly section?: string | undefined;
 }
 
-/** The relative links and images of a Markdown file, resolved from its folder (links to other sites and `mailto:` left out). */
+/**
+ * The relative links and images of a Markdown file, resolved from its folder: links to other sites,
+ * `mailto:` and links above the repository's root left out.
+ */
 function linksOf(file: string, text: string): Named[] {
   const named: Named[] = [];
   const walk = (node: Nodes): void => {
     if ((node.type === 'link' || node.type === 'image' || node.type === 'definition') && !/^([a-z][a-z\d+.-]*:|\/\/)/i.test(node.url)) {
       const [target = '', anchor] = decodeURI(node.url).split('#');
       const path = target === '' ? file : normalize(join(target.startsWith('/') ? '' : dirname(file), target));
-      named.push({ file, line: node.position?.start.line ?? 0, named: node.url, path, anchor });
+      // Above the root, a link names one of GitHub's pages of the repository (`../../actions/…`), no file.
+      if (!path.startsWith('..')) named.push({ file, line: node.position?.start.line ?? 0, named: node.url, path, anchor });
     }
     if ('children' in node) for (const child of node.children) walk(child);
   };

@@ -40,6 +40,7 @@ describe('check:paths', () => {
       'README.md': [
         '# Read me',
         '[guide](docs/guide.md) [section](docs/guide.md#building-the-data) [here](#read-me) [site](https://example.com/x.md)',
+        '![CI](../../actions/workflows/ci.yml/badge.svg)',
         '[gone](docs/gone.md) [no anchor](docs/guide.md#no-such-heading) `src/index.ts` `src/missing.ts`',
         'Built into `data/out/ipgeo.mmdb` and `data/cache/npm/`; served at `/docs/start.js`; `src/**/*.test.ts`, `src/<folder>/index.ts`.',
       ].join('\n'),
@@ -54,9 +55,9 @@ describe('check:paths', () => {
     });
     expect(danglingPaths(root).map(({ file, line, why }) => `${file}:${line} ${why}`)).toEqual([
       'CHANGELOG.md:3 docs/moved.md does not exist',
-      'README.md:3 docs/gone.md does not exist',
-      'README.md:3 docs/guide.md has no heading whose anchor is #no-such-heading',
-      'README.md:3 src/missing.ts does not exist',
+      'README.md:4 docs/gone.md does not exist',
+      'README.md:4 docs/guide.md has no heading whose anchor is #no-such-heading',
+      'README.md:4 src/missing.ts does not exist',
       'src/app.ts:2 scripts/shards.ts does not exist',
       'src/app.ts:2 docs/guide.md has no heading "Refreshing"',
       'src/app.ts:3 bench/worker/distant.ts does not exist',
