@@ -3,8 +3,8 @@
  * relative links of Markdown files (with their `#anchor`s to headings), and every path from the
  * repository's root (`docs/…`, `src/…`, `data/…`, `scripts/…`, `bench/…`, `test/…`, `assets/…`,
  * `.github/…`, `.ci/…`) in documents, code and configuration, except in the prose of CHANGELOG.md
- * (history) and in the code of tests (their comments count). A path exists when it is in the working tree or `.gitignore`
- * ignores it (what builds and installs write: `data/out/`, …).
+ * (history) and in the code of tests (their comments count). A path exists when it is in the working
+ * tree or `.gitignore` ignores it (what builds and installs write: `data/out/`, …).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -36,7 +36,7 @@ const WRITTEN_BY_OTHERS = /^test\/fixtures\/|^package-lock\.json$|^worker-config
 
 /**
  * A path from the repository's root, not inside another path or a URL (`./src/index`, `/docs/start.js`,
- * `package/../src` are not): the folder, the rest of the path, and an `#anchor` after a Markdown file.
+ * `package/../src` are not), and the `#anchor` that may follow it.
  */
 const ROOTED_PATH = /(?<![\w.@/\\-])((?:docs|src|data|scripts|bench|test|assets|\.github|\.ci)\/[\w./-]*)(#[\w-]+)?/g;
 /** A heading's text in quotes after a document's path: `docs/api.md, "Conventions"`, `` `docs/accounts.md`, "Origins" ``. */
@@ -59,21 +59,19 @@ interface Headings {
 
 /** The headings of `file`, read once. */
 function headingsOf(root: string, file: string, cache: Map<string, Headings>): Headings {
-  let headings = cache.get(file);
-  if (headings === undefined) {
-    const slugger = new GithubSlugger();
-    const found: Headings = { anchors: new Set(), texts: [] };
-    const walk = (node: Nodes): void => {
-      if (node.type === 'heading') {
-        found.texts.push(textOf(node));
-        found.anchors.add(slugger.slug(textOf(node)));
-      }
-      if ('children' in node) for (const child of node.children) walk(child);
-    };
-    walk(fromMarkdown(readFileSync(join(root, file), 'utf8')));
-    headings = found;
-    cache.set(file, found);
-  }
+  const cached = cache.get(file);
+  if (cached !== undefined) return cached;
+  const slugger = new GithubSlugger();
+  const headings: Headings = { anchors: new Set(), texts: [] };
+  const walk = (node: Nodes): void => {
+    if (node.type === 'heading') {
+      headings.texts.push(textOf(node));
+      headings.anchors.add(slugger.slug(textOf(node)));
+    }
+    if ('children' in node) for (const child of node.children) walk(child);
+  };
+  walk(fromMarkdown(readFileSync(join(root, file), 'utf8')));
+  cache.set(file, headings);
   return headings;
 }
 
