@@ -5,7 +5,7 @@
  *
  *     npm run data:update
  *     npm run data:update -- --editions GeoIP2-City,GeoLite2-ASN,GeoIP2-Anonymous-IP --proxy-lists
- *     npm run data:update -- --geofeed https://noc.example.net/geofeed.csv --corrections data/corrections.csv
+ *     npm run data:update -- --geofeed https://noc.example.net/geofeed.csv --corrections corrections/ours.csv
  *
  * With nothing new (the same sources as the previous build), the build is the same file, and it says so.
  */
