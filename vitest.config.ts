@@ -74,6 +74,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
         },
       },
       workerProject('free'),
