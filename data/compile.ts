@@ -2,9 +2,10 @@
  * @module Combines the sources into the service database: locations, routing facts and privacy and
  * hosting flags are overlaid in one search tree, then each distinct combination is written once.
  *
- * The overlay never materialises address ranges: a location source inserts its networks, and the
- * routing and flag sources rewrite the leaves under theirs (`SearchTree.update`), so a network
- * ends up split exactly where any source draws a boundary. Flags from several sources add up (a union);
+ * The overlay never materialises address ranges: a location source inserts its networks, the
+ * operator's corrections replace the locations under their prefixes (`corrections/`), and the routing
+ * and flag sources rewrite the leaves under theirs (`SearchTree.update`), so a network ends up split
+ * exactly where any source or correction draws a boundary. Flags from several sources add up (a union);
  * a hosting provider's name is the most specific network's (docs/api.md, "Privacy and hosting flags").
  */
 import { LANGUAGES } from '../src/geo/languages.ts';
@@ -13,6 +14,7 @@ import {
   FLAG_BIT,
   FLAGS,
   SCHEMA_VERSION,
+  type StoredCorrections,
   type StoredFlag,
   type StoredLocation,
   type StoredMetadata,
@@ -23,6 +25,8 @@ import {
 } from '../src/geo/schema.ts';
 import { formatPosition, type ShardRange } from '../src/geo/shard-ranges.ts';
 import { Combinations, Interner, NONE, type Parts } from './combinations.ts';
+import { applyCorrections, type CorrectionsCounts, type CorrectionsFile, describeCorrections } from './corrections/corrections.ts';
+import { SourcePlaces } from './corrections/places.ts';
 import { leafParts } from './leaf-parts.ts';
 import { DataSectionWriter, MmdbPointer, type MmdbValue } from './mmdb/data-section.ts';
 import { type FinalTree, type Network, SearchTree } from './mmdb/search-tree.ts';
@@ -40,6 +44,8 @@ export interface CompileInput {
   readonly locations: readonly LocationSource[];
   readonly networks: readonly NetworkSource[];
   readonly flags: readonly FlagSource[];
+  /** The operator's corrections, in precedence order (a later file wins for the same prefix); none by default. */
+  readonly corrections?: readonly CorrectionsFile[];
   /** Seconds since the Unix epoch, written as the database's build_epoch. */
   readonly buildEpoch: number;
 }
@@ -62,6 +68,8 @@ export interface CompileCounts {
   /** Search-tree nodes and record size of the output. */
   nodes: number;
   recordSize: number;
+  /** What the corrections did, when the build had any. */
+  corrections?: CorrectionsCounts;
 }
 
 /** A compiled database file: its bytes and its counts. */
@@ -113,11 +121,15 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
   const flagSets = new Interner<RecordFlags>();
   const combos = new Combinations();
   const places: Places = { countryNames: new Map(), continentNames: new Map(), europeanUnion: new Set() };
+  /** Networks per location id: how often the source gives each place, which the corrections go by. */
+  const networksOf: number[] = [];
 
   for (const source of input.locations) {
     let count = 0;
     source.forEach((network, location, named, radius) => {
-      tree.insert(network, combos.id(locations.id(location), radius ?? 0, NONE, NONE));
+      const id = locations.id(location);
+      networksOf[id] = (networksOf[id] ?? 0) + 1;
+      tree.insert(network, combos.id(id, radius ?? 0, NONE, NONE));
       const { country, continent } = named;
       if (country && !places.countryNames.has(country.code)) {
         places.countryNames.set(country.code, country.names);
@@ -127,6 +139,17 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
       count++;
     });
     stage(`${source.info.name}: ${count} networks`);
+  }
+  let corrections: CorrectionsCounts | undefined;
+  if (input.corrections?.length) {
+    const report = applyCorrections(input.corrections, new SourcePlaces(locations.values, networksOf), (network, location) => {
+      if (location === undefined) tree.update(network, () => undefined);
+      // A corrected location has no accuracy radius: the source's was of the place it replaces.
+      else tree.insert(network, combos.id(locations.id(location), 0, NONE, NONE));
+    });
+    corrections = report.counts;
+    for (const note of report.notes) log(`corrections: ${note}`);
+    stage(`corrections: ${describeCorrections(corrections)}`);
   }
   for (const source of input.networks) {
     let count = 0;
@@ -138,7 +161,7 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
     stage(`${source.info.name}: ${count} networks`);
   }
   const flagNetworks = overlayFlags(input.flags, tree, combos, flagSets, stage);
-  return new SourceOverlay(input, tree, { locations, networks, flagSets, combos }, places, flagNetworks, stage);
+  return new SourceOverlay(input, tree, { locations, networks, flagSets, combos }, places, flagNetworks, corrections, stage);
 }
 
 /** The country and continent names the location sources give, and the countries they place in the EU. */
@@ -214,6 +237,7 @@ class SourceOverlay implements Overlay {
     private readonly parts: Parts,
     private readonly places: Places,
     private readonly flagNetworks: Record<NetworkFlag, number>,
+    private readonly corrections: CorrectionsCounts | undefined,
     private readonly stage: (what: string) => void,
   ) {}
 
@@ -264,6 +288,7 @@ class SourceOverlay implements Overlay {
       flagNetworks: this.flagNetworks,
       regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
       names: { cities: names.cities.size, regions: names.regions.size, countries: countryNames.size, continents: continentNames.size },
+      ...(this.corrections ? { corrections: this.corrections } : {}),
     };
   }
 
@@ -347,6 +372,9 @@ class SourceOverlay implements Overlay {
         }),
       ),
       counts: { networks: leaves, records: offsets.size },
+      ...(input.corrections?.length
+        ? { corrections: input.corrections.map(({ info: { name, sha256, lines, prefixes } }): StoredCorrections => ({ name, sha256, lines, prefixes })) }
+        : {}),
       ...(shard ? { shard } : {}),
     };
     const { languages, ...rest } = extra;

@@ -13,6 +13,7 @@ import type { StoredFlag } from '../src/geo/schema.ts';
 import { FIRST_POSITION, formatPosition, LAST_POSITION, type ShardRange, WHOLE_SPACE } from '../src/geo/shard-ranges.ts';
 import { checkBudget, mib } from './budget.ts';
 import type { CompileCounts, Overlay } from './compile.ts';
+import type { CorrectionsInfo } from './corrections/corrections.ts';
 import type { SourceInfo } from './sources/source.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -179,4 +180,9 @@ export interface Manifest {
   isProxyConfigured: boolean;
   /** Every source with its name, version, build date, licence, attribution, notice and files; a flag source with the flags it can set. */
   sources: (SourceInfo & { flags?: StoredFlag[] })[];
+  /**
+   * The operator's corrections in precedence order (a later file wins for the same prefix), each with
+   * its SHA-256, lines and prefixes; empty without any. Absent in manifests written before corrections.
+   */
+  corrections?: CorrectionsInfo[];
 }

@@ -36,6 +36,7 @@ export const DATABASE_TYPE = 'ipgeo-compact';
  *     european_union   [AT, BE, …]                                the countries its location sources say are in the EU
  *     flags            [vpn, tor, …]                              the flags its sources can set, in FLAGS order
  *     sources          [{ name, provides, version, built_at, licence, attribution, flags? }, …]
+ *     corrections      [{ name, sha256, lines, prefixes }, …]          the operator's, absent without any
  *     counts           { networks, records }
  *     shard            { index, count, first, last }              a shard's own, absent in a whole database
  *
@@ -156,6 +157,21 @@ export interface StoredSource {
   flags?: readonly StoredFlag[];
 }
 
+/**
+ * A corrections file of a build (an RFC 8805 geofeed whose lines take precedence over the location
+ * source: docs/operations.md, "Corrections"), as its metadata's `corrections` lists it.
+ */
+export interface StoredCorrections {
+  /** The file's name, or the URL of a published geofeed. */
+  name: string;
+  /** Hex SHA-256 of the file's content. */
+  sha256: string;
+  /** Lines of text, comments and blank lines included. */
+  lines: number;
+  /** Lines that set a prefix. */
+  prefixes: number;
+}
+
 /** The metadata keys that the compact schema adds to the MaxMind DB's standard ones. */
 export interface StoredMetadata {
   /** The order of every names array (the standard `languages` key). */
@@ -169,6 +185,8 @@ export interface StoredMetadata {
   /** The flags the flag sources can set, in {@link FLAGS} order: a flag not listed is false everywhere. */
   flags: readonly StoredFlag[];
   sources: readonly StoredSource[];
+  /** The operator's corrections compiled in, in precedence order; absent when there are none. */
+  corrections?: readonly StoredCorrections[];
   /** Networks (tree leaves holding data) and distinct records of the file. */
   counts: { networks: number; records: number };
   /** In a shard of a sharded build only: which one, and the range of positions it answers. */

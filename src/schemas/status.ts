@@ -25,6 +25,19 @@ const StatusSourceSchema = z
   })
   .openapi('StatusSource');
 
+/** A corrections file compiled into the database. */
+const StatusCorrectionsSchema = z
+  .object({
+    name: z.string().openapi({ description: "The file's name, or the URL of the published geofeed it was fetched from.", example: 'corrections.csv' }),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .openapi({ description: "Hex SHA-256 of the file's content." }),
+    lines: z.number().int().openapi({ description: 'Lines of text in the file, comments and blank lines included.', example: 12 }),
+    prefixes: z.number().int().openapi({ description: 'Lines that set a prefix (one prefix a line).', example: 9 }),
+  })
+  .openapi('StatusCorrections');
+
 /** The text of a position in the database's IPv6 space. */
 const position = (description: string, example: string) => z.string().openapi({ description, example });
 
@@ -90,6 +103,10 @@ export const StatusSchema = z
           description:
             'The flags the data can set: `vpn` (`isVpn`), `tor` (`isTor`), `relay` (`isRelay`), `hosting` (`isHosting` and `hostingProvider`), `proxy` (a proxy list, for `isProxy` only). A flag not listed is false in every answer; `isProxy` can be true only when one of vpn, tor, relay or proxy is listed.',
           example: ['vpn', 'tor', 'hosting', 'proxy'],
+        }),
+        corrections: z.array(StatusCorrectionsSchema).openapi({
+          description:
+            "The operator's corrections compiled into the database, in precedence order: RFC 8805 geofeeds whose lines take precedence over the location source for the addresses of their prefixes (a longer prefix over a shorter one, a later file over an earlier one for the same prefix). Empty when the database has none.",
         }),
         shards: z.array(StatusShardSchema).min(1).openapi({
           description:

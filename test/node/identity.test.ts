@@ -72,6 +72,8 @@ describe('identifyDatabase', () => {
       sha256,
       sources: [described(locations.info), described(networks.info), { ...described(flags.info), flags: ['vpn', 'tor', 'hosting', 'proxy'] }],
       flags: ['vpn', 'tor', 'hosting', 'proxy'],
+      // A build without corrections names none (test/node/corrections.test.ts names some).
+      corrections: [],
     });
   });
 

@@ -14,11 +14,12 @@ export interface ManifestForTests {
   sources: Array<{ name: string; provides: string; version: string; builtAt: string; licence: string; attribution: string; flags?: string[] }>;
   /** The flags the data can set. */
   flags: string[];
+  corrections?: Array<{ name: string; sha256: string; lines: number; prefixes: number }>;
 }
 
-/** The manifest of the compiled database the tests load. */
-export async function readManifest(): Promise<ManifestForTests> {
-  return JSON.parse(new TextDecoder().decode(await repoFile('data/out/ipgeo.manifest.json'))) as ManifestForTests;
+/** The manifest of the compiled database the tests load, or of the build in `dir`. */
+export async function readManifest(dir = 'data/out'): Promise<ManifestForTests> {
+  return JSON.parse(new TextDecoder().decode(await repoFile(`${dir}/ipgeo.manifest.json`))) as ManifestForTests;
 }
 
 /** The isolate budget of `docs/operations.md`: 96 MiB. */
@@ -55,5 +56,6 @@ export function expectedDatabase(manifest: ManifestForTests) {
       ...(flags ? { flags } : {}),
     })),
     flags: manifest.flags,
+    corrections: (manifest.corrections ?? []).map(({ name, sha256, lines, prefixes }) => ({ name, sha256, lines, prefixes })),
   };
 }
