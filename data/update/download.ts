@@ -18,13 +18,15 @@ export interface DownloadOptions {
   readonly timeoutMs: number;
   /** Extra words for a 401 or 403 answer, e.g. which variables hold the credentials. */
   readonly onUnauthorized?: string;
+  /** The largest body accepted, in bytes: a larger one fails the download (default: no bound). */
+  readonly maxBytes?: number;
 }
 
 /**
  * GETs `url` and returns its body.
  *
  * @throws UpdateError on a status other than 2xx (401, 403, 404 and 429 said in words), a connection
- *   failure or the timeout.
+ *   failure, the timeout, or a body over `maxBytes`.
  */
 export async function download(url: string, options: DownloadOptions): Promise<Buffer> {
   const signal = AbortSignal.timeout(options.timeoutMs);
@@ -35,13 +37,34 @@ export async function download(url: string, options: DownloadOptions): Promise<B
       await response.body?.cancel();
       throw new UpdateError(`${options.what}: ${explain(response.status, response.headers.get('retry-after'), options)}`);
     }
-    return Buffer.from(await response.arrayBuffer());
+    return options.maxBytes === undefined ? Buffer.from(await response.arrayBuffer()) : await boundedBody(response, options.maxBytes, options.what);
   } catch (error) {
     if (error instanceof UpdateError) throw error;
     if (signal.aborted) throw new UpdateError(`${options.what}: no complete answer from ${new URL(url).origin} within ${seconds}`);
     const cause = (error as { cause?: { message?: string } }).cause?.message;
     throw new UpdateError(`${options.what}: could not download from ${new URL(url).origin}: ${cause ?? (error as Error).message}`);
   }
+}
+
+/** The body of `response`, read until it passes `maxBytes` (then refused, without reading the rest). */
+async function boundedBody(response: Response, maxBytes: number, what: string): Promise<Buffer> {
+  const tooLarge = () => new UpdateError(`${what}: the answer passes ${maxBytes} bytes, the most accepted for it`);
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+    bytes += read.value.byteLength;
+    if (bytes > maxBytes) {
+      await reader?.cancel();
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks);
 }
 
 function explain(status: number, retryAfter: string | null, options: DownloadOptions): string {
