@@ -1,21 +1,22 @@
 /**
  * @module `data:update` as a function: fetches every source (MaxMind's editions with credentials, else
- * the npm packages; the proxy lists when asked), checks each, builds from them exactly as `data:build`
+ * the npm packages; the flag lists when asked), checks each, builds from them exactly as `data:build`
  * does, and only then replaces the cached downloads. Any failure leaves the cache and the previous build
- * as they were, byte for byte (the build itself writes atomically).
+ * as they were, byte for byte (the build itself writes atomically); a flag list that fails only keeps
+ * its cached version, or is left out (`flag-lists.ts`).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BudgetError } from '../budget.ts';
-import { type BuildOptions, build } from '../build.ts';
+import { type BuildOptions, build, type FlagListFiles } from '../build.ts';
 import { type Manifest, manifestShards } from '../output.ts';
 import { SourceError } from '../sources/source.ts';
 import { SplitError } from '../split.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';
 import { UpdateError } from './download.ts';
+import { fetchFlagList, PUBLISHED_LISTS } from './flag-lists.ts';
 import { DEFAULT_EDITIONS, fetchEdition, type MaxMindAccount } from './maxmind.ts';
 import { fetchPackage } from './npm-packages.ts';
-import { fetchProxyList, PROXY_LISTS } from './proxy-lists.ts';
 
 /** What to update from, and where to. */
 export interface UpdateOptions {
@@ -27,8 +28,8 @@ export interface UpdateOptions {
   readonly maxmind?: MaxMindAccount;
   /** MaxMind editions (default {@link DEFAULT_EDITIONS}). */
   readonly editions?: readonly string[];
-  /** Also fetch the Tor and VPN lists for `isProxy`. */
-  readonly proxyLists?: boolean;
+  /** Also fetch the published lists of networks that set the privacy and hosting flags (`flag-lists.ts`). */
+  readonly flagLists?: boolean;
   /** Bound of each download (ms). */
   readonly timeoutMs: number;
   /** The isolate budget each file must fit once loaded, in bytes (`data/budget.ts`; default 96 MiB). */
@@ -48,6 +49,11 @@ export interface UpdateResult {
    * so the same sources and shards give the same files): there is nothing new to publish.
    */
   readonly unchanged: boolean;
+  /**
+   * The flag lists that could not be fetched or read, each with what the build used instead (the
+   * cached version, or nothing): the update goes on without them.
+   */
+  readonly problems: string[];
 }
 
 /**
@@ -59,8 +65,11 @@ export interface UpdateResult {
 export async function update(options: UpdateOptions): Promise<UpdateResult> {
   const cache = new DownloadCache(options.cacheDir);
   const staged: StagedSource[] = [];
+  const problems: string[] = [];
+  const flagLists: FlagListFiles[] = [];
   const buildOptions: BuildOptions = {
     proxyLists: [],
+    flagLists,
     ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
   };
@@ -83,11 +92,13 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
       buildOptions.locationPackageDir = city.dir;
       buildOptions.asnPackageDir = asn.dir;
     }
-    if (options.proxyLists) {
-      for (const list of PROXY_LISTS) {
-        const source = await fetchProxyList(list, cache, options.timeoutMs, options.log);
-        staged.push(source);
-        buildOptions.proxyLists.push(join(source.dir, `${list.id}.txt`));
+    if (options.flagLists) {
+      for (const list of PUBLISHED_LISTS) {
+        const fetched = await fetchFlagList(list, cache, options.timeoutMs, options.log);
+        if (fetched.problem) problems.push(fetched.problem);
+        if (!fetched.staged) continue;
+        staged.push(fetched.staged);
+        flagLists.push({ id: list.id, paths: fetched.paths });
       }
     }
     options.log('Building from them…');
@@ -105,6 +116,7 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
       manifest: pointIntoCache(manifest, cache, options.outDir),
       downloaded: staged.filter((s) => s.changed).map((s) => s.id),
       unchanged: previous === digestsOf(manifest),
+      problems,
     };
   } catch (error) {
     cache.discard();
