@@ -162,9 +162,14 @@ describe('a bounded download', () => {
   beforeAll(async () => {
     server = createServer((request, response) => {
       const body = Buffer.alloc(4096, 'a');
-      // With its length stated, or streamed without it.
-      if (request.url === '/stated') response.writeHead(200, { 'Content-Length': body.length });
-      response.end(body);
+      // Its length stated, then the body; or the body in chunks, its length unstated; or a length stated
+      // and a body that never comes, which a bound must refuse at once.
+      if (request.url === '/stated') return void response.writeHead(200, { 'Content-Length': body.length }).end(body);
+      if (request.url === '/streamed') {
+        response.write(body.subarray(0, 2048));
+        return void setTimeout(() => response.end(body.subarray(2048)), 10);
+      }
+      response.writeHead(200, { 'Content-Length': 1 << 20 }).write(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -179,5 +184,10 @@ describe('a bounded download', () => {
     expect(error).toBeInstanceOf(UpdateError);
     expect((error as Error).message).toBe('a list: the answer passes 4095 bytes, the most accepted for it');
     expect((await download(`${url}${path}`, { what: 'a list', timeoutMs: 10_000, maxBytes: 4096 })).length).toBe(4096);
+  });
+
+  it('refuses an answer whose stated length is over its bound without waiting for its body', async () => {
+    const error = await download(`${url}/announced`, { what: 'a list', timeoutMs: 5_000, maxBytes: 65_536 }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('a list: the answer passes 65536 bytes, the most accepted for it');
   });
 });

@@ -110,6 +110,11 @@ export const SAMPLES: Record<FlagListId, Sample> = {
         cloud: 'Public',
         values: [
           {
+            name: 'Storage',
+            id: 'Storage',
+            properties: { changeNumber: 12, region: '', regionId: 0, platform: 'Azure', systemService: 'AzureStorage', addressPrefixes: [AZURE.storage] },
+          },
+          {
             name: 'AzureCloud',
             id: 'AzureCloud',
             properties: {
@@ -121,11 +126,6 @@ export const SAMPLES: Record<FlagListId, Sample> = {
               addressPrefixes: AZURE.cloud,
               networkFeatures: ['API', 'NSG'],
             },
-          },
-          {
-            name: 'Storage',
-            id: 'Storage',
-            properties: { changeNumber: 12, region: '', regionId: 0, platform: 'Azure', systemService: 'AzureStorage', addressPrefixes: [AZURE.storage] },
           },
         ],
       }),
