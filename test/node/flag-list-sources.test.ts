@@ -104,6 +104,13 @@ describe('a malformed list', () => {
       /ipv4\.txt \(.+\) line 4: "198\.51\.100\.0\/33" has no valid prefix length \(0 to 32\)/,
     ],
     ['a network wider than a /8', 'x4bnet-datacenter', { 'ipv4.txt': '0.0.0.0/0\n' }, /line 1: "0\.0\.0\.0\/0" spans more than a \/8/],
+    [
+      'an IPv6 address that is not one',
+      'x4bnet-vpn',
+      { 'ipv6.txt': '2001:db8:100::/48\n2001:db8::g/48\n' },
+      /ipv6\.txt \(.+\) line 2: "2001:db8::g\/48" is not an IP address or CIDR network/,
+    ],
+    ['an IPv6 address with a zone', 'x4bnet-vpn', { 'ipv6.txt': 'fe80::1%eth0\n' }, /line 1: "fe80::1%eth0" is not an IP address/],
     ['an IPv6 network wider than a /16', 'x4bnet-datacenter', { 'ipv6.txt': '2000::/3\n' }, /line 1: "2000::\/3" spans more than a \/16/],
     [
       'a geofeed line without a prefix',
