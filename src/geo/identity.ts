@@ -64,7 +64,10 @@ export interface DatabaseIdentity {
   readonly corrections: readonly DatabaseCorrections[];
 }
 
-/** A database is stale when a source was built more than this many days ago (GeoLite2 licence, section 6c). */
+/**
+ * A database is stale when a location or routing (ASN) source was built more than this many days ago
+ * (GeoLite2 licence, section 6c).
+ */
 const STALE_AFTER_DAYS = 30;
 
 /**
@@ -86,12 +89,16 @@ export function databaseVersion(
 }
 
 /**
- * True when the oldest source was built more than {@link STALE_AFTER_DAYS} days before `now`.
+ * True when the oldest location or routing (ASN) source was built more than {@link STALE_AFTER_DAYS}
+ * days before `now`. Lists of flagged networks do not count: the licence's rule is GeoLite2's, and a
+ * list its publisher leaves unchanged for months (Cloudflare's ranges) keeps the date it was first
+ * fetched (docs/operations.md, "The data's identity and age").
  *
  * @param now milliseconds since the Unix epoch.
  */
 export function isStale(identity: Pick<DatabaseIdentity, 'sources'>, now: number): boolean {
-  const oldest = Math.min(...identity.sources.map((s) => Date.parse(s.builtAt)));
+  const dates = identity.sources.filter((s) => s.provides === 'location' || s.provides === 'network').map((s) => Date.parse(s.builtAt));
+  const oldest = Math.min(...dates);
   return Number.isFinite(oldest) && now - oldest > STALE_AFTER_DAYS * 86_400_000;
 }
 

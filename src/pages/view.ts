@@ -85,7 +85,7 @@ export interface DataFacts {
   readonly date: string;
   /** Whole days since then. */
   readonly ageDays: number;
-  /** A source is older than the licence allows (`identity.ts`, `isStale`). */
+  /** A location or ASN source is older than the licence allows (`identity.ts`, `isStale`). */
   readonly stale: boolean;
   /** One line per source, in the database's order: its attribution, name, version and licence. */
   readonly sources: readonly { readonly name: string; readonly version: string; readonly licence: string; readonly attribution: string }[];

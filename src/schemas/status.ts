@@ -116,7 +116,7 @@ export const StatusSchema = z
       .openapi('StatusDatabase'),
     stale: z.boolean().openapi({
       description:
-        'True when the oldest source was built more than 30 days ago (the GeoLite2 licence asks that older data be replaced within 30 days of an update): the operator should update the data.',
+        'True when the oldest location or ASN source was built more than 30 days ago (the GeoLite2 licence asks that older data be replaced within 30 days of an update): the operator should update the data. Lists of flagged networks do not count.',
       example: true,
     }),
   })

@@ -52,6 +52,15 @@ describe('isStale', () => {
   it('is false without sources', () => {
     expect(isStale({ sources: [] }, Date.now())).toBe(false);
   });
+
+  it('counts routing sources, but not lists of flagged networks, whatever their age', () => {
+    const at = (provides: 'location' | 'network' | 'proxy', builtAt: string) => ({ ...(sources[0] as (typeof sources)[0]), provides, builtAt });
+    const now = Date.parse('2026-11-26T00:00:00.000Z');
+    const fresh = at('location', '2026-11-20T00:00:00.000Z');
+    expect(isStale({ sources: [fresh, at('network', '2026-10-01T00:00:00.000Z')] }, now)).toBe(true);
+    expect(isStale({ sources: [fresh, at('proxy', '2023-05-01T00:00:00.000Z')] }, now)).toBe(false);
+    expect(isStale({ sources: [at('proxy', '2023-05-01T00:00:00.000Z')] }, now)).toBe(false);
+  });
 });
 
 describe('identifyDatabase', () => {
