@@ -9,7 +9,7 @@ import { type Admitted, admit, type LimitDecision, withdraw } from './window.ts'
 
 /** A bounded per-isolate store of logs, one per counter (`ClientKey.network`). */
 export class IsolateLimiter {
-  readonly #logs = new Map<string, Admitted[]>();
+  readonly #logs = new Map<string, readonly Admitted[]>();
 
   /** @param maxCounters how many logs to keep; the least recently used is dropped beyond that. */
   constructor(readonly maxCounters = 10_000) {}

@@ -84,7 +84,7 @@ export interface Admission {
   /** One entry per policy, in the order of the policies. */
   readonly states: readonly PolicyState[];
   /** Admitted requests by time, ascending, pruned to the longest window; includes this one when admitted and counted. */
-  readonly log: Admitted[];
+  readonly log: readonly Admitted[];
 }
 
 /**
@@ -105,31 +105,49 @@ export function admit(
 ): Admission {
   const subnet = options.subnet ?? 0;
   const policies = options.policies ?? policiesOf(options.subnet ?? null);
+  // An IPv4 counter's requests, and all of a /48's for its /48 policies, are counted whole: the log is
+  // ascending, so a window's count is where it starts. The /64 and /56 policies need a pass over the
+  // log, which skips other /56s' requests at once (a /56 keeps at most 480 of the /48's 3,840).
+  const whole = (policy: Policy) => options.subnet === undefined || options.subnet === null || policy.prefixLength === 48;
   let longest = 0;
   for (const policy of policies) longest = Math.max(longest, policy.windowSeconds * 1000);
-  let first = 0;
-  while (first < log.length && (log[first] as Admitted).at <= now - longest) first++;
+  const first = firstAfter(log, now - longest, 0);
 
-  // One pass from the newest request back: per policy, how many of its network's requests lie in its
-  // window, the oldest of them, and when the quota-th most recent leaves the window (the request fits then).
-  const counts = policies.map(() => 0);
-  const oldest = policies.map(() => Number.POSITIVE_INFINITY);
+  // Per policy: how many of its network's requests lie in its window, the oldest of them, and when the
+  // quota-th most recent leaves the window (the request fits then).
+  const counts: number[] = [];
+  const oldest: number[] = [];
+  const scoped: number[] = [];
   let retryAt = now;
-  for (let i = log.length - 1; i >= first; i--) {
+  for (let p = 0; p < policies.length; p++) {
+    const policy = policies[p] as Policy;
+    counts.push(0);
+    oldest.push(Number.POSITIVE_INFINITY);
+    if (!whole(policy)) {
+      scoped.push(p);
+      continue;
+    }
+    const from = firstAfter(log, now - policy.windowSeconds * 1000, first);
+    counts[p] = log.length - from;
+    if (from < log.length) oldest[p] = (log[from] as Admitted).at;
+    if (log.length - from >= policy.quota) retryAt = Math.max(retryAt, (log[log.length - policy.quota] as Admitted).at + policy.windowSeconds * 1000);
+  }
+  for (let i = log.length - 1; i >= first && scoped.length > 0; i--) {
     const entry = log[i] as Admitted;
-    for (let p = 0; p < policies.length; p++) {
+    if (entry.subnet >>> 8 !== subnet >>> 8) continue;
+    for (const p of scoped) {
       const policy = policies[p] as Policy;
-      if (entry.at <= now - policy.windowSeconds * 1000 || !sameNetwork(entry.subnet, subnet, policy)) continue;
+      if ((policy.prefixLength === 64 && entry.subnet !== subnet) || entry.at <= now - policy.windowSeconds * 1000) continue;
       const count = (counts[p] as number) + 1;
       counts[p] = count;
-      oldest[p] = Math.min(oldest[p] as number, entry.at);
+      oldest[p] = entry.at;
       if (count === policy.quota) retryAt = Math.max(retryAt, entry.at + policy.windowSeconds * 1000);
     }
   }
   const allowed = retryAt === now;
   const counted = allowed && options.consume !== false;
-  const next = log.slice(first);
-  if (counted) insertInOrder(next, { at: now, subnet });
+  let next: readonly Admitted[] = first === 0 ? log : log.slice(first);
+  if (counted) next = inserted(next, { at: now, subnet });
   const states = policies.map((policy, p): PolicyState => {
     const count = (counts[p] as number) + (counted ? 1 : 0);
     const from = counted ? Math.min(oldest[p] as number, now) : (oldest[p] as number);
@@ -170,17 +188,25 @@ export function withdraw(log: readonly Admitted[], subnet: number | null = null)
   return next;
 }
 
-/** Whether two /64s of one counter lie in the same network of `policy` (their top 64 − prefixLength bits of the 16 agree). */
-function sameNetwork(a: number, b: number, policy: Policy): boolean {
-  const shift = 64 - policy.prefixLength;
-  return a >>> shift === b >>> shift;
+/** The index of the first entry of an ascending log at or after `from` whose time is later than `time`. */
+function firstAfter(log: readonly Admitted[], time: number, from: number): number {
+  let low = from;
+  let high = log.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((log[middle] as Admitted).at > time) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
-/** Adds `entry` to an ascending log: at the end, unless the clock went back (tests pass times out of order). */
-function insertInOrder(log: Admitted[], entry: Admitted): void {
-  let at = log.length;
-  while (at > 0 && (log[at - 1] as Admitted).at > entry.at) at--;
-  log.splice(at, 0, entry);
+/** A copy of an ascending log with `entry` in its place: at the end, unless the clock went back (tests pass times out of order). */
+function inserted(log: readonly Admitted[], entry: Admitted): Admitted[] {
+  const next = [...log];
+  let at = next.length;
+  while (at > 0 && (next[at - 1] as Admitted).at > entry.at) at--;
+  next.splice(at, 0, entry);
+  return next;
 }
 
 /** The state nearest to exhaustion: fewest remaining, then the longest reset; the first of equals. */

@@ -12,6 +12,7 @@ import { createAccount, createApiKey } from '../../src/access/admin.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
 import { type Admitted, admit, CLIENT_POLICIES, IPV6_POLICIES, type LimitDecision, policiesOf } from '../../src/ratelimit/window.ts';
 import { packDecision, unpackDecision } from '../../src/ratelimit/wire.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 const POLICY = '"burst";q=10;w=10, "minute";q=60;w=60';
@@ -210,7 +211,7 @@ describe('RateLimiter Durable Object', () => {
 describe('packDecision', () => {
   /** Every decision of a walk: one request every `step` ms for `seconds`, the i-th from `subnetOf(i)`, through `admit`. */
   function walk(subnetOf: (i: number) => number | null, step: number, seconds: number): { decision: LimitDecision; subnet: number | null }[] {
-    let log: Admitted[] = [];
+    let log: readonly Admitted[] = [];
     const decisions = [];
     for (let at = 0, i = 0; at < seconds * 1000; at += step, i++) {
       const subnet = subnetOf(i);
@@ -250,12 +251,41 @@ describe('packDecision', () => {
 });
 
 describe('admit', () => {
+  it('decides a /48 of many /64s and /56s as the rule says, counted naively', () => {
+    // The rule (docs/api.md, "The free plan's limits"): admitted when every policy has fewer than its quota
+    // of admitted requests from its network in its window; counted here entry by entry.
+    const random = seededRandom(38);
+    const sameNetwork = (a: number, b: number, prefixLength: number) => a >>> (64 - prefixLength) === b >>> (64 - prefixLength);
+    let log: readonly Admitted[] = [];
+    const naive: { at: number; subnet: number }[] = [];
+    let at = 0;
+    let refusedByNetwork = 0;
+    for (let i = 0; i < 6_000; i++) {
+      at += Math.floor(random() * 40);
+      // Mostly a few busy /64s of two /56s, sometimes any /64 of the /48.
+      const subnet = random() < 0.8 ? Math.floor(random() * 2) * 256 + Math.floor(random() * 12) : Math.floor(random() * 65_536);
+      const counts = IPV6_POLICIES.map(
+        (policy) => naive.filter((entry) => entry.at > at - policy.windowSeconds * 1000 && sameNetwork(entry.subnet, subnet, policy.prefixLength)).length,
+      );
+      const expected = IPV6_POLICIES.every((policy, p) => (counts[p] as number) < policy.quota);
+      const admission = admit(log, at, { subnet });
+      expect(admission.decision.allowed, `request ${i}`).toBe(expected);
+      expect(admission.states.map((state) => state.remaining)).toEqual(
+        IPV6_POLICIES.map((policy, p) => Math.max(0, policy.quota - (counts[p] as number) - (expected ? 1 : 0))),
+      );
+      if (!expected && (counts[0] as number) < 10) refusedByNetwork++;
+      if (expected) naive.push({ at, subnet });
+      log = admission.log;
+    }
+    expect(refusedByNetwork).toBeGreaterThan(0);
+  });
+
   it('refuses by a longer window when the shorter one has room', () => {
     // Policies other than the free plan's, where the longer window can bind on its own.
     const short = { name: 'short', quota: 2, windowSeconds: 1, prefixLength: 64 } as const;
     const long = { name: 'long', quota: 3, windowSeconds: 10, prefixLength: 64 } as const;
     const policies = [short, long];
-    let log: Admitted[] = [];
+    let log: readonly Admitted[] = [];
     for (const at of [0, 100, 2_000]) {
       const admission = admit(log, at, { policies });
       expect(admission.decision.allowed).toBe(true);
