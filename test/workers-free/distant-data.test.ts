@@ -13,7 +13,7 @@ import { WHOLE } from '../../src/geo/shard-files.ts';
 import { CHECK_INTERVAL_MS, DatabaseSlot } from '../../src/geo/slot.ts';
 import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
-import { distantBucket } from '../support/distant-r2.ts';
+import { type BucketClock, distantBucket, mostAtOnce } from '../support/distant-r2.ts';
 import { compiledBuild, forgetCachedCopies, publish, epochVariant as variant } from '../support/publish.ts';
 
 const DISTANCE = { latencyMs: 150, megabytesPerSecond: 0.01 };
@@ -176,13 +176,142 @@ describe('a switch with a distant R2', () => {
     });
     expect(new Set(answers)).toEqual(new Set(['a database']));
     expect(slot.version).toBe(nextVersion);
+    // Released first, the old one waits for a verification whose read fills the cache; beside it, the load reads R2.
+    const source = cached && budgetBytes === 0 ? 'cache' : 'r2';
     expect(lines.map((line) => [line.event, line.source])).toEqual([
-      // Released first, the old one waits for a verification whose read fills the cache; beside it, the load reads R2.
-      ['load', cached && budgetBytes === 0 ? 'cache' : 'r2'],
-      ['switch', undefined],
+      ['load', source],
+      ['switch', source],
     ]);
     expect(lines[1]).toMatchObject({ from: goodVersion, to: nextVersion, waits: budgetBytes === 0 });
+    // Beside the old one nobody waits; released first, the verification's read came before the wait.
+    if (budgetBytes === 0) expect(lines[1]?.verifyMs).toBeGreaterThan(0);
+    else expect(lines[1]).toMatchObject({ waitMs: 0 });
     expect(slot.versions).toEqual([nextVersion]);
     slot.reset();
+  });
+});
+
+/**
+ * How long the slow bucket below takes to send a whole file, by its own clock: longer than a load may
+ * go without reading anything before it is taken as stuck (5 s, docs/architecture.md, "Data path"),
+ * so that a phase of a load that reported no progress would be.
+ */
+const SLOW_READ_MS = 8_000;
+
+/**
+ * A cold isolate's slot over a bucket 400 ms away that sends a file in {@link SLOW_READ_MS}, an eighth
+ * at a time, with the isolate budget at 0 (two versions never fit) and on a clock that moves only when
+ * the bucket waits: no real time passes. Each move of the clock is a moment at which a request arrives,
+ * once `arriving` is set.
+ */
+function slowIsolate() {
+  const time = { now: Date.parse('2026-11-27T12:00:00Z') };
+  let arrive: (() => void) | undefined;
+  const clock: BucketClock = {
+    now: () => time.now,
+    sleep: async (ms) => {
+      time.now += ms;
+      arrive?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    },
+  };
+  const bucket = distantBucket(
+    env.GEO_DATA,
+    { latencyMs: 400, megabytesPerSecond: next.byteLength / (SLOW_READ_MS * 1000) },
+    { clock, sliceBytes: Math.ceil(next.byteLength / 8) },
+  );
+  const slot = new DatabaseSlot(WHOLE, { now: () => time.now, budgetBytes: 0 });
+  const background: Promise<unknown>[] = [];
+  const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
+  const far = { ...env, GEO_DATA: bucket };
+  const answers: Promise<string>[] = [];
+  /** Sends one request for `version` (undefined: the current one), recording what it got. */
+  const request = (version?: string) => {
+    answers.push(
+      Promise.resolve()
+        .then(() => slot.get(far, ctx, undefined, version))
+        .then(
+          () => 'a database',
+          (error: Error) => `${error.name}: ${error.message}`,
+        ),
+    );
+  };
+  /** Until every request sent and every task in a waitUntil has settled (those may send more). */
+  const settle = async () => {
+    while (background.length > 0 || answers.length > settled) {
+      settled = answers.length;
+      await Promise.all([...background.splice(0), ...answers]);
+    }
+  };
+  let settled = 0;
+  return {
+    time,
+    slot,
+    bucket,
+    request,
+    settle,
+    /** What every request got, once settled. */
+    answers: async () => Promise.all(answers),
+    /** Requests for `version` arrive at each move of the clock (at most 200 of them), or no longer. */
+    arriving: (version: string | undefined, on: boolean) => {
+      let left = 200;
+      arrive = on ? () => void (left-- > 0 && request(version)) : undefined;
+    },
+  };
+}
+
+describe('a switch over a slow bucket when two versions do not fit', () => {
+  it.each([
+    ['without the Workers cache', false],
+    ['with it', true],
+  ])('verifies the new version while the old one answers, then loads it once: one file read at a time, %s', async (_case, cached) => {
+    const isolate = slowIsolate();
+    isolate.request();
+    await isolate.settle();
+    expect(isolate.slot.versions).toEqual([goodVersion]);
+    await publish(next, nextVersion);
+    if (!cached) vi.spyOn(caches, 'open').mockRejectedValue(new Error('no cache here'));
+    isolate.time.now += CHECK_INTERVAL_MS;
+    const { lines } = await events(async () => {
+      isolate.arriving(undefined, true);
+      // A request now and then besides those arriving while the bucket sends: the minute's check, then the switch.
+      for (let round = 0; round < 4 && isolate.slot.version !== nextVersion; round++) {
+        isolate.request();
+        await isolate.settle();
+      }
+      isolate.arriving(undefined, false);
+      await isolate.settle();
+    });
+    // One file read at a time: the verification's read, then (where the cache kept nothing) the load's.
+    expect(mostAtOnce(isolate.bucket.reads, (key) => key.endsWith('.mmdb'))).toBe(1);
+    expect(isolate.bucket.reads.filter((read) => read.key === versionObjectKey(nextVersion))).toHaveLength(cached ? 1 : 2);
+    expect(new Set(await isolate.answers())).toEqual(new Set(['a database']));
+    expect(isolate.slot.versions).toEqual([nextVersion]);
+    expect(lines.map((line) => [line.event, line.source])).toEqual([
+      ['load', cached ? 'cache' : 'r2'],
+      ['switch', cached ? 'cache' : 'r2'],
+    ]);
+    expect(lines[1]).toMatchObject({ from: goodVersion, to: nextVersion, waits: true });
+    isolate.slot.reset();
+  });
+
+  it('makes a shard asked for the new version verify it, then load it, every request for it waiting', async () => {
+    const isolate = slowIsolate();
+    isolate.request(goodVersion);
+    await isolate.settle();
+    await publish(next, nextVersion);
+    vi.spyOn(caches, 'open').mockRejectedValue(new Error('no cache here'));
+    isolate.arriving(nextVersion, true);
+    isolate.request(nextVersion);
+    await isolate.settle();
+    isolate.arriving(nextVersion, false);
+    await isolate.settle();
+    expect(mostAtOnce(isolate.bucket.reads, (key) => key.endsWith('.mmdb'))).toBe(1);
+    expect(isolate.bucket.reads.filter((read) => read.key === versionObjectKey(nextVersion))).toHaveLength(2);
+    const answers = await isolate.answers();
+    expect(answers.length).toBeGreaterThan(SLOW_READ_MS / 1000);
+    expect(new Set(answers)).toEqual(new Set(['a database']));
+    expect(isolate.slot.versions).toEqual([nextVersion]);
+    isolate.slot.reset();
   });
 });
