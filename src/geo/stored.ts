@@ -33,7 +33,8 @@ const CHUNK = 1 << 20;
 /**
  * The Workers cache (`caches.open`) that holds database files, apart from the zone's HTTP cache.
  *
- * @internal Exported for the tests that spoil or forget the cached copies.
+ * @internal Exported for the tests that spoil or forget the cached copies, and the bench Worker that
+ *   forgets them (`bench/worker/distant.js`).
  */
 export const CACHE_NAME = 'ipgeo-data';
 
@@ -84,7 +85,8 @@ export function release(buffer: ArrayBuffer): void {
  * never needs refreshing (the cache drops it in time, or when another version is current).
  *
  * @example cacheKey(file) // 'https://ipgeo-data.invalid/ipgeo-2026-09-18.e097d3ab.mmdb?sha256=e097d3ab…'
- * @internal Exported for the tests that spoil or forget the cached copies.
+ * @internal Exported for the tests that spoil or forget the cached copies, and the bench Worker that
+ *   forgets them (`bench/worker/distant.js`).
  */
 export function cacheKey(file: PublishedFile): string {
   return `https://${CACHE_NAME}.invalid/${file.key}?sha256=${file.sha256}`;

@@ -32,7 +32,7 @@ export interface DistantOptions {
 }
 
 /** The part of an R2 object that the loader reads. */
-export interface DistantObject {
+interface DistantObject {
   readonly size: number;
   readonly body: ReadableStream<Uint8Array>;
   text(): Promise<string>;
