@@ -47,6 +47,8 @@ export interface BodyRead {
   readonly bytes: number;
   readonly opened: number;
   closed: number | undefined;
+  /** Whether its reader went away before its end. */
+  cancelled: boolean;
 }
 
 /** A distant bucket, and the bodies it has sent, in the order they were asked for. */
@@ -82,11 +84,12 @@ export function distantBucket(bucket: R2Bucket, distance: Distance, options: Dis
       await clock.sleep(distance.latencyMs);
       const object = await bucket.get(key);
       if (object === null) return null;
-      const read: BodyRead = { key, bytes: object.size, opened: ++step, closed: undefined };
+      const read: BodyRead = { key, bytes: object.size, opened: ++step, closed: undefined, cancelled: false };
       reads.push(read);
       const paced = new FixedLengthStream(object.size);
-      void pace(object.body, paced.writable, bytesPerMs, clock, options.sliceBytes ?? SLICE).finally(() => {
+      void pace(object.body, paced.writable, bytesPerMs, clock, options.sliceBytes ?? SLICE).then((whole) => {
         read.closed = ++step;
+        read.cancelled = !whole;
       });
       return { size: object.size, body: paced.readable, text: () => new Response(paced.readable).text() };
     },
@@ -105,7 +108,7 @@ export function mostAtOnce(reads: readonly BodyRead[], matches: (key: string) =>
 /**
  * Copies `from` into `to` through one reused buffer of `sliceBytes`, each slice no sooner than the
  * throughput allows: no garbage of its own, so the isolate's memory is the loader's (each write is
- * awaited before the buffer is read into again).
+ * awaited before the buffer is read into again). Resolves with whether the whole body was sent.
  */
 async function pace(
   from: ReadableStream<Uint8Array>,
@@ -113,7 +116,7 @@ async function pace(
   bytesPerMs: number,
   clock: BucketClock,
   sliceBytes: number,
-): Promise<void> {
+): Promise<boolean> {
   const reader = from.getReader({ mode: 'byob' }) as ReadableStreamBYOBReader & {
     readAtLeast?<T extends ArrayBufferView>(minElements: number, view: T): Promise<{ done: boolean; value?: T | undefined }>;
   };
@@ -135,9 +138,11 @@ async function pace(
       if (done || value === undefined) break;
     }
     await writer.close();
+    return true;
   } catch (error) {
     // The reader went away (a cancelled body): nothing more to send.
     await writer.abort(error).catch(() => undefined);
     await reader.cancel(error).catch(() => undefined);
+    return false;
   }
 }

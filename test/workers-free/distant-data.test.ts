@@ -204,13 +204,15 @@ const SLOW_READ_MS = 8_000;
  * the bucket waits: no real time passes. Each move of the clock is a moment at which a request arrives,
  * once `arriving` is set.
  */
-function slowIsolate() {
+function slowIsolate(stall?: { readonly atWait: number; readonly ms: number }) {
   const time = { now: Date.parse('2026-11-27T12:00:00Z') };
   let arrive: (() => void) | undefined;
+  let waits = 0;
   const clock: BucketClock = {
     now: () => time.now,
     sleep: async (ms) => {
-      time.now += ms;
+      // The bucket's `stall.atWait`-th wait (from 1) lasts `stall.ms` longer.
+      time.now += ms + (++waits === stall?.atWait ? stall.ms : 0);
       arrive?.();
       await new Promise((resolve) => setTimeout(resolve, 0));
     },
@@ -259,6 +261,32 @@ function slowIsolate() {
     },
   };
 }
+
+describe('a load over a slow bucket', () => {
+  it('that stalls is replaced by the next request, and stops at its next step without keeping its bytes', async () => {
+    // The bucket's waits: the record's first byte, the object's, then its slices: the 5th holds the body up.
+    const isolate = slowIsolate({ atWait: 5, ms: 6_000 });
+    vi.spyOn(caches, 'open').mockRejectedValue(new Error('no cache here'));
+    const { lines } = await events(async () => {
+      isolate.arriving(undefined, true);
+      isolate.request();
+      await isolate.settle();
+      isolate.arriving(undefined, false);
+      await isolate.settle();
+    });
+    const [stalled, replacing, ...more] = isolate.bucket.reads.filter((read) => read.key === versionObjectKey(goodVersion));
+    expect(more).toEqual([]);
+    expect(stalled?.cancelled).toBe(true);
+    expect(replacing?.cancelled).toBe(false);
+    expect(isolate.slot.versions).toEqual([goodVersion]);
+    expect(lines.map((line) => line.event)).toEqual(['load']);
+    const answers = await isolate.answers();
+    // The first request waited on its own load, which was given up; the others had the replacing one's.
+    expect(answers[0]).toMatch(/^DataUnavailableError: the load made no progress for too long/);
+    expect(new Set(answers.slice(1))).toEqual(new Set(['a database']));
+    isolate.slot.reset();
+  });
+});
 
 describe('a switch over a slow bucket when two versions do not fit', () => {
   it.each([
