@@ -334,8 +334,10 @@ export class DatabaseSlot {
         return;
       }
       // The same read fills this location's cache, so that the load after the release reads its copy.
-      await verifyObject(env, file, await openCache(), progress);
-      if (this.checking === checking) this.verified = { version: next, ms: this.now() - checking.since };
+      const cache = await openCache();
+      const started = this.now();
+      await verifyObject(env, file, cache, progress);
+      if (this.checking === checking) this.verified = { version: next, ms: this.now() - started };
     } catch (error) {
       // A failed load has logged its own refusal.
       if (this.held.at(-1) === seen && !(error instanceof DataUnavailableError) && !(error instanceof ReadStopped)) {

@@ -200,7 +200,12 @@ async function openObject(env: DataBucket, file: PublishedFile): Promise<StoredO
 /** Reads the whole object from R2 with one request (see {@link readBody}); `progress` is called once it answers, then as bytes arrive. */
 export async function readObject(env: DataBucket, file: PublishedFile, progress: () => void): Promise<ArrayBuffer> {
   const object = await openObject(env, file);
-  progress();
+  try {
+    progress();
+  } catch (error) {
+    await object.body.cancel();
+    throw error;
+  }
   return readBody(object.body, file.bytes, `object ${file.key}`, progress);
 }
 
@@ -248,7 +253,6 @@ async function readBody(body: ReadableStream<Uint8Array>, size: number, what: st
  */
 export async function verifyObject(env: DataBucket, file: PublishedFile, cache: Cache | undefined, progress: () => void): Promise<void> {
   const object = await openObject(env, file);
-  progress();
   const digest = new crypto.DigestStream('SHA-256');
   const writer = digest.getWriter();
   const copy = cache ? new FixedLengthStream(file.bytes) : undefined;
@@ -265,6 +269,7 @@ export async function verifyObject(env: DataBucket, file: PublishedFile, cache: 
   let total = 0;
   let complete = false;
   try {
+    progress();
     for (;;) {
       const { done, value } = await reader.read(new Uint8Array(buffer));
       if (value !== undefined && value.byteLength > 0) {

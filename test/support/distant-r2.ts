@@ -21,7 +21,8 @@ export interface Distance {
 export interface BucketClock {
   /** ms, of any origin. */
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** Waits `ms` before the first byte of `key`'s object, or before a slice of its body. */
+  sleep(ms: number, key: string): Promise<void>;
 }
 
 /** How the bucket answers, beside its {@link Distance}. */
@@ -81,13 +82,13 @@ export function distantBucket(bucket: R2Bucket, distance: Distance, options: Dis
   return {
     reads,
     async get(key: string): Promise<DistantObject | null> {
-      await clock.sleep(distance.latencyMs);
+      await clock.sleep(distance.latencyMs, key);
       const object = await bucket.get(key);
       if (object === null) return null;
       const read: BodyRead = { key, bytes: object.size, opened: ++step, closed: undefined, cancelled: false };
       reads.push(read);
       const paced = new FixedLengthStream(object.size);
-      void pace(object.body, paced.writable, bytesPerMs, clock, options.sliceBytes ?? SLICE).then((whole) => {
+      void pace(object.body, paced.writable, bytesPerMs, (ms) => clock.sleep(ms, key), clock.now, options.sliceBytes ?? SLICE).then((whole) => {
         read.closed = ++step;
         read.cancelled = !whole;
       });
@@ -114,14 +115,15 @@ async function pace(
   from: ReadableStream<Uint8Array>,
   to: WritableStream<Uint8Array>,
   bytesPerMs: number,
-  clock: BucketClock,
+  sleep: (ms: number) => Promise<void>,
+  now: () => number,
   sliceBytes: number,
 ): Promise<boolean> {
   const reader = from.getReader({ mode: 'byob' }) as ReadableStreamBYOBReader & {
     readAtLeast?<T extends ArrayBufferView>(minElements: number, view: T): Promise<{ done: boolean; value?: T | undefined }>;
   };
   const writer = to.getWriter();
-  const started = clock.now();
+  const started = now();
   let buffer = new ArrayBuffer(sliceBytes);
   let sent = 0;
   try {
@@ -130,8 +132,8 @@ async function pace(
       const { done, value } = await (reader.readAtLeast ? reader.readAtLeast(sliceBytes, view) : reader.read(view));
       if (value !== undefined && value.byteLength > 0) {
         sent += value.byteLength;
-        const due = started + sent / bytesPerMs - clock.now();
-        if (due > 0) await clock.sleep(due);
+        const due = started + sent / bytesPerMs - now();
+        if (due > 0) await sleep(due);
         await writer.write(value);
         buffer = value.buffer as ArrayBuffer;
       }

@@ -272,10 +272,10 @@ describe('a new version', () => {
     const { clock, slot, get, settle } = tracked(0);
     const first = expectDatabase(await get());
     const next = otherBuild();
-    await publish(next, '2026-11-22.0000beef');
+    await publish(next, '2026-11-22.0000dead');
     const damaged = next.slice();
     damaged.fill(0x5a, 1024, 2048);
-    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000beef'), damaged);
+    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000dead'), damaged);
 
     clock.now += CHECK_MS;
     for (let i = 0; i < 3; i++) {
@@ -284,13 +284,13 @@ describe('a new version', () => {
     }
     expect(slot.versions).toEqual([goodVersion]);
 
-    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000beef'), next);
+    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000dead'), next);
     clock.now += CHECK_MS;
-    for (let i = 0; i < 3 && slot.version !== '2026-11-22.0000beef'; i++) {
+    for (let i = 0; i < 3 && slot.version !== '2026-11-22.0000dead'; i++) {
       await get();
       await settle();
     }
-    expect(slot.versions).toEqual(['2026-11-22.0000beef']);
+    expect(slot.versions).toEqual(['2026-11-22.0000dead']);
   });
 
   it('is checked for at most once a minute, and rolled back to like any other', async () => {
