@@ -102,7 +102,7 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
     }
     cache.commit(staged);
     return {
-      manifest: pointIntoCache(manifest, cache, options.outDir),
+      manifest: pointIntoCache(manifest, staged, cache, options.outDir),
       downloaded: staged.filter((s) => s.changed).map((s) => s.id),
       unchanged: previous === digestsOf(manifest),
     };
@@ -132,14 +132,20 @@ function digestsOf(manifest: Partial<Manifest>): string {
 
 /**
  * The manifest with its source files' paths moved from the staging folder (where the build read them)
- * to the cache (where they are now), rewritten in place; the database it describes is not touched.
+ * to the cache (where they are now), and each npm package's integrity as the registry stated it,
+ * rewritten in place; the database it describes is not touched.
  */
-function pointIntoCache(manifest: Manifest, cache: DownloadCache, outDir: string): Manifest {
+function pointIntoCache(manifest: Manifest, staged: readonly StagedSource[], cache: DownloadCache, outDir: string): Manifest {
   // `<cache>/.staging-<pid>/<id>/…` became `<cache>/<id>/…`.
   const staging = `${basename(cache.staging)}/`;
+  const integrity = new Map(staged.map((source) => [source.id, source.source.integrity]));
   const moved: Manifest = {
     ...manifest,
-    sources: manifest.sources.map((source) => ({ ...source, files: source.files.map((file) => ({ ...file, path: file.path.replace(staging, '') })) })),
+    sources: manifest.sources.map((source) => {
+      const stated = source.origin === 'npm' ? integrity.get(`npm/${source.name}`) : undefined;
+      const files = source.files.map((file) => ({ ...file, path: file.path.replace(staging, '') }));
+      return { ...source, ...(stated === undefined ? {} : { integrity: stated }), files };
+    }),
   };
   const file = join(outDir, 'ipgeo.manifest.json');
   writeFileSync(`${file}.tmp`, `${JSON.stringify(moved, null, 2)}\n`);

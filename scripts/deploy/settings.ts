@@ -10,6 +10,7 @@
  *     IPGEO_CUSTOM_DOMAINS_<ENV>      customDomains.<env>    comma-separated hostnames
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /** The five deployments of `wrangler.toml` (docs/architecture.md, "Deployments"), in deploy order: the free one last, so that it names live paid servers. */
@@ -24,6 +25,20 @@ export const ACCOUNTS_NAMESPACE_TITLE = 'ipgeo-accounts';
 
 /** The settings file, relative to the repository root. */
 export const SETTINGS_FILE = 'deploy.settings.json';
+
+/**
+ * The settings file of a run: `given` (`--settings`) as the operator wrote it, a relative path from the
+ * folder the command was started in (`startedIn`: npm's `INIT_CWD`, since npm runs scripts in the
+ * repository's root); without it, {@link SETTINGS_FILE} in `root`, which may be missing (variables only).
+ *
+ * @throws {SettingsError} when `given` names no file.
+ */
+export function settingsFile(given: string | undefined, root: string, startedIn: string): string {
+  if (given === undefined) return join(root, SETTINGS_FILE);
+  const file = resolve(startedIn, given);
+  if (!existsSync(file)) throw new SettingsError(`--settings names ${file}, which does not exist.`);
+  return file;
+}
 
 const OriginSchema = z
   .url({ protocol: /^https$/ })
@@ -102,6 +117,12 @@ export function loadSettings(file: string, variables: Readonly<Record<string, st
     customDomains[environment] = domains;
     const given = variables[variable.origin(environment)] ?? fromFile.origins?.[environment] ?? '';
     const origin = given === '' && domains[0] !== undefined ? `https://${domains[0]}` : given;
+    // A deployment with custom domains has no workers.dev address (deploy/config.ts): the check after the deploy would find nothing there.
+    if (domains.length > 0 && /\.workers\.dev$/.test(URL.parse(origin)?.hostname ?? '')) {
+      throw new SettingsError(
+        `The setting origins.${environment} (${variable.origin(environment)}) is ${origin}, but with custom domains the deployment has no workers.dev address: leave it empty or name one of its domains.`,
+      );
+    }
     const needed = environments.includes(environment) || (PAID_ENVIRONMENTS as readonly string[]).includes(environment);
     origins[environment] = needed ? (check(OriginSchema, origin, variable.origin(environment), `origins.${environment}`, false) ?? '') : origin;
   }

@@ -44,11 +44,10 @@ const HomeQuerySchema = z.object({
 const HOME = new RouteRequest({ query: HomeQuerySchema });
 type HomeQuery = z.output<typeof HomeQuerySchema>;
 
-/** Headers of every page: its CSP, no caching (a page is the visitor's own, and counted), no sniffing, no referrer. */
+/** Headers of every page: its CSP, no caching (a page is the visitor's own, and counted), no referrer (`nosniff`: every answer, `app.ts`). */
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': PAGE_CSP,
   'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
 
@@ -66,7 +65,6 @@ const PAGE_HEADER_OBJECTS = {
     schema: { type: 'string' as const, example: 'no-store' },
     required: true,
   },
-  'X-Content-Type-Options': { description: 'No sniffing of the media type.', schema: { type: 'string' as const, example: 'nosniff' }, required: true },
   'Referrer-Policy': { description: 'No referrer on links out of the page.', schema: { type: 'string' as const, example: 'no-referrer' }, required: true },
 };
 

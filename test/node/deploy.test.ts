@@ -6,17 +6,19 @@
  * small build of MaxMind's test databases, since publishing reads it whole. CI runs the real
  * `wrangler deploy --dry-run` of all five.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../data/build.ts';
 import { readBuild } from '../../data/publish/cli.ts';
 import type { VersionBucket } from '../../data/publish/record.ts';
 import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
 import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
-import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError } from '../../scripts/deploy/settings.ts';
+import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError, settingsFile } from '../../scripts/deploy/settings.ts';
 import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 
@@ -74,6 +76,47 @@ describe('loadSettings', () => {
   });
 });
 
+describe('the settings file (--settings)', () => {
+  it('takes a path as given: absolute, or relative to the folder the command was started in', () => {
+    const file = join(temp, 'mine.json');
+    writeFileSync(file, '{}');
+    expect(settingsFile(file, ROOT, '/elsewhere')).toBe(file);
+    expect(settingsFile('mine.json', ROOT, temp)).toBe(file);
+    expect(settingsFile('../mine.json', ROOT, join(temp, 'sub'))).toBe(file);
+    expect(settingsFile(undefined, ROOT, temp)).toBe(join(ROOT, 'deploy.settings.json'));
+  });
+
+  it('says so when the named file does not exist, instead of reading it as empty', () => {
+    expect(() => settingsFile('absent.json', ROOT, temp)).toThrow(new SettingsError(`--settings names ${join(temp, 'absent.json')}, which does not exist.`));
+  });
+
+  it('refuses a workers.dev origin for a deployment that has custom domains, which has no workers.dev address', () => {
+    expect(() => loadSettings(EXAMPLE, { IPGEO_CUSTOM_DOMAINS_DE: 'de.geo.test' }, ['de'])).toThrow(
+      /origins\.de \(IPGEO_ORIGIN_DE\) is https:\/\/ipgeo-de\.your-subdomain\.workers\.dev, but with custom domains/,
+    );
+  });
+
+  const run = promisify(execFile);
+  /** `npm run deploy` as npm starts it: in the repository, with `INIT_CWD` the operator's folder. */
+  const deployFrom = (startedIn: string, ...argv: string[]) =>
+    run(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/deploy.ts', '--env', 'de', '--dry-run', ...argv], {
+      cwd: ROOT,
+      env: { ...process.env, INIT_CWD: startedIn, IPGEO_ORIGIN_DE: undefined },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+
+  it('is read from where npm run deploy was started, and a missing one is named', async () => {
+    const folder = mkdtempSync(join(temp, 'operator-'));
+    writeFileSync(join(folder, 'prod.json'), JSON.stringify({ origins: { de: 'https://de.geo.test/not-an-origin' } }));
+    const relative = await deployFrom(folder, '--settings', 'prod.json');
+    expect(relative).toEqual({ code: 1, stderr: expect.stringContaining(`${join(folder, 'prod.json')}: setting origins.de is not valid`) });
+    const missing = await deployFrom(ROOT, '--settings', join(folder, 'absent.json'));
+    expect(missing).toEqual({ code: 1, stderr: `deploy: --settings names ${join(folder, 'absent.json')}, which does not exist.\n` });
+  }, 60_000);
+});
+
 describe('accountsKvIdSetting (npm run accounts -- --remote)', () => {
   it('reads the id from the variable or the file, null when unset, and refuses a malformed one', () => {
     const file = join(temp, 'kv.json');
@@ -101,6 +144,14 @@ describe('deployConfig', () => {
     expect(config.env.de?.routes).toEqual([{ pattern: 'de.geo.test', custom_domain: true }]);
     expect(config.env.us?.routes).toBeUndefined();
     expect(config.main).toBe(join(ROOT, 'src/index.ts'));
+  });
+
+  it('serves a deployment with a custom domain on it only: no workers.dev address, no preview URLs', () => {
+    const addresses = (environment: string) => [config.env[environment]?.workers_dev, config.env[environment]?.preview_urls];
+    expect(addresses('de')).toEqual([false, false]);
+    // The others inherit wrangler.toml's workers_dev = true.
+    for (const environment of ['free', 'us', 'sg', 'au']) expect(addresses(environment), environment).toEqual([undefined, undefined]);
+    expect((config as { workers_dev?: unknown }).workers_dev).toBe(true);
   });
 
   it('leaves wrangler.toml as it was read, and the namespace id out when none is known', () => {
@@ -323,6 +374,11 @@ describe('deploy', () => {
     expect(cloudflare.objects.size).toBe(0);
     expect(run.builds).toBe(0);
     expect(outcomes.map((outcome) => outcome.check)).toEqual([null, null, null, null, null]);
+    // SETTINGS give de a custom domain, the others none.
+    expect(run.lines.filter((line) => line.startsWith('Served on'))).toEqual([
+      'Served on de.geo.test only: workers_dev = false, preview_urls = false.',
+      ...['us', 'sg', 'au', 'free'].map(() => 'Served on its workers.dev address, with preview URLs (no custom domain in the settings).'),
+    ]);
   });
 });
 
