@@ -37,6 +37,18 @@ export interface ShardEnv extends Pick<Env, 'GEO_DATA' | 'PLAN' | 'REGION'> {
 }
 
 /**
+ * Where users report a wrong location: the `CORRECTIONS_URL` deployment setting (docs/operations.md,
+ * "Corrections") as an absolute http(s) URL, or undefined when it is empty or not such a URL, and then
+ * nothing names it.
+ */
+export function correctionsUrlOf(env: { readonly CORRECTIONS_URL?: string }): string | undefined {
+  const setting = env.CORRECTIONS_URL?.trim() ?? '';
+  if (!URL.canParse(setting)) return undefined;
+  const url = new URL(setting);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+}
+
+/**
  * The client's address as Cloudflare gives it in `CF-Connecting-IP` (never `X-Forwarded-For`, which
  * the client writes), or '' when absent. Read where it is needed rather than by a middleware: one
  * layer fewer on every request.

@@ -19,6 +19,8 @@ export interface CachedSource {
   readonly integrity?: string;
   /** When it was downloaded, ISO 8601. */
   readonly fetchedAt: string;
+  /** Where it was downloaded from, for sources named by their URL (geofeeds). */
+  readonly url?: string;
 }
 
 /** A source fetched by this update: where the build reads it, and whether it is new. */

@@ -1,13 +1,14 @@
 /**
  * @module The operator's own values for `npm run deploy`: the shared `ACCOUNTS` KV namespace's id
- * (optional: the deploy finds or creates the namespace), each deployment's public origin, and optional
- * custom domains. They come from `deploy.settings.json` (not committed; `deploy.settings.example.json`
+ * (optional: the deploy finds or creates the namespace), each deployment's public origin, optional
+ * custom domains, and where users report a wrong location (optional). They come from `deploy.settings.json` (not committed; `deploy.settings.example.json`
  * beside it shows the shape) and from environment variables, which win over the file, so that CI can
  * deploy without a file. `wrangler.toml` holds none of them.
  *
  *     IPGEO_ACCOUNTS_KV_ID            accountsKvId
  *     IPGEO_ORIGIN_<ENV>              origins.<env>          e.g. IPGEO_ORIGIN_DE=https://de.geo.example.com
  *     IPGEO_CUSTOM_DOMAINS_<ENV>      customDomains.<env>    comma-separated hostnames
+ *     IPGEO_CORRECTIONS_URL           correctionsUrl         https URL of the operator's report page
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -43,6 +44,8 @@ export function settingsFile(given: string | undefined, root: string, startedIn:
 const OriginSchema = z
   .url({ protocol: /^https$/ })
   .refine((text) => new URL(text).origin === text, 'an origin: https://host, without a path or a trailing slash');
+/** Where users report a wrong location: an https page of the operator's, which may have a query of its own. */
+const CorrectionsUrlSchema = z.url({ protocol: /^https$/ });
 const HostnameSchema = z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a lower-case hostname');
 
 const SettingsFileSchema = z
@@ -51,6 +54,7 @@ const SettingsFileSchema = z
     accountsKvId: z.union([z.literal(''), z.string().regex(/^[0-9a-f]{32}$/, 'a KV namespace id: 32 hex digits')]).optional(),
     origins: z.partialRecord(z.enum(ENVIRONMENTS), z.union([z.literal(''), OriginSchema])).optional(),
     customDomains: z.partialRecord(z.enum(ENVIRONMENTS), z.array(HostnameSchema)).optional(),
+    correctionsUrl: z.union([z.literal(''), CorrectionsUrlSchema]).optional(),
   })
   .strict();
 
@@ -62,6 +66,11 @@ export interface DeploySettings {
   readonly origins: Readonly<Record<Environment, string>>;
   /** Custom domains (Cloudflare zones of the account) that each deployment is served on as well. */
   readonly customDomains: Readonly<Record<Environment, readonly string[]>>;
+  /**
+   * Where users report a wrong location, the `CORRECTIONS_URL` of every deployment (docs/operations.md,
+   * "Corrections"); '' when none: the home page then offers no report.
+   */
+  readonly correctionsUrl: string;
 }
 
 /** A setting that is missing or malformed; the message names it as the file and the environment spell it. */
@@ -73,6 +82,7 @@ const variable = {
   accountsKvId: 'IPGEO_ACCOUNTS_KV_ID',
   origin: (environment: Environment) => `IPGEO_ORIGIN_${environment.toUpperCase()}`,
   customDomains: (environment: Environment) => `IPGEO_CUSTOM_DOMAINS_${environment.toUpperCase()}`,
+  correctionsUrl: 'IPGEO_CORRECTIONS_URL',
 };
 
 /**
@@ -126,7 +136,9 @@ export function loadSettings(file: string, variables: Readonly<Record<string, st
     const needed = environments.includes(environment) || (PAID_ENVIRONMENTS as readonly string[]).includes(environment);
     origins[environment] = needed ? (check(OriginSchema, origin, variable.origin(environment), `origins.${environment}`, false) ?? '') : origin;
   }
-  return { accountsKvId, origins, customDomains };
+  const correctionsUrl =
+    check(CorrectionsUrlSchema, variables[variable.correctionsUrl] ?? fromFile.correctionsUrl ?? '', variable.correctionsUrl, 'correctionsUrl', true) ?? '';
+  return { accountsKvId, origins, customDomains, correctionsUrl };
 }
 
 function check(schema: z.ZodType<string>, value: string, variableName: string, key: string, optional: true): string | null;

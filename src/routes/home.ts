@@ -8,7 +8,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { type AppEnv, clientIpOf, type Plan } from '../env.ts';
+import { type AppEnv, clientIpOf, correctionsUrlOf, type Plan } from '../env.ts';
 import type { ProblemError } from '../errors/problem.ts';
 import { asProblem, type Problem, problemBody } from '../errors/render.ts';
 import type { DatabaseIdentity } from '../geo/identity.ts';
@@ -186,7 +186,8 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
   const result = resultOf(answer, view, facts.data);
   // A problem's headers go with the page (Retry-After of a 503).
   const problem = 'kind' in answer ? undefined : answer;
-  return pageAnswer(c, homePage({ ...props, result, footer: facts }), result.kind === 'problem' ? result.problem.status : 200, problem);
+  const page = homePage({ ...props, result, footer: facts, correctionsUrl: correctionsUrlOf(c.env) });
+  return pageAnswer(c, page, result.kind === 'problem' ? result.problem.status : 200, problem);
 }
 
 async function paidHome(c: Context<AppEnv>): Promise<Response> {

@@ -76,6 +76,26 @@ describe('loadSettings', () => {
   });
 });
 
+describe('the correctionsUrl setting', () => {
+  it('takes an https URL from the file or IPGEO_CORRECTIONS_URL, the variable winning, and none by default', () => {
+    const file = join(temp, 'corrections-url.json');
+    writeFileSync(file, JSON.stringify({ correctionsUrl: 'https://geo.test/report?form=1' }));
+    expect(loadSettings(file, ORIGINS, ['de']).correctionsUrl).toBe('https://geo.test/report?form=1');
+    expect(loadSettings(file, { ...ORIGINS, IPGEO_CORRECTIONS_URL: 'https://other.test/wrong' }, ['de']).correctionsUrl).toBe('https://other.test/wrong');
+    expect(loadSettings(NO_FILE, ORIGINS, ['de']).correctionsUrl).toBe('');
+    expect(loadSettings(EXAMPLE, ORIGINS, ['de']).correctionsUrl).toBe('');
+  });
+
+  it('refuses a URL that is not https, naming the setting', () => {
+    expect(() => loadSettings(NO_FILE, { ...ORIGINS, IPGEO_CORRECTIONS_URL: 'http://geo.test/report' }, ['de'])).toThrow(
+      /correctionsUrl \(IPGEO_CORRECTIONS_URL\) is not valid/,
+    );
+    const file = join(temp, 'mailto.json');
+    writeFileSync(file, JSON.stringify({ correctionsUrl: 'mailto:geo@geo.test' }));
+    expect(() => loadSettings(file, ORIGINS, ['de'])).toThrow(/correctionsUrl/);
+  });
+});
+
 describe('the settings file (--settings)', () => {
   it('takes a path as given: absolute, or relative to the folder the command was started in', () => {
     const file = join(temp, 'mine.json');
@@ -142,6 +162,11 @@ describe('deployConfig', () => {
       expect(section.kv_namespaces, environment).toEqual([{ binding: 'ACCOUNTS', id: KV_ID }]);
     }
     expect(config.env.de?.routes).toEqual([{ pattern: 'de.geo.test', custom_domain: true }]);
+    const reporting = deployConfig(toml, { ...SETTINGS, correctionsUrl: 'https://geo.test/report' }, KV_ID, ROOT) as typeof config;
+    for (const environment of ['free', 'de', 'us', 'sg', 'au']) {
+      expect((config.env[environment] as { vars: Record<string, string> }).vars.CORRECTIONS_URL, environment).toBe('');
+      expect((reporting.env[environment] as { vars: Record<string, string> }).vars.CORRECTIONS_URL, environment).toBe('https://geo.test/report');
+    }
     expect(config.env.us?.routes).toBeUndefined();
     expect(config.main).toBe(join(ROOT, 'src/index.ts'));
   });
