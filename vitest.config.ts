@@ -5,6 +5,7 @@
  * which is served from Node and restricted to the paths in `test/support/repo-files.ts`; they check
  * the Worker's answers against its OpenAPI document through `CONTRACT` (`test/support/contract.ts`).
  */
+import { availableParallelism } from 'node:os';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { serveContractCheck } from './test/support/contract.ts';
@@ -65,6 +66,9 @@ const shardedProject = (plan: 'free' | 'paid') => ({
 
 export default defineConfig({
   test: {
+    // One test file per core at a time. Vitest's default is one fewer than the cores: on a 2-core machine
+    // the files ran one after another, and the second core waited.
+    maxWorkers: availableParallelism(),
     testTimeout: 60_000,
     hookTimeout: 300_000,
     projects: [
@@ -74,6 +78,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
         },
       },
       workerProject('free'),

@@ -1,9 +1,10 @@
 /**
- * @module Runs once before the Worker tests, in Node: makes sure the compiled database exists (the
- * README's test command builds it first; this covers running vitest directly), and builds a small one
- * from MaxMind's test databases into `data/out/small/`, with which the fault tests spoil and replace
- * objects cheaply, and the same as shards into `data/out/small-3/` for the sharded project. The
- * projects of one file per plan also get the real data with corrections (`corrected-build.ts`).
+ * @module Runs once per `vitest run` before any test, in Node (every project lists it; the work is
+ * done for the first one): makes sure the compiled database exists (the README's test command builds
+ * it first; this covers running vitest directly), so that no test needs to skip without it, and builds
+ * a small one from MaxMind's test databases into `data/out/small/`, with which the fault tests spoil and
+ * replace objects cheaply, and the same as shards into `data/out/small-3/` for the sharded projects.
+ * The projects of one file per plan also get the real data with corrections (`corrected-build.ts`).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,15 +20,34 @@ import { SMALL_SHARDED_DIR, SMALL_SHARDS } from './sharded-build.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 
+/**
+ * Set on the main process once each build is done: each project loads this file in a module graph of
+ * its own, so a flag of the module would not be seen by the next project.
+ */
+const DONE = Symbol.for('ipgeo.test.global-setup');
+const CORRECTED = Symbol.for('ipgeo.test.global-setup.corrected');
+
 export default function setup(project: TestProject): void {
+  const main = globalThis as { [DONE]?: true; [CORRECTED]?: true };
+  if (!main[DONE]) {
+    buildShared();
+    main[DONE] = true;
+  }
+  if (!main[CORRECTED] && (project.name === 'workers-free' || project.name === 'workers-paid')) {
+    ensureCorrectedBuild();
+    main[CORRECTED] = true;
+  }
+}
+
+/** The default database when it is missing, and the small one from MaxMind's test data, whole and as shards. */
+function buildShared(): void {
   if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
   // Rebuilt every run (well under a second), so that it always follows the build code.
   const testData = join(FIXTURES, 'test-data');
   const small = { maxmindCity: join(testData, 'GeoIP2-City-Test.mmdb'), maxmindAsn: join(testData, 'GeoLite2-ASN-Test.mmdb'), proxyLists: [] };
   build(small, () => {}, join(OUT_DIR, 'small'));
-  // The same data as three shards, which the sharded project's shard Workers serve.
+  // The same data as three shards, which the sharded projects' shard Workers serve.
   build({ ...small, shards: SMALL_SHARDS }, () => {}, join(ROOT, SMALL_SHARDED_DIR));
-  if (project.name === 'workers-free' || project.name === 'workers-paid') ensureCorrectedBuild();
 }
 
 /**
