@@ -2,7 +2,7 @@
 import { type IpAddress, parseIp } from './address.ts';
 
 /** Machine names of the kinds of special-purpose range; several ranges can share a name (five are `documentation`). */
-type SpecialRangeName =
+export type SpecialRangeName =
   | 'thisNetwork'
   | 'unspecified'
   | 'private'
