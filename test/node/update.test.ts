@@ -328,7 +328,13 @@ describe('data:update from MaxMind', () => {
           identity.sources.find((s) => s.name === id),
           id,
         ).toMatchObject({ version: source?.version, builtAt: source?.builtAt, attribution: source?.attribution });
+        expect(source?.flags, id).toEqual([SAMPLES[id].flag]);
       }
+      // What the data can set, for the status and the home page: the lists' flags and the Anonymous-IP
+      // edition's (vpn, tor, hosting, proxy), in the order docs/api.md gives them.
+      const canSet = ['vpn', 'tor', 'relay', 'hosting', 'proxy'];
+      expect(manifest.flags).toEqual(canSet);
+      expect(identity.flags).toEqual(canSet);
       // Each list sets its own flag (and provider) on every listed prefix, first and last address, and not
       // on its neighbours; isProxy follows every flag but hosting (docs/api.md, "Privacy and hosting flags").
       const FLAG_FIELD = { vpn: 'isVpn', tor: 'isTor', relay: 'isRelay', hosting: 'isHosting', proxy: 'isProxy' } as const;
