@@ -18,7 +18,7 @@
  * lookup loads the database, then 100,000 single lookups of distinct addresses of the seeded sample
  * (`addresses.ts`), and again 100,000 at a time until a round adds less than
  * {@link SETTLED_BYTES} to the isolate (the caches are then full: their slots are fixed, see
- * `src/lookup/records.ts`), at most {@link MAX_ROUNDS} rounds.
+ * `src/lookup/entry-caches.ts`), at most {@link MAX_ROUNDS} rounds.
  *
  *     npm run bench:memory -- [--lookups 100000] [--file data/out/ipgeo.mmdb] [--json FILE]
  *     npm run bench:memory -- --shards data/out/n3     (each shard Worker's isolate, `docs/sharding.md`)
