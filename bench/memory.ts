@@ -132,7 +132,7 @@ async function benchMemory(options: { lookups?: number; file?: string; work: str
   await seeding.dispose();
 
   const address = addressCycle(Math.ceil((lookups * MAX_ROUNDS) / 6), 31, 32);
-  // Names in every language (issue 16): each lookup asks the next of the eight, English among them.
+  // Names in every language (BENCHMARKS.md, "Memory"): each lookup asks the next of the eight, English among them.
   const languages = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'];
   let asked = 0;
   const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}?lang=${languages[asked++ % languages.length]}` });

@@ -1,7 +1,6 @@
 /**
  * @module The benchmarks' one table, and `BENCHMARKS.md` around it: what was measured, on what, at
- * which commit, against which targets (those of the issue "Benchmarks, and a lookup path close to
- * the limit"), and where the time goes.
+ * which commit, against which targets (BENCHMARKS.md, "The targets"), and where the time goes.
  */
 import type { AbFigures } from './ab.ts';
 import type { ColdStartReport } from './cold-start.ts';
@@ -52,7 +51,7 @@ function lookupRows(report: LookupReport): Row[] {
   });
 }
 
-/** Issue 30's equality: every document of the sharded build against the one file's (`sharded-answers.ts`). */
+/** The shards' equality (docs/sharding.md, "Serving"): every document of the sharded build against the one file's (`sharded-answers.ts`). */
 function shardsRow(figures: ShardedAnswersFigures): Row {
   const { shards, addresses, found, documents, differences, seconds } = figures;
   return [
@@ -64,7 +63,7 @@ function shardsRow(figures: ShardedAnswersFigures): Row {
   ];
 }
 
-/** Issue 30's CPU targets: N = 3 against N = 1 per request, single lookup at most 1.6×, bulk of 50 at most 1.3×. */
+/** The shards' CPU targets (BENCHMARKS.md, "The targets"): N = 3 against N = 1 per request, single lookup at most 1.6×, bulk of 50 at most 1.3×. */
 const SHARD_CPU_TARGETS: Readonly<Record<string, number>> = { single: 1.6, bulk: 1.3 };
 
 /**

@@ -1,5 +1,5 @@
 /**
- * @module The equality of issue 30: the answers of a build of N shards, each address answered by the
+ * @module The shards' equality (docs/sharding.md, "Serving"): the answers of a build of N shards, each address answered by the
  * shard `shardIndexOf` picks, against the answers of the build of one file, through the lookup pipeline
  * and the renderer (`src/lookup/`): every field, JSON and XML, single and bulk documents, positions,
  * every language. Used by `test/node/sharded-answers.test.ts` and by `bench/sharded-answers.ts`.
