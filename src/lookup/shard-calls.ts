@@ -1,8 +1,8 @@
 /**
  * @module What crosses the service binding between the app and a shard Worker (Workers RPC,
  * `src/shard.ts`), and how a shard answers a call from the file it holds. Only what the app puts into
- * its documents crosses: per address its record rendered (the text `render.ts` writes), its position,
- * or a tag; the app keeps the plan gates, the parsing and the documents.
+ * its answer bodies crosses: per address its record rendered (the text `render.ts` writes), its position,
+ * or a tag; the app keeps the plan gates, the parsing and the bodies.
  */
 import type { Utf8 } from '../format/utf8.ts';
 import type { GeoDatabase } from '../geo/database.ts';

@@ -20,7 +20,10 @@ function documentedProblems(): { code: string; status: number; title: string; wh
   const rows: { code: string; status: number; title: string; when: string }[] = [];
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith('|')) break;
-    const [code, status, title, when] = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+    const [code, status, title, when] = line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim());
     rows.push({ code: (code ?? '').replaceAll('`', ''), status: Number(status), title: title ?? '', when: when ?? '' });
   }
   return rows;
