@@ -125,8 +125,8 @@ function locatedAt(caches: EntryCaches, address: IpAddress, offset: number, opti
 
 const INVALID: LookupFailure = Object.freeze({ kind: 'invalid' });
 
-/** Where a found address is: its canonical text, WGS84 degrees, and its city's and country's names in `language`. */
-export interface Position {
+/** Where a found address is on the earth (not its position in the address space, `geo/shard-ranges.ts`): its canonical text, WGS84 degrees, and its city's and country's names in `language`. */
+export interface GeoPosition {
   readonly ip: string;
   readonly latitude: number;
   readonly longitude: number;
@@ -134,8 +134,8 @@ export interface Position {
   readonly country: string;
 }
 
-/** The position of a found record (see {@link Position}). */
-export function positionOf(found: Found, language: LanguageIndex): Position {
+/** The position of a found record (see {@link GeoPosition}). */
+export function positionOf(found: Found, language: LanguageIndex): GeoPosition {
   const { location } = found.record;
   return {
     ip: found.address.canonical,

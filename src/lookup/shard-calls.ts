@@ -11,7 +11,7 @@ import type { LanguageIndex } from '../geo/languages.ts';
 import type { IpAddress } from '../ip/address.ts';
 import type { Format } from './entries.ts';
 import type { View } from './fields.ts';
-import { locateAll, type Position, positionOf, type Rendered } from './pipeline.ts';
+import { type GeoPosition, locateAll, positionOf, type Rendered } from './pipeline.ts';
 import { recordText } from './render.ts';
 
 /** What a lookup needs of each found address: its record in each of `formats` for `view`, or its position with names in `language`. */
@@ -33,7 +33,7 @@ export interface ShardCall {
 /** A shard's answer for one address, in the order of {@link ShardCall.addresses}. */
 export type ShardItem =
   | Rendered
-  | { readonly kind: 'position'; readonly position: Position }
+  | { readonly kind: 'position'; readonly position: GeoPosition }
   | { readonly kind: 'not-found' }
   | { readonly kind: 'no-location' };
 
