@@ -46,7 +46,7 @@ export const REQUESTS_PER_CLIENT = 5;
 /** Addresses per bulk request. */
 export const BULK_SIZE = 50;
 
-/** The single lookup with issue 16's options: German names, six fields. */
+/** The single lookup with options (BENCHMARKS.md, "The targets"): German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';
 export const OPTIONS_QUERY = 'lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName';
 

@@ -45,7 +45,7 @@ export const MEMORY_MODEL = {
   perFileByte: 1.00014,
   /** The lookup caches when full (19,052,928 bytes), and the time-zone formatters (32 × 28,300). */
   cacheBytes: 19_958_528,
-  /** The cache sizes the model was fitted with (log2 of slots, `CACHE_BITS` of `src/lookup/records.ts`); other sizes need another fit. */
+  /** The cache sizes the model was fitted with (log2 of slots, `CACHE_BITS` of `src/lookup/entry-caches.ts`); other sizes need another fit. */
   cacheBits: { locations: 15, networks: 15, names: 15 },
   /** The time-zone formatters counted (`FORMATTER_SLOTS` of `src/reference/local-time.ts`). */
   zoneFormatters: 32,

@@ -24,7 +24,7 @@ import { GeoDatabase } from '../../src/geo/database.ts';
 import { ENGLISH } from '../../src/geo/languages.ts';
 import { EVERY_FIELD } from '../../src/lookup/fields.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
-import { singleDocument } from '../../src/lookup/render.ts';
+import { singleBody } from '../../src/lookup/render.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 import { geoip2Reader, geolite2CityFile, orNull } from '../support/geoip2.ts';
 import { anonymousKey, asnKey, cityKey, expectedNetwork } from '../support/network-oracle.ts';
@@ -41,7 +41,7 @@ const sourceJson = (name: string): Array<[string, Record<string, unknown>]> =>
 function everyField(database: GeoDatabase, address: string): Record<string, unknown> | undefined {
   const [outcome] = lookupAll(database, [address]);
   if (outcome?.kind !== 'found') return undefined;
-  return JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: EVERY_FIELD, language: ENGLISH, now: 0 }))) as Record<string, unknown>;
+  return JSON.parse(fromUtf8(singleBody(outcome, 'json', { fields: EVERY_FIELD, language: ENGLISH, now: 0 }))) as Record<string, unknown>;
 }
 
 /** An address as a number and back, in its own family (IPv4 32 bits, IPv6 128). */
