@@ -19,6 +19,7 @@ import { registerPaidRoutes } from './routes/paid.ts';
 import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { registerStatusRoute } from './routes/status.ts';
+import { usageGate } from './usage/middleware.ts';
 
 /** Answers a problem in the route's format, keeping headers middleware already set (CORS, RateLimit). */
 function renderProblem(error: unknown, c: Context<AppEnv>): Response {
@@ -46,6 +47,8 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   // The free plan's answers are readable from any page; its preflights are answered before the gate, uncounted.
   if (plan === 'free') app.use('*', publicCors());
   app.use('*', planGate(plan));
+  // Paid plans: each granted answer counted for its account, and its quotas enforced (usage/middleware.ts).
+  if (plan === 'paid') app.use('/api/*', usageGate());
   // X-Database-Version on every lookup answer, set after the route has answered.
   app.use('*', databaseVersionHeader(plan));
 

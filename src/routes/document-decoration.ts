@@ -14,6 +14,8 @@ import { formatOf } from '../errors/render.ts';
 import { UNCOUNTED_PATHS } from '../ratelimit/middleware.ts';
 import { RATE_LIMIT_HEADERS, RATE_LIMITED_HEADERS } from '../ratelimit/openapi.ts';
 import { codesOfProblemSchema, ProblemSchema, problemMediaType, problemResponse, problemSchemaOf } from '../schemas/problem.ts';
+import { usageKindOf } from '../usage/middleware.ts';
+import { QUOTA_HEADERS } from '../usage/openapi.ts';
 import { carriesDatabaseVersion, DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT } from './database-version.ts';
 import { HEALTH_PATH } from './health.ts';
 
@@ -45,7 +47,10 @@ function gateHeaders(plan: Plan, path: string): Json {
       'Retry-After': ref('Retry-After.over-limit'),
     };
   }
-  return path.startsWith('/api/') ? { Vary: ref('Vary'), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') } : {};
+  if (!path.startsWith('/api/')) return {};
+  const cors = { Vary: ref('Vary'), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') };
+  // An account's quotas, on the answers the usage gate counts (usage/middleware.ts).
+  return usageKindOf(path) === null ? cors : { ...cors, 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit') };
 }
 
 /** Headers that answers of a status always carry, whichever route gives them. */
@@ -90,6 +95,8 @@ function decorateOperation(operation: Operation, plan: Plan, path: string): void
       addProblems(responses, ['AUTHORIZATION_REQUIRED', 'AUTHORIZATION_INVALID', 'SUBSCRIPTION_INACTIVE', 'ORIGIN_FORBIDDEN'], format);
     }
     addProblems(responses, ['ACCOUNTS_UNAVAILABLE'], format);
+    // The usage gate refuses what does not fit in an account's quota (usage/middleware.ts).
+    if (usageKindOf(path) !== null) addProblems(responses, ['QUOTA_EXCEEDED'], format);
   }
   // The rate-limit gate counts (and refuses) /api/ requests only.
   if (plan === 'free' && api && !UNCOUNTED_PATHS.has(path)) addProblems(responses, ['RATE_LIMITED'], format);
@@ -185,7 +192,7 @@ export function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
   const header = (name: string, text: string, schema: Json = { type: 'string' }) => registry.registerComponent('headers', name, { description: text, schema });
   registry.register('Problem', ProblemSchema);
   registry.registerComponent('headers', 'Retry-After', {
-    description: `Whole seconds to wait before trying again: on 503 \`DATA_UNAVAILABLE\`${plan === 'free' ? ', and on 429 `RATE_LIMITED` until a request of this client will be admitted again' : ' and 503 `ACCOUNTS_UNAVAILABLE`'}.`,
+    description: `Whole seconds to wait before trying again: on 503 \`DATA_UNAVAILABLE\`${plan === 'free' ? ', and on 429 `RATE_LIMITED` until a request of this client will be admitted again' : ', 503 `ACCOUNTS_UNAVAILABLE` and 503 `USAGE_UNAVAILABLE`, and on 429 `QUOTA_EXCEEDED` until the quota that refused resets'}.`,
     schema: RATE_LIMITED_HEADERS['Retry-After'].schema,
     required: true,
   });
@@ -225,6 +232,8 @@ export function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
       schema: { type: 'string', example: 'Bearer realm="ipgeo"' },
       required: true,
     });
+    registry.registerComponent('headers', 'RateLimit-Policy', QUOTA_HEADERS['RateLimit-Policy']);
+    registry.registerComponent('headers', 'RateLimit', QUOTA_HEADERS.RateLimit);
     registry.registerComponent('headers', 'Accept-Post', {
       description: 'The media type the body must have: `application/json`.',
       schema: { type: 'string', example: 'application/json' },
