@@ -90,7 +90,7 @@ export async function localUsage(environment: string, persistTo: string | undefi
 }
 
 /** Sums of rows under one key. */
-export interface UsageSum {
+interface UsageSum {
   readonly key: string;
   readonly requests: number;
   readonly lookups: number;
@@ -98,7 +98,7 @@ export interface UsageSum {
 }
 
 /** `rows` summed by `group`, in the key's order (days by date). */
-export function sumBy(rows: readonly UsageRow[], group: UsageGroup): UsageSum[] {
+function sumBy(rows: readonly UsageRow[], group: UsageGroup): UsageSum[] {
   const sums = new Map<string, { requests: number; lookups: number; problems: number }>();
   for (const row of rows) {
     const key = row[group];
@@ -112,7 +112,7 @@ export function sumBy(rows: readonly UsageRow[], group: UsageGroup): UsageSum[] 
 }
 
 /** The sum of every row. */
-export function total(rows: readonly UsageRow[]): Omit<UsageSum, 'key'> {
+function total(rows: readonly UsageRow[]): Omit<UsageSum, 'key'> {
   return rows.reduce((sum, row) => ({ requests: sum.requests + row.requests, lookups: sum.lookups + row.lookups, problems: sum.problems + row.problems }), {
     requests: 0,
     lookups: 0,
@@ -121,12 +121,12 @@ export function total(rows: readonly UsageRow[]): Omit<UsageSum, 'key'> {
 }
 
 /** One CSV line (RFC 4180): a field with a comma, a quote or a line break is quoted, its quotes doubled. */
-export function csvLine(fields: readonly (string | number)[]): string {
+function csvLine(fields: readonly (string | number)[]): string {
   return fields.map((field) => (/[",\r\n]/.test(String(field)) ? `"${String(field).replaceAll('"', '""')}"` : String(field))).join(',');
 }
 
 /** Rows of cells as a table, columns aligned, numbers to the right. */
-export function alignedTable(rows: readonly (readonly (string | number)[])[]): string {
+function alignedTable(rows: readonly (readonly (string | number)[])[]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => String(row[column] ?? '').length))) ?? [];
   return rows
     .map((row) =>

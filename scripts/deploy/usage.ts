@@ -25,7 +25,7 @@ const USAGE_MAIN = 'src/usage-store.ts';
  *
  * @param root the repository root (the entry's path is made absolute: the file is written elsewhere).
  */
-export function usageConfig(config: Json, root: string): Json {
+function usageConfig(config: Json, root: string): Json {
   const worker = {
     name: USAGE_WORKER,
     workers_dev: true,

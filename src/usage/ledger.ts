@@ -13,7 +13,7 @@ import { withRows } from './totals.ts';
 import type { AccountTotals, PeriodTotals, UsagePart, UsageRow } from './wire.ts';
 
 /** How many days after its day a row is kept: the rows of the last 400 days and today's. */
-export const RETENTION_DAYS = 400;
+const RETENTION_DAYS = 400;
 
 /** How many days a part's id is remembered: retries come within seconds; two days leave room for a day's change. */
 const PART_ID_DAYS = 2;

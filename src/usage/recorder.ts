@@ -15,7 +15,7 @@ import { withRows } from './totals.ts';
 import { type AccountTotals, NO_USE, type UsageKind, type UsagePart, type UsageRow } from './wire.ts';
 
 /** How long a batch gathers counts before it is written, in ms: also how far an isolate's view of its accounts' totals may lag (docs/api.md, "Quotas"). */
-export const FLUSH_MS = 1_000;
+const FLUSH_MS = 1_000;
 /** How long one request's `waitUntil` holds the isolate for a batch, at most: Workers allow 30 s after the answer. */
 const KEEP_MS = 25_000;
 /** How long a write may go unanswered before another request writes the batch again, in ms (a writer's request may have ended). */

@@ -9,9 +9,6 @@
 /** What an answer was: a single lookup, a bulk lookup, a distance, or reference data. */
 export type UsageKind = 'single' | 'bulk' | 'distance' | 'reference';
 
-/** Every kind, in the order reports list them. */
-export const USAGE_KINDS: readonly UsageKind[] = ['single', 'bulk', 'distance', 'reference'];
-
 /** The counts of one day, deployment, kind and credential of one account. */
 export interface UsageRow {
   /** The UTC day, `YYYY-MM-DD`. */

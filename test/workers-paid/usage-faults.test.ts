@@ -20,7 +20,7 @@ const failingStore = {
   }),
 } as unknown as DurableObjectNamespace;
 
-const get = (path: string, key: string, usage: DurableObjectNamespace | undefined = env.USAGE) =>
+const get = (path: string, key: string, usage = env.USAGE as DurableObjectNamespace) =>
   appFetch(app, new Request(`https://de.ipgeo.test${path}`, { headers: { Authorization: `Bearer ${key}` } }), { ...env, USAGE: usage });
 
 describe('when the usage store fails', () => {
