@@ -14,7 +14,7 @@ import { DayClock, monthStart } from './period.ts';
 import { withRows } from './totals.ts';
 import { type AccountTotals, NO_USE, type UsageKind, type UsagePart, type UsageRow } from './wire.ts';
 
-/** How long a batch gathers counts before it is written, in ms: also how far an isolate's view of its accounts' totals may lag (docs/api.md, "Quotas"). */
+/** How long a batch gathers counts before it is written, in ms: also what an isolate's view of its accounts' totals may lag by (docs/accounts.md, "Quotas"). */
 const FLUSH_MS = 1_000;
 /** How long one request's `waitUntil` holds the isolate for a batch, at most: Workers allow 30 s after the answer. */
 const KEEP_MS = 25_000;
@@ -24,6 +24,8 @@ const WRITE_TIMEOUT_MS = 5_000;
 const POLL_MS = 50;
 /** After a failed write, how long before the next try, in ms. */
 const RETRY_MS = 1_000;
+/** How many accounts' totals an isolate keeps (about 200 bytes each); the longest unused goes first, and is read again at its next write. */
+const MAX_VIEWS = 10_000;
 
 /** One answer to count. */
 export interface UsageCount {
@@ -97,7 +99,6 @@ interface Writer {
 /** Counts one isolate's paid answers; one instance per isolate (`middleware.ts`). */
 export class UsageRecorder {
   readonly #days = new DayClock();
-  readonly #now: () => number;
   /** This isolate's prefix of batch ids; made on first use (random values cannot be made at start-up). */
   #isolate = '';
   #sequence = 0;
@@ -111,14 +112,9 @@ export class UsageRecorder {
   /** Each account's totals as the store last answered a write of this isolate. */
   readonly #views = new Map<string, AccountTotals>();
 
-  /** @param now the clock of days and months, ms since the epoch; `Date.now` by default. */
-  constructor(now: () => number = () => Date.now()) {
-    this.#now = now;
-  }
-
-  /** The UTC day that counts are recorded under now. */
+  /** The UTC day that counts are recorded under now (`Date.now()`, which tests move with fake timers). */
   today(): string {
-    return this.#days.dayOf(this.#now());
+    return this.#days.dayOf(Date.now());
   }
 
   /**
@@ -149,8 +145,9 @@ export class UsageRecorder {
 
   /**
    * What an account has used as far as this isolate knows: the store's totals at this isolate's last
-   * write for it, and what this isolate counted since. Lags the store by what other isolates counted
-   * and have not yet written, or wrote after it (at most about {@link FLUSH_MS} of their answers).
+   * write for it, and what this isolate counted since. Never more than the store will hold; less by
+   * what other isolates counted and have not yet written, or wrote after this isolate's last write:
+   * about two {@link FLUSH_MS} of their answers (docs/accounts.md, "Quotas").
    */
   used(account: string): UsedLookups {
     const day = this.today();
@@ -242,7 +239,10 @@ export class UsageRecorder {
   #remember(account: string, totals: AccountTotals): void {
     const known = this.#views.get(account);
     if (known !== undefined && known.month === totals.month && known.monthTotals.lookups > totals.monthTotals.lookups) return;
+    // Deleted first, so that the map's order is that of last use.
+    this.#views.delete(account);
     this.#views.set(account, totals);
+    if (this.#views.size > MAX_VIEWS) this.#views.delete(this.#views.keys().next().value as string);
   }
 
   *#unackedWithIds(account: string): Generator<[string, Part]> {
