@@ -48,7 +48,8 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   if (plan === 'free') app.use('*', publicCors());
   app.use('*', planGate(plan));
   // Paid plans: each granted answer counted for its account, and its quotas enforced (usage/middleware.ts).
-  if (plan === 'paid') app.use('/api/*', usageGate());
+  // On every path, as the gate: a middleware of `/api/*` would cost the lookup paths the router's shortcut.
+  if (plan === 'paid') app.use('*', usageGate());
   // X-Database-Version on every lookup answer, set after the route has answered.
   app.use('*', databaseVersionHeader(plan));
 
