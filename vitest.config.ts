@@ -5,7 +5,7 @@
  * which is served from Node and restricted to the paths in `test/support/repo-files.ts`; they check
  * the Worker's answers against its OpenAPI document through `CONTRACT` (`test/support/contract.ts`).
  */
-
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
@@ -90,6 +90,9 @@ const shardedProject = (plan: 'free' | 'paid') => ({
 
 export default defineConfig({
   test: {
+    // One test file per core at a time. Vitest's default is one fewer than the cores: on a 2-core machine
+    // the files ran one after another, and the second core waited.
+    maxWorkers: availableParallelism(),
     testTimeout: 60_000,
     hookTimeout: 300_000,
     projects: [
@@ -99,6 +102,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/node/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
         },
       },
       workerProject('free'),

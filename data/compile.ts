@@ -2,14 +2,16 @@
  * @module Combines the sources into the service database: locations, routing facts and proxy flags
  * are overlaid in one search tree, then each distinct combination is written once.
  *
- * The overlay never materialises address ranges: a location source inserts its networks, and the
- * routing and proxy sources rewrite the leaves under theirs (`SearchTree.update`), so a network
- * ends up split exactly where any source draws a boundary.
+ * The overlay never materialises address ranges: a location source inserts its networks, the
+ * operator's corrections replace the locations under their prefixes (`corrections/`), and the routing
+ * and proxy sources rewrite the leaves under theirs (`SearchTree.update`), so a network ends up split
+ * exactly where any source or correction draws a boundary.
  */
 import { LANGUAGES } from '../src/geo/languages.ts';
 import {
   DATABASE_TYPE,
   SCHEMA_VERSION,
+  type StoredCorrections,
   type StoredLocation,
   type StoredMetadata,
   type StoredNames,
@@ -20,6 +22,8 @@ import {
 } from '../src/geo/schema.ts';
 import { formatPosition, type ShardRange } from '../src/geo/shard-ranges.ts';
 import { Combinations, Interner, NONE } from './combinations.ts';
+import { applyCorrections, type CorrectionsCounts, type CorrectionsFile, describeCorrections } from './corrections/corrections.ts';
+import { SourcePlaces } from './corrections/places.ts';
 import { leafParts } from './leaf-parts.ts';
 import { DataSectionWriter, MmdbPointer, type MmdbValue } from './mmdb/data-section.ts';
 import { type FinalTree, SearchTree } from './mmdb/search-tree.ts';
@@ -33,6 +37,8 @@ export interface CompileInput {
   readonly locations: readonly LocationSource[];
   readonly networks: readonly NetworkSource[];
   readonly proxies: readonly ProxySource[];
+  /** The operator's corrections, in precedence order (a later file wins for the same prefix); none by default. */
+  readonly corrections?: readonly CorrectionsFile[];
   /** Seconds since the Unix epoch, written as the database's build_epoch. */
   readonly buildEpoch: number;
 }
@@ -55,6 +61,8 @@ export interface CompileCounts {
   /** Search-tree nodes and record size of the output. */
   nodes: number;
   recordSize: number;
+  /** What the corrections did, when the build had any. */
+  corrections?: CorrectionsCounts;
 }
 
 /** A compiled database file: its bytes and its counts. */
@@ -106,16 +114,30 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
   const combos = new Combinations();
   const countryNames = new Map<string, StoredNames>();
   const continentNames = new Map<string, StoredNames>();
+  /** Networks per location id: how often the source gives each place, which the corrections go by. */
+  const networksOf: number[] = [];
 
   for (const source of input.locations) {
     let count = 0;
     source.forEach((network, location, places) => {
-      tree.insert(network, combos.id(locations.id(location), NONE, false));
+      const id = locations.id(location);
+      networksOf[id] = (networksOf[id] ?? 0) + 1;
+      tree.insert(network, combos.id(id, NONE, false));
       if (places.country && !countryNames.has(places.country.code)) countryNames.set(places.country.code, places.country.names);
       if (places.continent && !continentNames.has(places.continent.code)) continentNames.set(places.continent.code, places.continent.names);
       count++;
     });
     stage(`${source.info.name}: ${count} networks`);
+  }
+  let corrections: CorrectionsCounts | undefined;
+  if (input.corrections?.length) {
+    const report = applyCorrections(input.corrections, new SourcePlaces(locations.values, networksOf), (network, location) => {
+      if (location === undefined) tree.update(network, () => undefined);
+      else tree.insert(network, combos.id(locations.id(location), NONE, false));
+    });
+    corrections = report.counts;
+    for (const note of report.notes) log(`corrections: ${note}`);
+    stage(`corrections: ${describeCorrections(corrections)}`);
   }
   for (const source of input.networks) {
     let count = 0;
@@ -138,7 +160,7 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
     });
     stage(`${source.info.name}: ${proxyNetworks} networks`);
   }
-  return new SourceOverlay(input, tree, locations, networks, combos, countryNames, continentNames, proxyNetworks, stage);
+  return new SourceOverlay(input, tree, locations, networks, combos, countryNames, continentNames, proxyNetworks, corrections, stage);
 }
 
 /** The sources overlaid in one search tree, ready to be written as one file or as shards. */
@@ -164,6 +186,7 @@ class SourceOverlay implements Overlay {
     private readonly countryNames: Map<string, StoredNames>,
     private readonly continentNames: Map<string, StoredNames>,
     private readonly proxyNetworks: number,
+    private readonly corrections: CorrectionsCounts | undefined,
     private readonly stage: (what: string) => void,
   ) {}
 
@@ -213,6 +236,7 @@ class SourceOverlay implements Overlay {
       proxyNetworks: this.proxyNetworks,
       regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
       names: { cities: names.cities.size, regions: names.regions.size, countries: this.countryNames.size, continents: this.continentNames.size },
+      ...(this.corrections ? { corrections: this.corrections } : {}),
     };
   }
 
@@ -292,6 +316,9 @@ class SourceOverlay implements Overlay {
         }),
       ),
       counts: { networks: leaves, records: offsets.size },
+      ...(input.corrections?.length
+        ? { corrections: input.corrections.map(({ info: { name, sha256, lines, prefixes } }): StoredCorrections => ({ name, sha256, lines, prefixes })) }
+        : {}),
       ...(shard ? { shard } : {}),
     };
     const { languages, ...rest } = extra;

@@ -12,6 +12,7 @@ import { budgetFit } from '../src/geo/budget.ts';
 import { FIRST_POSITION, formatPosition, LAST_POSITION, type ShardRange, WHOLE_SPACE } from '../src/geo/shard-ranges.ts';
 import { checkBudget, mib } from './budget.ts';
 import type { CompileCounts, Overlay } from './compile.ts';
+import type { CorrectionsInfo } from './corrections/corrections.ts';
 import type { SourceInfo } from './sources/source.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -176,4 +177,9 @@ export interface Manifest {
   isProxyConfigured: boolean;
   /** Every source with its name, version, build date, licence, attribution, notice and files. */
   sources: SourceInfo[];
+  /**
+   * The operator's corrections in precedence order (a later file wins for the same prefix), each with
+   * its SHA-256, lines and prefixes; empty without any. Absent in manifests written before corrections.
+   */
+  corrections?: CorrectionsInfo[];
 }

@@ -465,7 +465,7 @@ async function reportUsage(kv: OpenStore, source: UsageSource, { args, usage }: 
 }
 
 /**
- * The deployed usage Worker, from `IPGEO_USAGE_URL` and `IPGEO_USAGE_TOKEN` (docs/accounts.md, "Reading usage").
+ * The deployed usage Worker, from `IPGEO_USAGE_URL` and `IPGEO_USAGE_TOKEN` (docs/accounts.md, "Usage").
  *
  * @throws {Error} when either is not set.
  */

@@ -46,6 +46,7 @@ import {
   loadSettings,
   SETTINGS_FILE,
   SettingsError,
+  settingsFile,
 } from './deploy/settings.ts';
 import { shardBinding, shardWorkerName, withShardBindings, writeShardConfigs } from './deploy/shards.ts';
 import { USAGE_WORKER, writeUsageConfig } from './deploy/usage.ts';
@@ -174,6 +175,12 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
     }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
     const origin = settings.origins[environment];
+    const domains = settings.customDomains[environment];
+    log(
+      domains.length > 0
+        ? `Served on ${domains.join(', ')} only: workers_dev = false, preview_urls = false.`
+        : 'Served on its workers.dev address, with preview URLs (no custom domain in the settings).',
+    );
     if (dryRun) {
       log(`Dry run passed; it would serve ${origin}.`);
       outcomes.push({ environment, urls: [origin], check: null });
@@ -260,7 +267,8 @@ const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all)
   --env <name>        a deployment of wrangler.toml: ${ENVIRONMENTS.join(', ')} (repeatable)
   --all               all five (the paid ones first, the free one last)
   --dry-run           build and check each configuration with wrangler deploy --dry-run; nothing on Cloudflare is touched
-  --settings <file>   the operator's values (default: ${SETTINGS_FILE}; IPGEO_* variables override it)
+  --settings <file>   the operator's values, a path from where the command was started (default: ${SETTINGS_FILE}
+                      in the repository, if it exists; IPGEO_* variables override it)
   --budget-mib N      ${BUDGET_HELP}
   --shards N          with --dry-run: check the configurations of N shard Workers per deployment (default:
                       as many as the build in data/out/ has; a deploy always serves that build's)`;
@@ -288,13 +296,13 @@ async function main(argv: string[]): Promise<number> {
       env: { type: 'string', multiple: true },
       all: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
-      settings: { type: 'string', default: SETTINGS_FILE },
+      settings: { type: 'string' },
       ...BUDGET_OPTION,
       ...SHARDS_OPTION,
     },
   });
   if (typeof line === 'number') return line;
-  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings: string; 'budget-mib'?: string; shards?: string };
+  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings?: string; 'budget-mib'?: string; shards?: string };
   const named = values.env ?? [];
   const unknown = named.find((name) => !(ENVIRONMENTS as readonly string[]).includes(name));
   if (unknown !== undefined) return commandLineError(COMMAND, `unknown deployment '${unknown}'; one of ${ENVIRONMENTS.join(', ')}`);
@@ -310,7 +318,7 @@ async function main(argv: string[]): Promise<number> {
   const environments = values.all ? ENVIRONMENTS : ENVIRONMENTS.filter((environment) => named.includes(environment));
   const log = (line: string) => console.log(line);
   try {
-    const settings = loadSettings(join(ROOT, values.settings), process.env, environments);
+    const settings = loadSettings(settingsFile(values.settings, ROOT, process.env.INIT_CWD ?? process.cwd()), process.env, environments);
     copyDocsAssets();
     prepareHomeAssets();
     const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings, budgetBytes, shards }, readWranglerToml(join(ROOT, 'wrangler.toml')), {

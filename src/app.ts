@@ -21,6 +21,15 @@ import { registerPublicRoutes } from './routes/public.ts';
 import { registerStatusRoute } from './routes/status.ts';
 import { usageGate } from './usage/middleware.ts';
 
+/**
+ * Marks `answer` `X-Content-Type-Options: nosniff`, as every answer of the Worker is: no browser reads
+ * it as another media type than its `Content-Type` (static files get it from `assets/_headers`).
+ */
+export function withoutSniffing(answer: Response): Response {
+  answer.headers.set('X-Content-Type-Options', 'nosniff');
+  return answer;
+}
+
 /** Answers a problem in the route's format, keeping headers middleware already set (CORS, RateLimit). */
 function renderProblem(error: unknown, c: Context<AppEnv>): Response {
   return problemAnswer(asProblem(error), c);
@@ -40,7 +49,12 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
     // Every validation failure becomes a problem; raw validator output never reaches a client.
     defaultHook: validationHook,
   });
-  registerHealthRoute(app); // first: no middleware runs for the liveness probe (routes/health.ts)
+  // Around every answer, the liveness probe's, 404s and problems too.
+  app.use('*', async (c, next) => {
+    await next();
+    withoutSniffing(c.res);
+  });
+  registerHealthRoute(app); // before the gates: no limit, credential or data for the liveness probe (routes/health.ts)
 
   // Free plan: rate limits and RateLimit headers. Paid plans: API key, server IP or website domain,
   // with CORS for whitelisted origins. Runs before every route below.

@@ -5,7 +5,7 @@
  * error page, whose text may name code and paths.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createApp } from './app.ts';
+import { createApp, withoutSniffing } from './app.ts';
 import type { AppEnv, Plan } from './env.ts';
 import { asProblem, formatOf, problemResponse } from './errors/render.ts';
 
@@ -31,7 +31,7 @@ export default {
 /** The problem answer for an error that escaped the app (logged by `asProblem`). */
 function internalError(error: unknown, request: Request): Response {
   const path = new URL(request.url).pathname;
-  return problemResponse(asProblem(error), formatOf(path), path);
+  return withoutSniffing(problemResponse(asProblem(error), formatOf(path), path));
 }
 
 export { RateLimiter } from './ratelimit/rate-limiter.ts';

@@ -38,6 +38,8 @@ export interface SourceInfo {
   readonly origin: 'npm' | 'file';
   /** Package version (`1.0.101`), or the database type and date of a file (`GeoIP2-City 2026-11-18`). */
   readonly version: string;
+  /** A package that `data:update` fetched from the registry: its tarball's `dist.integrity` (SRI, `sha512-…`), which the bytes matched. */
+  readonly integrity?: string;
   /**
    * When the data itself was built, RFC 3339 UTC: a MaxMind DB's `build_epoch`, the date in an
    * `@ip-location-db` package's version, a list file's modification time.

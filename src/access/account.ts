@@ -46,6 +46,12 @@ export function canonicalAddress(text: string): string {
 }
 
 /**
+ * A hostname as a whitelist holds it (RFC 1035 names, RFC 1123 letters and digits): labels of 1 to 63
+ * characters, 253 characters at most in all. `domain:<hostname>` stays within KV's 512-byte key.
+ */
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
  * A website hostname as browsers put it in `Origin`: lower case, internationalised names in punycode.
  *
  * @throws {AccountInputError} for anything but a bare hostname (no scheme, port, path or wildcard).
@@ -59,7 +65,7 @@ export function canonicalHostname(text: string): string {
   } catch {
     throw new AccountInputError(`${JSON.stringify(text)} is not a valid hostname.`);
   }
-  if (!/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(hostname)) {
+  if (!HOSTNAME.test(hostname)) {
     throw new AccountInputError(`${JSON.stringify(text)} is not a valid hostname.`);
   }
   return hostname;
@@ -68,7 +74,7 @@ export function canonicalHostname(text: string): string {
 /**
  * The hostname of an `Origin` header value, canonical as {@link canonicalHostname} gives it, or null
  * when the value is not a serialised origin that a whitelisted hostname stands for (`null`, paths,
- * garbage, other schemes).
+ * garbage, other schemes, a hostname no whitelist can hold, such as one longer than 253 characters).
  *
  * A whitelisted hostname stands for its website as browsers serialise it: `https://` and the default
  * port, so `https://app.example.com` and nothing else for `app.example.com`. With `allowHttp` (a
@@ -85,7 +91,7 @@ export function originHostname(origin: string, allowHttp: boolean): string | nul
   } catch {
     return null;
   }
-  if (url.origin !== origin.toLowerCase()) return null;
+  if (url.origin !== origin.toLowerCase() || !HOSTNAME.test(url.hostname)) return null;
   if (url.protocol === 'https:' && url.port === '') return url.hostname;
   return allowHttp && (url.protocol === 'https:' || url.protocol === 'http:') ? url.hostname : null;
 }

@@ -4,8 +4,6 @@
  * (`docs/production.md`, "Observability"). Every event names the deployment, its region and the
  * Cloudflare location (`colo`) whose isolate wrote it, and a shard Worker's events its shard.
  */
-import type { ShardPlace } from './shard-files.ts';
-
 /** Where a database's bytes came from: the Workers cache of this location, or the R2 bucket. */
 export type DataSource = 'cache' | 'r2';
 
@@ -29,6 +27,12 @@ export interface Deployment {
   readonly REGION: string;
 }
 
+/** The shard whose file an isolate holds (a `ShardPlace` of `shard-files.ts`): its index from 0, and how many there are. */
+interface IsolateShard {
+  readonly index: number;
+  readonly count: number;
+}
+
 /** Where a request arrived: Cloudflare's `request.cf`, whose `colo` is the data centre's IATA code. */
 export interface RequestPlace {
   readonly cf?: object | undefined;
@@ -41,7 +45,7 @@ export interface RequestPlace {
  *
  * @example logDataEvent({ event: 'switch', from: '2026-11-18.0a1b2c3d', to: '2026-11-22.4e5f6a7b', waits: true }, env, request)
  */
-export function logDataEvent(event: DataEvent, deployment: Deployment, place: RequestPlace | undefined, shard?: ShardPlace): void {
+export function logDataEvent(event: DataEvent, deployment: Deployment, place: RequestPlace | undefined, shard?: IsolateShard): void {
   const colo = (place?.cf as { readonly colo?: unknown } | undefined)?.colo;
   const line = {
     ...event,

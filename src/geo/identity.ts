@@ -22,6 +22,21 @@ export interface DatabaseSource {
   readonly attribution: string;
 }
 
+/**
+ * A corrections file of the loaded database: an RFC 8805 geofeed of the operator's whose lines take
+ * precedence over the location source (docs/operations.md, "Corrections").
+ */
+interface DatabaseCorrections {
+  /** The file's name, or the URL of a published geofeed. */
+  readonly name: string;
+  /** Hex SHA-256 of the file. */
+  readonly sha256: string;
+  /** Lines of text in the file. */
+  readonly lines: number;
+  /** Lines that set a prefix. */
+  readonly prefixes: number;
+}
+
 /** What identifies a compiled database. */
 export interface DatabaseIdentity {
   /** `YYYY-MM-DD.hhhhhhhh`, see the module comment. */
@@ -37,6 +52,8 @@ export interface DatabaseIdentity {
   /** Hex SHA-256 of the whole file. */
   readonly sha256: string;
   readonly sources: readonly DatabaseSource[];
+  /** The operator's corrections compiled in, in precedence order; empty without any. */
+  readonly corrections: readonly DatabaseCorrections[];
 }
 
 /** A database is stale when a source was built more than this many days ago (GeoLite2 licence, section 6c). */
@@ -72,8 +89,8 @@ export function isStale(identity: Pick<DatabaseIdentity, 'sources'>, now: number
 
 /**
  * Identifies a compiled database from its bytes: the SHA-256 of the whole file (`crypto.subtle`), and
- * the sources and counts its metadata holds. A file without them (an older schema) has no sources,
- * its counts 0, and its version dated by its own build.
+ * the sources, corrections and counts its metadata holds. A file without them (an older schema) has no
+ * sources or corrections, its counts 0, and its version dated by its own build.
  *
  * @throws MmdbFormatError when the bytes hold no MaxMind DB metadata a reader can use ({@link readMetadata}).
  */
@@ -91,16 +108,20 @@ export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIden
       attribution: text(s.attribution),
     }),
   );
+  const corrections = (Array.isArray(map.corrections) ? map.corrections : [])
+    .filter(isMmdbMap)
+    .map((c): DatabaseCorrections => ({ name: text(c.name), sha256: text(c.sha256), lines: count(c.lines), prefixes: count(c.prefixes) }));
   const counts = isMmdbMap(map.counts) ? map.counts : {};
   const sha256 = hex(await sha256Of(view));
   return {
     version: databaseVersion(sources, sha256, builtAt),
     builtAt,
-    networks: typeof counts.networks === 'number' ? counts.networks : 0,
-    records: typeof counts.records === 'number' ? counts.records : 0,
+    networks: count(counts.networks),
+    records: count(counts.records),
     bytes: bytes.byteLength,
     sha256,
     sources,
+    corrections,
   };
 }
 
@@ -125,6 +146,10 @@ async function sha256Of(bytes: Uint8Array): Promise<ArrayBuffer> {
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
 }
 
 /** A digest as lower-case hexadecimal. */

@@ -29,6 +29,7 @@ export const DATABASE_TYPE = 'ipgeo-compact';
  *     country_names    { GB: [UK, United Kingdom, Reino Unido, …], … }   by ISO 3166-1 alpha-2
  *     continent_names  { EU: [Europa, Europe, Europa, …], … }             by continent code
  *     sources          [{ name, provides, version, built_at, licence, attribution }, …]
+ *     corrections      [{ name, sha256, lines, prefixes }, …]          the operator's, absent without any
  *     counts           { networks, records }
  *     shard            { index, count, first, last }              a shard's own, absent in a whole database
  *
@@ -113,6 +114,21 @@ export interface StoredSource {
   attribution: string;
 }
 
+/**
+ * A corrections file of a build (an RFC 8805 geofeed whose lines take precedence over the location
+ * source: docs/operations.md, "Corrections"), as its metadata's `corrections` lists it.
+ */
+export interface StoredCorrections {
+  /** The file's name, or the URL of a published geofeed. */
+  name: string;
+  /** Hex SHA-256 of the file's content. */
+  sha256: string;
+  /** Lines of text, comments and blank lines included. */
+  lines: number;
+  /** Lines that set a prefix. */
+  prefixes: number;
+}
+
 /** The metadata keys that the compact schema adds to the MaxMind DB's standard ones. */
 export interface StoredMetadata {
   /** The order of every names array (the standard `languages` key). */
@@ -122,6 +138,8 @@ export interface StoredMetadata {
   /** Continent names by two-letter continent code, in `languages` order. */
   continent_names: Readonly<Record<string, StoredNames>>;
   sources: readonly StoredSource[];
+  /** The operator's corrections compiled in, in precedence order; absent when there are none. */
+  corrections?: readonly StoredCorrections[];
   /** Networks (tree leaves holding data) and distinct records of the file. */
   counts: { networks: number; records: number };
   /** In a shard of a sharded build only: which one, and the range of positions it answers. */

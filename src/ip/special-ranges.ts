@@ -70,7 +70,8 @@ const range = (name: SpecialRangeName, cidr: string, rfc: string, description: s
  * `64:ff9b::/96` (RFC 6052; an address there stands for the IPv4 address in its last 32 bits, not for a
  * host of its own), AS112, AMT, the anycast addresses and Teredo — none locates a user.
  *
- * @internal Exported for the tests that hold it against their own copy of the registries.
+ * Exported for the tests that hold it against their own copy of the registries, and for the build,
+ * which refuses corrections inside these ranges (`data/corrections/geofeed.ts`).
  */
 export const SPECIAL_RANGES: readonly SpecialRange[] = Object.freeze([
   // IPv4

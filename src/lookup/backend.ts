@@ -246,7 +246,7 @@ export async function dataIdentity(request: LookupRequest): Promise<DatabaseIden
 
 /**
  * The identity of a sharded version from its shards' (those that answered): its version, the build
- * date and sources that every shard carries, counts and bytes summed, and as `sha256` the digest of the
+ * date, sources and corrections that every shard carries, counts and bytes summed, and as `sha256` the digest of the
  * shards' digests in order (whose first eight hex digits end the version).
  *
  * @throws DataUnavailableError when no shard answered.
@@ -265,6 +265,7 @@ async function composedIdentity(version: string, shards: readonly ShardFile[], i
     bytes: shards.reduce((sum, shard) => sum + shard.bytes, 0),
     sha256,
     sources: first.sources,
+    corrections: first.corrections,
   };
 }
 

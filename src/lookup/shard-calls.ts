@@ -63,6 +63,18 @@ export interface ShardService {
  */
 export type ShardBindings = { readonly [binding in `SHARD_${number}`]?: ShardService };
 
+/*
+ * The Worker's bindings (`Env`, generated into `worker-configuration.d.ts`, and `Cloudflare.Env`, the
+ * tests' `env`) include the shard bindings of a sharded deployment: declared here, beside their type,
+ * so that `src/env.ts` imports nothing.
+ */
+declare global {
+  interface Env extends ShardBindings {}
+  namespace Cloudflare {
+    interface Env extends ShardBindings {}
+  }
+}
+
 /**
  * The items of `call`, looked up in `database` (the shard's file of `call.version`).
  *

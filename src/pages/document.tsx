@@ -54,6 +54,14 @@ function Footer({ data, statusPath }: FooterData) {
                 </span>
               </li>
             ))}
+            {data.corrections.map((file) => (
+              <li>
+                Corrected by the operator from {file.name}{' '}
+                <span class="muted">
+                  ({file.prefixes === 1 ? '1 prefix' : `${file.prefixes} prefixes`}, RFC 8805 geofeed, taking precedence over the sources)
+                </span>
+              </li>
+            ))}
           </ul>
         </>
       )}

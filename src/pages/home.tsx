@@ -8,7 +8,7 @@ import type { ProblemBody } from '../errors/render.ts';
 import { LANGUAGES, type Language } from '../geo/languages.ts';
 import { documentText, type FooterData, Page } from './document.tsx';
 import { WorldMap } from './map.tsx';
-import { type Allowance, coordinates, type IpInfo, indentedJson, type LocalTime } from './view.ts';
+import { type Allowance, coordinates, type IpInfo, indentedJson, type LocalTime, reportLink } from './view.ts';
 import { flagPath, type MapPoint } from './world.ts';
 
 /** Each `?lang=` language by its own name, for the language choice. */
@@ -62,6 +62,8 @@ interface HomeProps {
   /** The free plan's allowance after this view, from the rate limiter's decision. */
   readonly allowance: Allowance | undefined;
   readonly footer: FooterData;
+  /** Where users report a wrong location (the `CORRECTIONS_URL` setting); undefined: the page offers no report. */
+  readonly correctionsUrl?: string | undefined;
 }
 
 /** The single lookup's path for an address as typed ('' for one's own), in the format, with `lang` unless English. */
@@ -212,6 +214,12 @@ function RecordResult({ result, props }: { result: Extract<HomeResult, { kind: '
         <WorldMap countryCode={record.countryCode} point={result.point} label={label} />
         <Facts {...result} language={props.language} />
       </div>
+      {props.correctionsUrl ? (
+        <p class="report">
+          <a href={reportLink(props.correctionsUrl, record, props.footer.data?.version ?? '')}>Wrong location? Report it</a>
+          <span class="muted"> (the operator's page, with this address and its answer)</span>
+        </p>
+      ) : null}
     </>
   );
 }

@@ -90,6 +90,8 @@ export interface DataFacts {
   readonly sources: readonly { readonly name: string; readonly version: string; readonly licence: string; readonly attribution: string }[];
   /** True when the build compiled a list of anonymising networks (else `isProxy` is always false). */
   readonly knowsProxies: boolean;
+  /** The operator's corrections files, in precedence order: each one's name and the prefixes it sets. */
+  readonly corrections: readonly { readonly name: string; readonly prefixes: number }[];
 }
 
 /**
@@ -106,7 +108,31 @@ export function dataFactsOf(identity: DatabaseIdentity, now: number): DataFacts 
     stale: isStale(identity, now),
     sources: identity.sources.map(({ name, version, licence, attribution }) => ({ name, version, licence, attribution })),
     knowsProxies: identity.sources.some((source) => source.provides === 'proxy'),
+    corrections: identity.corrections.map(({ name, prefixes }) => ({ name, prefixes })),
   };
+}
+
+/**
+ * The link that reports a wrong location: the operator's `CORRECTIONS_URL` with the address and what
+ * the service answered for it in the query (`ip`, `countryCode`, `regionCode`, `cityName`, `zipCode`,
+ * and the data's `version`), beside any query it has of its own.
+ *
+ * @param base an absolute http(s) URL (`correctionsUrlOf`, `src/env.ts`).
+ * @example reportLink('https://example.com/report', { ipAddress: '81.2.69.142', countryCode: 'GB', … }, '2026-09-18.3f2a9c1d')
+ *   // 'https://example.com/report?ip=81.2.69.142&countryCode=GB&regionCode=ENG&cityName=East+Finchley&zipCode=N2&version=2026-09-18.3f2a9c1d'
+ */
+export function reportLink(base: string, record: Pick<IpInfo, 'ipAddress' | 'countryCode' | 'regionCode' | 'cityName' | 'zipCode'>, version: string): string {
+  const url = new URL(base);
+  const answered = {
+    ip: record.ipAddress,
+    countryCode: record.countryCode,
+    regionCode: record.regionCode,
+    cityName: record.cityName,
+    zipCode: record.zipCode,
+    version,
+  };
+  for (const [name, value] of Object.entries(answered)) url.searchParams.set(name, value);
+  return url.href;
 }
 
 /** The time of day in a time zone, as a page shows it and as `<time datetime>` holds it. */

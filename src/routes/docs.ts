@@ -8,7 +8,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv, Plan } from '../env.ts';
+import { type AppEnv, correctionsUrlOf, type Plan } from '../env.ts';
 import { PROBLEMS, type ProblemCode } from '../errors/problem.ts';
 import { rateLimitPolicyField } from '../ratelimit/headers.ts';
 import { MAX_BULK_IPS } from '../schemas/bulk.ts';
@@ -141,6 +141,16 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, plan: Plan): Json {
 }
 
 /**
+ * The document's `info` naming where users report a wrong location (the `CORRECTIONS_URL` setting), as
+ * its `contact` and in its description; as it is without the setting.
+ */
+function withCorrections(info: Json, url: string | undefined): Json {
+  if (url === undefined) return info;
+  const reporting = `Wrong location? Report it at ${url}: the operator corrects the data with the reports it accepts (RFC 8805 geofeeds compiled into the next build).`;
+  return { ...info, description: `${String(info.description)}\n\n${reporting}`, contact: { name: 'Location corrections', url } };
+}
+
+/**
  * Registers `GET /openapi.json` and `GET /docs` for `plan`. Call it after every other route: the
  * document is generated once, at its first request, from the routes registered by then.
  */
@@ -152,7 +162,12 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, plan: Plan): void {
     cached ??= JSON.stringify(openApiDocument(app, plan));
     const { openapi, info, ...rest } = JSON.parse(cached) as Json;
     const server = plan === 'paid' ? `This paid server (region ${c.env.REGION}); the four regional servers share the /api/ paths.` : 'This free server.';
-    return c.json({ openapi, info, servers: [{ url: new URL(c.req.url).origin, description: server }], ...rest });
+    return c.json({
+      openapi,
+      info: withCorrections(info as Json, correctionsUrlOf(c.env)),
+      servers: [{ url: new URL(c.req.url).origin, description: server }],
+      ...rest,
+    });
   });
   const page = docsPage(plan);
   app.get('/docs', (c) => c.html(page, 200, { 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': DOCS_CACHE_CONTROL }));

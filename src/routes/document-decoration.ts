@@ -3,7 +3,8 @@
  * access or rate limits, CORS, the data's version, 500s, each status's own headers, a HEAD beside
  * every GET, and `components.responses` for requests without an operation (404, 405, preflights, the
  * gate's refusals). Every problem response narrows `code` to the codes it can carry, so that the
- * codes a document lists are exactly its plan's. `/health` runs before every middleware: nothing added.
+ * codes a document lists are exactly its plan's. `/health` runs before the gates: only `nosniff`,
+ * which every answer carries, is added to it.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { CORS_MAX_AGE_SECONDS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../access/cors.ts';
@@ -52,6 +53,9 @@ function gateHeaders(plan: Plan, path: string): Json {
   // An account's quotas, on the answers the usage gate counts (usage/middleware.ts).
   return usageKindOf(path) === null ? cors : { ...cors, 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit') };
 }
+
+/** The header every answer carries (`app.ts`, `withoutSniffing`). */
+const EVERY_ANSWER: Json = { 'X-Content-Type-Options': ref('X-Content-Type-Options') };
 
 /** Headers that answers of a status always carry, whichever route gives them. */
 const HEADERS_OF_STATUS: Readonly<Record<string, Json>> = {
@@ -105,7 +109,7 @@ function decorateOperation(operation: Operation, plan: Plan, path: string): void
   for (const [status, response] of Object.entries(responses)) {
     // The data's version on every lookup answer while data is loaded (routes/database-version.ts).
     const version = carriesDatabaseVersion(plan, path) && status !== '503' ? { [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER) } : {};
-    response.headers = { ...gate, ...version, ...response.headers, ...HEADERS_OF_STATUS[status] };
+    response.headers = { ...gate, ...version, ...response.headers, ...HEADERS_OF_STATUS[status], ...EVERY_ANSWER };
   }
 }
 
@@ -134,7 +138,11 @@ function unmatchedResponses(plan: Plan): Record<string, ResponseObject> {
   const problem = (codes: ProblemCode[], description: string): ResponseObject => {
     const status = String(PROBLEMS[codes[0] as ProblemCode].status);
     const content = Object.fromEntries((['json', 'xml'] as const).map((format) => [problemMediaType(format), { schema: problemSchemaOf(codes) }]));
-    return { description: `${problemResponse(codes, 'json').description}: ${description}`, headers: { ...gate, ...HEADERS_OF_STATUS[status] }, content };
+    return {
+      description: `${problemResponse(codes, 'json').description}: ${description}`,
+      headers: { ...gate, ...HEADERS_OF_STATUS[status], ...EVERY_ANSWER },
+      content,
+    };
   };
   const preflight = {
     'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin'),
@@ -142,6 +150,7 @@ function unmatchedResponses(plan: Plan): Record<string, ResponseObject> {
     'Access-Control-Allow-Headers': ref('Access-Control-Allow-Headers'),
     'Access-Control-Max-Age': ref('Access-Control-Max-Age'),
     ...(plan === 'paid' ? { Vary: ref('Vary') } : {}),
+    ...EVERY_ANSWER,
   };
   return {
     NotFound: problem(['NOT_FOUND'], 'no path of this document matches the request; on XML paths (`…/xml/…`) as application/problem+xml.'),
@@ -197,6 +206,11 @@ export function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
     required: true,
   });
   registry.registerComponent('headers', DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT);
+  registry.registerComponent('headers', 'X-Content-Type-Options', {
+    description: '`nosniff`, on every answer: a browser reads it only as the media type that `Content-Type` states.',
+    schema: { type: 'string', const: 'nosniff' },
+    required: true,
+  });
   registry.registerComponent('headers', 'Allow', {
     description: 'The methods the path has, as this document lists them (GET implies HEAD).',
     schema: { type: 'string', example: 'GET, HEAD' },
@@ -261,8 +275,9 @@ export function decorate(document: Json, plan: Plan): Json {
   for (const [path, item] of Object.entries(paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      // The liveness probe runs before every middleware (routes/health.ts): nothing to add.
+      // The liveness probe runs before the gates (routes/health.ts): only what every answer carries.
       if (operation && path !== HEALTH_PATH) decorateOperation(operation, plan, path);
+      else if (operation) for (const response of Object.values(operation.responses ?? {})) response.headers = { ...response.headers, ...EVERY_ANSWER };
     }
     if (item.get && !item.head) item.head = headOf(item.get);
   }

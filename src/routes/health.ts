@@ -1,7 +1,7 @@
 /**
  * @module `GET /health`: a liveness probe for load balancers and uptime checks, and the benchmarks'
  * trivial route. It answers `200 ok` (text/plain, not cached) without the database, KV or the rate
- * limiter, being registered before every middleware on every plan. It says the isolate is up, not that
+ * limiter, being registered before every gate on every plan (only `nosniff` is put on it, `app.ts`). It says the isolate is up, not that
  * the data is loaded (a lookup answers `503 DATA_UNAVAILABLE` for that); the OpenAPI document omits it.
  */
 import type { Hono } from 'hono';
@@ -11,7 +11,7 @@ import type { AppEnv } from '../env.ts';
 export const HEALTH_PATH = '/health';
 
 /**
- * Registers `GET /health` (and so `HEAD /health`). Call it before any `app.use`, so that no middleware
+ * Registers `GET /health` (and so `HEAD /health`). Call it before the gates' `app.use`, so that no gate
  * runs for the probe.
  *
  * @example

@@ -8,7 +8,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { type AppEnv, clientIpOf, type Plan } from '../env.ts';
+import { type AppEnv, clientIpOf, correctionsUrlOf, type Plan } from '../env.ts';
 import type { ProblemError } from '../errors/problem.ts';
 import { asProblem, type Problem, problemBody } from '../errors/render.ts';
 import type { DatabaseIdentity } from '../geo/identity.ts';
@@ -44,11 +44,10 @@ const HomeQuerySchema = z.object({
 const HOME = new RouteRequest({ query: HomeQuerySchema });
 type HomeQuery = z.output<typeof HomeQuerySchema>;
 
-/** Headers of every page: its CSP, no caching (a page is the visitor's own, and counted), no sniffing, no referrer. */
+/** Headers of every page: its CSP, no caching (a page is the visitor's own, and counted), no referrer (`nosniff`: every answer, `app.ts`). */
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': PAGE_CSP,
   'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
 
@@ -66,7 +65,6 @@ const PAGE_HEADER_OBJECTS = {
     schema: { type: 'string' as const, example: 'no-store' },
     required: true,
   },
-  'X-Content-Type-Options': { description: 'No sniffing of the media type.', schema: { type: 'string' as const, example: 'nosniff' }, required: true },
   'Referrer-Policy': { description: 'No referrer on links out of the page.', schema: { type: 'string' as const, example: 'no-referrer' }, required: true },
 };
 
@@ -188,7 +186,8 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
   const result = resultOf(answer, view, facts.data);
   // A problem's headers go with the page (Retry-After of a 503).
   const problem = 'kind' in answer ? undefined : answer;
-  return pageAnswer(c, homePage({ ...props, result, footer: facts }), result.kind === 'problem' ? result.problem.status : 200, problem);
+  const page = homePage({ ...props, result, footer: facts, correctionsUrl: correctionsUrlOf(c.env) });
+  return pageAnswer(c, page, result.kind === 'problem' ? result.problem.status : 200, problem);
 }
 
 async function paidHome(c: Context<AppEnv>): Promise<Response> {

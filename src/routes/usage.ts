@@ -1,6 +1,6 @@
 /**
  * @module `GET /api/usage` (paid only): the account's use today and this month, across the paid
- * deployments, with its quotas (docs/api.md, "Usage"). Authenticated like any paid request, and not
+ * deployments, with its quotas (docs/api.md, "Usage and quotas"). Authenticated like any paid request, and not
  * counted itself. While the usage store cannot be read it answers 503 `USAGE_UNAVAILABLE`.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';

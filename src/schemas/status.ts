@@ -20,6 +20,19 @@ const StatusSourceSchema = z
   })
   .openapi('StatusSource');
 
+/** A corrections file compiled into the database. */
+const StatusCorrectionsSchema = z
+  .object({
+    name: z.string().openapi({ description: "The file's name, or the URL of the published geofeed it was fetched from.", example: 'corrections.csv' }),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .openapi({ description: "Hex SHA-256 of the file's content." }),
+    lines: z.number().int().openapi({ description: 'Lines of text in the file, comments and blank lines included.', example: 12 }),
+    prefixes: z.number().int().openapi({ description: 'Lines that set a prefix (one prefix a line).', example: 9 }),
+  })
+  .openapi('StatusCorrections');
+
 /** The text of a position in the database's IPv6 space. */
 const position = (description: string, example: string) => z.string().openapi({ description, example });
 
@@ -81,6 +94,10 @@ export const StatusSchema = z
         sources: z
           .array(StatusSourceSchema)
           .openapi({ description: 'The sources compiled into the database: locations first, then ASN data, then proxy lists.' }),
+        corrections: z.array(StatusCorrectionsSchema).openapi({
+          description:
+            "The operator's corrections compiled into the database, in precedence order: RFC 8805 geofeeds whose lines take precedence over the location source for the addresses of their prefixes (a longer prefix over a shorter one, a later file over an earlier one for the same prefix). Empty when the database has none.",
+        }),
         shards: z.array(StatusShardSchema).min(1).openapi({
           description:
             "The database's shards in address order, their ranges covering the whole IPv6 space without overlap: one covering everything where the database is not sharded. Each sharded shard is served by a Worker of its own.",

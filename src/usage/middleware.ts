@@ -1,5 +1,5 @@
 /**
- * @module The paid servers' usage gate, after the access gate (docs/api.md, "Usage"): counts every
+ * @module The paid servers' usage gate, after the access gate (docs/api.md, "Usage and quotas"): counts every
  * answer to a granted request of a counted kind for its account (a success with its lookups, a 4xx as
  * a problem, a 5xx not at all), and enforces the account's quotas, if it has any, on what this isolate
  * knows of its use (`recorder.ts`). `GET /api/usage` is not counted; it reads the account's totals.

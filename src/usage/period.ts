@@ -1,6 +1,6 @@
 /**
  * @module The calendar periods that usage is counted and capped by: the UTC day and the UTC calendar
- * month (docs/api.md, "Usage"). Days are `YYYY-MM-DD` text, which sorts as time does.
+ * month (docs/api.md, "Usage and quotas"). Days are `YYYY-MM-DD` text, which sorts as time does.
  */
 
 const DAY_MS = 86_400_000;

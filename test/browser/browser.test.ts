@@ -2,7 +2,8 @@
  * @module The browser-facing behaviour in headless Chromium (docs/accounts.md, "Origins"; docs/api.md): domain whitelisting
  * with the browser's own CORS enforcement, the free plan from a web page, and `/docs` rendering from
  * the Worker's own files. Pages come from the test page server under hostnames that Chromium maps to
- * 127.0.0.1; every other hostname fails to resolve, so nothing can leave the machine.
+ * 127.0.0.1; every other hostname fails to resolve, so nothing can leave the machine. Static files carry
+ * the headers of `assets/_headers`.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -185,5 +186,22 @@ describe('/docs', () => {
     } finally {
       await tab.close();
     }
+  });
+});
+
+describe('static files', () => {
+  // Served by Workers Static Assets before the Worker runs: `assets/_headers` gives them the header the Worker gives its answers.
+  it.each([
+    ['free', ports.free],
+    ['paid', ports.de],
+  ])('carry X-Content-Type-Options: nosniff on the %s server, as its Worker answers do', async (_plan, port) => {
+    const files = ['/docs/start.js', '/docs/vendor/scalar-api-reference.js', '/home/home.css', '/home/home.js', '/home/icon.svg', '/home/vendor/world.svg'];
+    for (const path of [...files, '/health']) {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`);
+      expect([path, response.status, response.headers.get('X-Content-Type-Options')]).toEqual([path, 200, 'nosniff']);
+      await response.arrayBuffer();
+    }
+    // The rules file itself is not served: the path falls through to the Worker's 404.
+    expect((await fetch(`http://127.0.0.1:${port}/_headers`)).status).toBe(404);
   });
 });

@@ -29,7 +29,7 @@ const SERVER = '203.0.113.50';
 const WEBSITE = 'app.usage-cli.example';
 const READ_TOKEN = 'accounts-cli-usage-token';
 
-/** One request the test sends, and what it counts as (docs/api.md, "Usage"): its kind, credential, success or problem, and lookups. */
+/** One request the test sends, and what it counts as (docs/api.md, "Usage and quotas"): its kind, credential, success or problem, and lookups. */
 interface Sent {
   readonly path: string;
   readonly init: RequestInit;

@@ -1,23 +1,32 @@
 /**
  * @module Every npm script of ours answers `--help` with its usage (exit 0), and an option it does not
- * know with one line that names the option and points at `--help` (exit 2), never a stack trace. Run
- * through npm as a user types them (`npm run -s <script> -- …`), two at a time.
+ * know with one line that names the option and points at `--help` (exit 2), never a stack trace.
+ *
+ * A few scripts run through npm as a user types them (`npm run -s <script> -- …`), one of each shape of
+ * command in package.json ({@link THROUGH_NPM}), which proves the wiring: npm passes the arguments on,
+ * and npm and tsx add nothing to the output. The others run in this process as npm would start them
+ * (`test/support/npm-script.ts`): each start of npm, tsx and the script's imports costs seconds of CPU.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_SCRIPTS, runScriptInProcess, type ScriptRun } from '../support/npm-script.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url);
 
 /** The scripts that take options: the data tools, the servers, the operator tools and the benchmarks. */
-const SCRIPTS = Object.keys((JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> }).scripts).filter(
-  (name) => /^(data:|bench)/.test(name) || ['dev', 'dev:paid', 'accounts', 'deploy'].includes(name),
-);
+const SCRIPTS = Object.keys(PACKAGE_SCRIPTS).filter((name) => /^(data:|bench)/.test(name) || ['dev', 'dev:paid', 'accounts', 'deploy'].includes(name));
+
+/**
+ * One script of each shape of command: `tsx FILE`, `tsx FILE ARGUMENT` (the argument before the
+ * user's), `tsx --node-flag FILE`, and a command line of two commands (the user's arguments go to the
+ * last one).
+ */
+const THROUGH_NPM = ['data:build', 'data:publish', 'bench:lookup', 'bench'];
 
 /** Exit code, standard output and standard error of `npm run -s <script> -- ...args`. */
-async function npmRun(script: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function npmRun(script: string, ...args: string[]): Promise<ScriptRun> {
   try {
     const { stdout, stderr } = await run('npm', ['run', '-s', script, '--', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
     return { code: 0, stdout, stderr };
@@ -28,17 +37,22 @@ async function npmRun(script: string, ...args: string[]): Promise<{ code: number
 }
 
 /** What each script answered to `--help` and to an unknown option, gathered before the tests look at them. */
-const answers = new Map<string, { help: Awaited<ReturnType<typeof npmRun>>; unknown: Awaited<ReturnType<typeof npmRun>> }>();
+const answers = new Map<string, { help: ScriptRun; unknown: ScriptRun }>();
 
 beforeAll(async () => {
-  // Two at a time: each run starts npm, tsx and the script's imports (wrangler's take seconds).
-  const queue = [...SCRIPTS];
+  // Through npm two at a time, while the others run here one after another (they share this process).
+  const queue = [...THROUGH_NPM];
   const worker = async () => {
     for (let script = queue.shift(); script !== undefined; script = queue.shift()) {
       answers.set(script, { help: await npmRun(script, '--help'), unknown: await npmRun(script, '--no-such-option') });
     }
   };
-  await Promise.all([worker(), worker()]);
+  const inProcess = async () => {
+    for (const script of SCRIPTS.filter((name) => !THROUGH_NPM.includes(name))) {
+      answers.set(script, { help: await runScriptInProcess(script, '--help'), unknown: await runScriptInProcess(script, '--no-such-option') });
+    }
+  };
+  await Promise.all([worker(), worker(), inProcess()]);
 }, 900_000);
 
 describe('the npm scripts’ command lines', () => {

@@ -60,7 +60,13 @@ const RECORD = {
   isProxy: false,
 };
 
-/** What the check says of an answer; the gate's headers are added to it unless `requestHeaders` ask a preflight. */
+/** The header every answer of the Worker carries (`src/app.ts`). */
+const EVERY_ANSWER: [string, string] = ['x-content-type-options', 'nosniff'];
+
+/**
+ * What the check says of an answer; the gate's headers are added to it unless `requestHeaders` ask a
+ * preflight, and {@link EVERY_ANSWER} unless `bare`.
+ */
 async function violations(
   plan: Plan,
   method: string,
@@ -69,11 +75,12 @@ async function violations(
   headers: [string, string][],
   body: string,
   requestHeaders: [string, string][] = [],
+  bare = false,
 ) {
   const gate: [string, string][] = requestHeaders.length > 0 ? [] : plan === 'free' ? FREE_HEADERS : [['vary', 'Origin']];
   const exchange: Exchange = {
     request: { method, url: `${ORIGIN[plan]}${path}`, headers: requestHeaders },
-    response: { status, headers: [...gate, ...headers], body },
+    response: { status, headers: [...gate, ...headers, ...(bare ? [] : [EVERY_ANSWER])], body },
   };
   const checked = await serveContractCheck(new Request('http://contract/check', { method: 'POST', body: JSON.stringify({ document: keys[plan], exchange }) }));
   return (await checked.json()) as string[];
@@ -142,6 +149,12 @@ describe('the contract check', () => {
   it('catches a header the document does not name for the answer', async () => {
     expect(await violations('free', 'GET', '/api/v1/json/8.8.8.8', 200, [...JSON_HEADERS, ['x-powered-by', 'hono']], JSON.stringify(RECORD))).toEqual([
       'the answer carries x-powered-by, which the document does not name for it',
+    ]);
+  });
+
+  it('catches an answer without X-Content-Type-Options: nosniff', async () => {
+    expect(await violations('free', 'GET', '/api/v1/json/8.8.8.8', 200, JSON_HEADERS, JSON.stringify(RECORD), [], true)).toEqual([
+      "Prism: Response header must have required property 'x-content-type-options'",
     ]);
   });
 

@@ -6,17 +6,19 @@
  * small build of MaxMind's test databases, since publishing reads it whole. CI runs the real
  * `wrangler deploy --dry-run` of all five.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../data/build.ts';
 import { readBuild } from '../../data/publish/cli.ts';
 import type { VersionBucket } from '../../data/publish/record.ts';
 import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
 import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
-import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError } from '../../scripts/deploy/settings.ts';
+import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError, settingsFile } from '../../scripts/deploy/settings.ts';
 import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 
@@ -74,6 +76,67 @@ describe('loadSettings', () => {
   });
 });
 
+describe('the correctionsUrl setting', () => {
+  it('takes an https URL from the file or IPGEO_CORRECTIONS_URL, the variable winning, and none by default', () => {
+    const file = join(temp, 'corrections-url.json');
+    writeFileSync(file, JSON.stringify({ correctionsUrl: 'https://geo.test/report?form=1' }));
+    expect(loadSettings(file, ORIGINS, ['de']).correctionsUrl).toBe('https://geo.test/report?form=1');
+    expect(loadSettings(file, { ...ORIGINS, IPGEO_CORRECTIONS_URL: 'https://other.test/wrong' }, ['de']).correctionsUrl).toBe('https://other.test/wrong');
+    expect(loadSettings(NO_FILE, ORIGINS, ['de']).correctionsUrl).toBe('');
+    expect(loadSettings(EXAMPLE, ORIGINS, ['de']).correctionsUrl).toBe('');
+  });
+
+  it('refuses a URL that is not https, naming the setting', () => {
+    expect(() => loadSettings(NO_FILE, { ...ORIGINS, IPGEO_CORRECTIONS_URL: 'http://geo.test/report' }, ['de'])).toThrow(
+      /correctionsUrl \(IPGEO_CORRECTIONS_URL\) is not valid/,
+    );
+    const file = join(temp, 'mailto.json');
+    writeFileSync(file, JSON.stringify({ correctionsUrl: 'mailto:geo@geo.test' }));
+    expect(() => loadSettings(file, ORIGINS, ['de'])).toThrow(/correctionsUrl/);
+  });
+});
+
+describe('the settings file (--settings)', () => {
+  it('takes a path as given: absolute, or relative to the folder the command was started in', () => {
+    const file = join(temp, 'mine.json');
+    writeFileSync(file, '{}');
+    expect(settingsFile(file, ROOT, '/elsewhere')).toBe(file);
+    expect(settingsFile('mine.json', ROOT, temp)).toBe(file);
+    expect(settingsFile('../mine.json', ROOT, join(temp, 'sub'))).toBe(file);
+    expect(settingsFile(undefined, ROOT, temp)).toBe(join(ROOT, 'deploy.settings.json'));
+  });
+
+  it('says so when the named file does not exist, instead of reading it as empty', () => {
+    expect(() => settingsFile('absent.json', ROOT, temp)).toThrow(new SettingsError(`--settings names ${join(temp, 'absent.json')}, which does not exist.`));
+  });
+
+  it('refuses a workers.dev origin for a deployment that has custom domains, which has no workers.dev address', () => {
+    expect(() => loadSettings(EXAMPLE, { IPGEO_CUSTOM_DOMAINS_DE: 'de.geo.test' }, ['de'])).toThrow(
+      /origins\.de \(IPGEO_ORIGIN_DE\) is https:\/\/ipgeo-de\.your-subdomain\.workers\.dev, but with custom domains/,
+    );
+  });
+
+  const run = promisify(execFile);
+  /** `npm run deploy` as npm starts it: in the repository, with `INIT_CWD` the operator's folder. */
+  const deployFrom = (startedIn: string, ...argv: string[]) =>
+    run(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/deploy.ts', '--env', 'de', '--dry-run', ...argv], {
+      cwd: ROOT,
+      env: { ...process.env, INIT_CWD: startedIn, IPGEO_ORIGIN_DE: undefined },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+
+  it('is read from where npm run deploy was started, and a missing one is named', async () => {
+    const folder = mkdtempSync(join(temp, 'operator-'));
+    writeFileSync(join(folder, 'prod.json'), JSON.stringify({ origins: { de: 'https://de.geo.test/not-an-origin' } }));
+    const relative = await deployFrom(folder, '--settings', 'prod.json');
+    expect(relative).toEqual({ code: 1, stderr: expect.stringContaining(`${join(folder, 'prod.json')}: setting origins.de is not valid`) });
+    const missing = await deployFrom(ROOT, '--settings', join(folder, 'absent.json'));
+    expect(missing).toEqual({ code: 1, stderr: `deploy: --settings names ${join(folder, 'absent.json')}, which does not exist.\n` });
+  }, 60_000);
+});
+
 describe('accountsKvIdSetting (npm run accounts -- --remote)', () => {
   it('reads the id from the variable or the file, null when unset, and refuses a malformed one', () => {
     const file = join(temp, 'kv.json');
@@ -99,8 +162,21 @@ describe('deployConfig', () => {
       expect(section.kv_namespaces, environment).toEqual([{ binding: 'ACCOUNTS', id: KV_ID }]);
     }
     expect(config.env.de?.routes).toEqual([{ pattern: 'de.geo.test', custom_domain: true }]);
+    const reporting = deployConfig(toml, { ...SETTINGS, correctionsUrl: 'https://geo.test/report' }, KV_ID, ROOT) as typeof config;
+    for (const environment of ['free', 'de', 'us', 'sg', 'au']) {
+      expect((config.env[environment] as { vars: Record<string, string> }).vars.CORRECTIONS_URL, environment).toBe('');
+      expect((reporting.env[environment] as { vars: Record<string, string> }).vars.CORRECTIONS_URL, environment).toBe('https://geo.test/report');
+    }
     expect(config.env.us?.routes).toBeUndefined();
     expect(config.main).toBe(join(ROOT, 'src/index.ts'));
+  });
+
+  it('serves a deployment with a custom domain on it only: no workers.dev address, no preview URLs', () => {
+    const addresses = (environment: string) => [config.env[environment]?.workers_dev, config.env[environment]?.preview_urls];
+    expect(addresses('de')).toEqual([false, false]);
+    // The others inherit wrangler.toml's workers_dev = true.
+    for (const environment of ['free', 'us', 'sg', 'au']) expect(addresses(environment), environment).toEqual([undefined, undefined]);
+    expect((config as { workers_dev?: unknown }).workers_dev).toBe(true);
   });
 
   it('leaves wrangler.toml as it was read, and the namespace id out when none is known', () => {
@@ -331,6 +407,11 @@ describe('deploy', () => {
     expect(cloudflare.objects.size).toBe(0);
     expect(run.builds).toBe(0);
     expect(outcomes.map((outcome) => outcome.check)).toEqual([null, null, null, null, null]);
+    // SETTINGS give de a custom domain, the others none.
+    expect(run.lines.filter((line) => line.startsWith('Served on'))).toEqual([
+      'Served on de.geo.test only: workers_dev = false, preview_urls = false.',
+      ...['us', 'sg', 'au', 'free'].map(() => 'Served on its workers.dev address, with preview URLs (no custom domain in the settings).'),
+    ]);
   });
 
   it('deploys the usage Worker before the first paid app, and binds the four paid apps, not the free one, to its class', async () => {

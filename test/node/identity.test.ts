@@ -72,6 +72,8 @@ describe('identifyDatabase', () => {
         licence,
         attribution,
       })),
+      // A build without corrections names none (test/node/corrections.test.ts names some).
+      corrections: [],
     });
   });
 });

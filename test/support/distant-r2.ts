@@ -1,7 +1,7 @@
 /**
  * @module An R2 binding that answers as a distant bucket does: each `get` after a first-byte delay, and
  * its body at a chosen throughput. Used by the tests (`test/workers-free/distant-data.test.ts`) and by
- * `npm run bench:cold -- --r2-latency-ms 150 --r2-mbps 25` (through `bench/worker/distant.ts`), never by
+ * `npm run bench:cold -- --r2-latency-ms 150 --r2-mbps 25` (through `bench/worker/distant.js`), never by
  * the Worker itself. Runs in workerd (it uses `FixedLengthStream`).
  */
 

@@ -12,11 +12,12 @@ export interface ManifestForTests {
   output: { bytes: number; sha256: string };
   counts: { networks: number; records: number };
   sources: Array<{ name: string; provides: string; version: string; builtAt: string; licence: string; attribution: string }>;
+  corrections?: Array<{ name: string; sha256: string; lines: number; prefixes: number }>;
 }
 
-/** The manifest of the compiled database the tests load. */
-export async function readManifest(): Promise<ManifestForTests> {
-  return JSON.parse(new TextDecoder().decode(await repoFile('data/out/ipgeo.manifest.json'))) as ManifestForTests;
+/** The manifest of the compiled database the tests load, or of the build in `dir`. */
+export async function readManifest(dir = 'data/out'): Promise<ManifestForTests> {
+  return JSON.parse(new TextDecoder().decode(await repoFile(`${dir}/ipgeo.manifest.json`))) as ManifestForTests;
 }
 
 /** The isolate budget of `docs/operations.md`: 96 MiB. */
@@ -45,5 +46,6 @@ export function expectedDatabase(manifest: ManifestForTests) {
     bytes: manifest.output.bytes,
     sha256: manifest.output.sha256,
     sources: manifest.sources.map(({ name, version, builtAt, licence, attribution }) => ({ name, version, builtAt, licence, attribution })),
+    corrections: (manifest.corrections ?? []).map(({ name, sha256, lines, prefixes }) => ({ name, sha256, lines, prefixes })),
   };
 }

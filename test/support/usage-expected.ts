@@ -1,4 +1,4 @@
-/** @module What the usage tests expect to be counted, from the requests they sent (docs/api.md, "Usage"), not from the service's code. */
+/** @module What the usage tests expect to be counted, from the requests they sent (docs/api.md, "Usage and quotas"), not from the service's code. */
 
 /** A request a test sent: a problem (4xx), or a success with its lookups. */
 export interface CountedRequest {

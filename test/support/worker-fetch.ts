@@ -8,7 +8,7 @@
 import { createExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../src/env.ts';
+import type { AppEnv, OptionalVars } from '../../src/env.ts';
 
 /** Sends a server a GET of `url`: how a check reaches the server's `/openapi.json`. */
 export type DocumentServer = (url: string) => Promise<Response>;
@@ -78,7 +78,12 @@ export async function workerFetch(url: string, init: RequestInit = {}): Promise<
  * it is found described by the document that `server` serves: by default the Worker's own, which must
  * then be of the app's plan.
  */
-export async function appFetch(app: OpenAPIHono<AppEnv>, request: Request, bindings: Env = env, server: DocumentServer = WORKER): Promise<Response> {
+export async function appFetch(
+  app: OpenAPIHono<AppEnv>,
+  request: Request,
+  bindings: Env & OptionalVars = env,
+  server: DocumentServer = WORKER,
+): Promise<Response> {
   return expectDescribed(request, await app.fetch(request.clone(), bindings, createExecutionContext()), server);
 }
 

@@ -4,7 +4,6 @@
  * is made unavailable by deleting its R2 current record, as an operator's mistake would.
  * Client addresses: 2001:db8:1900::/48 (one /64 per test), used by this file only.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
@@ -12,7 +11,7 @@ import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { publishCompiled } from '../support/publish.ts';
 import { failingNamespace, refundFailingNamespace } from '../support/unreachable.ts';
-import { workerFetch } from '../support/worker-fetch.ts';
+import { appFetch, workerFetch } from '../support/worker-fetch.ts';
 
 function get(path: string, clientIp: string): Promise<Response> {
   return workerFetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp } });
@@ -58,10 +57,7 @@ describe('what counts against the free limits', () => {
     const app = createApp('free');
     const refundFails = { ...env, RATE_LIMITER: refundFailingNamespace(env.RATE_LIMITER) };
     const client = '2001:db8:1900:4::1';
-    const send = () =>
-      Promise.resolve(
-        app.fetch(new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), refundFails, createExecutionContext()),
-      );
+    const send = () => appFetch(app, new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), refundFails);
     await withoutDatabase(async () => {
       const answers = [];
       for (let i = 0; i < 3; i++) {
@@ -81,10 +77,7 @@ describe('what counts against the free limits', () => {
     const app = createApp('free');
     const unreachable = { ...env, RATE_LIMITER: failingNamespace().namespace };
     const client = '2001:db8:1900:3::1';
-    const send = () =>
-      Promise.resolve(
-        app.fetch(new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), unreachable, createExecutionContext()),
-      );
+    const send = () => appFetch(app, new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), unreachable);
     await withoutDatabase(async () => {
       for (let i = 0; i < 12; i++) expect((await send()).headers.get('RateLimit')).toBe('"burst";r=10;t=0');
     });

@@ -92,7 +92,7 @@ describe('GET /openapi.json on the free server', () => {
   });
 
   it('documents the liveness probe without rate-limit fields, as the gate never sees it', async () => {
-    expect(Object.keys(document.paths['/health'].get.responses['200'].headers)).toEqual(['Cache-Control']);
+    expect(Object.keys(document.paths['/health'].get.responses['200'].headers)).toEqual(['Cache-Control', 'X-Content-Type-Options']);
     const probe = await get('/health');
     expect(probe.status).toBe(200);
     expect(probe.headers.get('RateLimit-Policy')).toBeNull();

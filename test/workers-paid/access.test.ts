@@ -4,13 +4,12 @@
  * credentials are tried. Accounts are made with the operator tool's own functions.
  * Accounts `matrix-*`, client addresses 9.9.9.9 and 8.8.4.4, hostname example.com: this file only.
  */
-import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allowDomain, allowIp, cancelAccount, createAccount, createApiKey, revokeApiKey } from '../../src/access/admin.ts';
 import { generateApiKey } from '../../src/access/api-key.ts';
 import { createApp } from '../../src/app.ts';
-import { workerFetch } from '../support/worker-fetch.ts';
+import { appFetch, workerFetch } from '../support/worker-fetch.ts';
 
 /** An address no account whitelists; the client of every request that names no other. */
 const OTHER_IP = '9.9.9.9';
@@ -186,15 +185,13 @@ describe('the order of credentials', () => {
 describe('a deployment with ALLOW_HTTP_ORIGINS=true (local development)', () => {
   const devApp = createApp('paid');
   const devSend = (origin: string, method = 'GET') =>
-    Promise.resolve(
-      devApp.fetch(
-        new Request('http://127.0.0.1:8788/api/countries', {
-          method,
-          headers: { Origin: origin, 'CF-Connecting-IP': OTHER_IP, ...(method === 'OPTIONS' ? { 'Access-Control-Request-Method': 'GET' } : {}) },
-        }),
-        { ...env, ALLOW_HTTP_ORIGINS: 'true' },
-        createExecutionContext(),
-      ),
+    appFetch(
+      devApp,
+      new Request('http://127.0.0.1:8788/api/countries', {
+        method,
+        headers: { Origin: origin, 'CF-Connecting-IP': OTHER_IP, ...(method === 'OPTIONS' ? { 'Access-Control-Request-Method': 'GET' } : {}) },
+      }),
+      { ...env, ALLOW_HTTP_ORIGINS: 'true' },
     );
 
   it('matches a whitelisted hostname over http and on any port, and echoes the origin as sent', async () => {
@@ -214,12 +211,10 @@ describe('a deployment with ALLOW_HTTP_ORIGINS=true (local development)', () => 
   });
 
   it('is off for any other value', async () => {
-    const response = await Promise.resolve(
-      devApp.fetch(
-        new Request('http://127.0.0.1:8788/api/countries', { headers: { Origin: 'http://example.com:8741', 'CF-Connecting-IP': OTHER_IP } }),
-        { ...env, ALLOW_HTTP_ORIGINS: 'yes' },
-        createExecutionContext(),
-      ),
+    const response = await appFetch(
+      devApp,
+      new Request('http://127.0.0.1:8788/api/countries', { headers: { Origin: 'http://example.com:8741', 'CF-Connecting-IP': OTHER_IP } }),
+      { ...env, ALLOW_HTTP_ORIGINS: 'yes' },
     );
     expect(response.status).toBe(403);
   });

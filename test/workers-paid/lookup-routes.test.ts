@@ -3,7 +3,8 @@
  * sources, with a credential; the access matrix itself is tested in access.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ExpectedRecord, SourceOracle } from '../support/oracle.ts';
+import type { ExpectedRecord } from '../support/expected-record.ts';
+import { SourceOracle } from '../support/oracle.ts';
 import { paidFetch } from '../support/paid-fetch.ts';
 import { childTexts, parseXml } from '../support/xml.ts';
 

@@ -1,5 +1,5 @@
 /**
- * @module Quotas of paid accounts (docs/accounts.md, "Quotas"; docs/api.md, "Usage"): lookups per UTC
+ * @module Quotas of paid accounts (docs/accounts.md, "Quotas"; docs/api.md, "Usage and quotas"): lookups per UTC
  * month and website lookups per UTC day, refused with 429 `QUOTA_EXCEEDED` in JSON or XML, `Retry-After`
  * until the period resets and the quota in the RateLimit fields; a bulk that would cross one refused
  * whole; recovery when the period ends, on a clock moved with fake timers (only `Date`), never waited

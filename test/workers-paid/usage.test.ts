@@ -1,5 +1,5 @@
 /**
- * @module Usage counted for paid accounts (docs/api.md, "Usage"): by kind, credential and deployment,
+ * @module Usage counted for paid accounts (docs/api.md, "Usage and quotas"): by kind, credential and deployment,
  * successes with their lookups, problems apart, 5xx and uncounted paths not at all; read back by the
  * customer (`GET /api/usage`) and by the operator (the usage Worker's rows); two deployments into one
  * store; exact under concurrent load. Expected counts are those of the requests each test sends.

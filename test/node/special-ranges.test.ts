@@ -1,8 +1,8 @@
 /** @module Special-purpose ranges, checked against a table copied from the IANA registries and against ipaddr.js's own tables. */
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { parseIp } from '../../src/ip/address';
-import { SPECIAL_RANGES, specialRangeOf } from '../../src/ip/special-ranges';
+import { parseIp } from '../../src/ip/address.ts';
+import { SPECIAL_RANGES, specialRangeOf } from '../../src/ip/special-ranges.ts';
 
 interface RegistryRow {
   cidr: string;

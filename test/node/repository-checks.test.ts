@@ -1,0 +1,163 @@
+/**
+ * `npm run check:paths` and `npm run check:imports` on small repositories that each test writes: they
+ * find exactly the dangling paths and forbidden imports the test planted, and pass on the repository itself.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkImports, ImportRulesError, readImportRules } from '../../scripts/check/imports.ts';
+import { danglingPaths } from '../../scripts/check/paths.ts';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A git repository in a temporary folder holding `files` (path from its root → text). */
+function repository(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'ipgeo-checks-'));
+  made.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  execFileSync('git', ['init', '-q'], { cwd: root });
+  return root;
+}
+
+describe('check:paths', () => {
+  const docs = {
+    '.gitignore': 'data/out\ndata/cache/\n',
+    'docs/guide.md': '# Guide\n\n## Building the data\n\n### Countries: `GET /api/countries`\n\nText.\n',
+    'src/index.ts': '// The entry.\nexport {};\n',
+  };
+
+  it('finds each dangling link, path, anchor and section, and only those', () => {
+    const root = repository({
+      ...docs,
+      'README.md': [
+        '# Read me',
+        '[guide](docs/guide.md) [section](docs/guide.md#building-the-data) [here](#read-me) [site](https://example.com/x.md)',
+        '![CI](../../actions/workflows/ci.yml/badge.svg)',
+        '[gone](docs/gone.md) [no anchor](docs/guide.md#no-such-heading) `src/index.ts` `src/missing.ts`',
+        'Built into `data/out/ipgeo.mmdb` and `data/cache/npm/`; served at `/docs/start.js`; `src/**/*.test.ts`, `src/<folder>/index.ts`.',
+      ].join('\n'),
+      'src/app.ts': [
+        '// docs/guide.md, "Building the data" and docs/guide.md, "Countries" (docs/guide.md#building-the-data)',
+        '// scripts/shards.ts, docs/guide.md, "Refreshing", ./src/elsewhere.ts, package/../../src/x.ts',
+        "const bundle = 'bench/worker/distant.ts';",
+        'export { bundle };',
+      ].join('\n'),
+      'wrangler.toml': '# (docs/data-lifecycle.md)\nmain = "src/index.ts"\n',
+      'CHANGELOG.md': '# Changelog\n\n- `docs/old.md` is folded into [the guide](docs/guide.md); [moved](docs/moved.md).\n',
+    });
+    expect(danglingPaths(root).map(({ file, line, why }) => `${file}:${line} ${why}`)).toEqual([
+      'CHANGELOG.md:3 docs/moved.md does not exist',
+      'README.md:4 docs/gone.md does not exist',
+      'README.md:4 docs/guide.md has no heading whose anchor is #no-such-heading',
+      'README.md:4 src/missing.ts does not exist',
+      'src/app.ts:2 scripts/shards.ts does not exist',
+      'src/app.ts:2 docs/guide.md has no heading "Refreshing"',
+      'src/app.ts:3 bench/worker/distant.ts does not exist',
+      'wrangler.toml:1 docs/data-lifecycle.md does not exist',
+    ]);
+  });
+
+  it('passes on this repository', () => {
+    expect(danglingPaths('.')).toEqual([]);
+  });
+});
+
+describe('check:imports', () => {
+  const table = (rows: string) =>
+    [
+      '# Architecture',
+      '## What may import what',
+      '| folder | imports from `src/` |',
+      '|---|---|',
+      rows,
+      '',
+      '- **The domain speaks no HTTP.** `geo` and `ip` import',
+      '  neither Hono nor `errors`.',
+      '## Next',
+    ].join('\n');
+  const rows = [
+    '| `ip`, `env.ts` | nothing (`env.ts` only types) |',
+    '| `geo` | `ip` |',
+    '| `errors` | `geo` (its error) |',
+    '| `routes` | `env.ts`, `errors` (only `problems.ts`), `geo` |',
+    '| `index.ts` | all of the above |',
+  ].join('\n');
+
+  it('reads the rows, their remarks and the domain from the table', () => {
+    const rules = readImportRules(table(rows));
+    expect(rules.rows.map((row) => [row.modules, row.imports, [...row.onlyFrom]])).toEqual([
+      [['ip', 'env.ts'], [], []],
+      [['geo'], ['ip'], []],
+      [['errors'], ['geo'], []],
+      [['routes'], ['env.ts', 'errors', 'geo'], [['errors', ['problems.ts']]]],
+      [['index.ts'], ['ip', 'env.ts', 'geo', 'errors', 'routes'], []],
+    ]);
+    expect(rules.domain).toEqual(['geo', 'ip']);
+  });
+
+  it('refuses a table that imports what no row above names', () => {
+    expect(() => readImportRules(table('| `geo` | `ip` |\n| `ip` | nothing |'))).toThrow(ImportRulesError);
+  });
+
+  /** A repository with the table above, src/ as `files` says, and this repository's node_modules (for Hono). */
+  function sources(files: Record<string, string>): string {
+    const root = repository({ 'docs/architecture.md': table(rows), 'data/build.ts': "import '../src/geo/a.ts';\n", ...files });
+    symlinkSync(resolve('node_modules'), join(root, 'node_modules'));
+    return root;
+  }
+  const allowed = {
+    'src/env.ts': 'export type Plan = string;\n',
+    'src/ip/parse.ts': 'export const parse = 1;\n',
+    'src/geo/a.ts': "import { parse } from '../ip/parse.ts';\nexport const a = parse;\n",
+    'src/errors/problem.ts': "import { a } from '../geo/a.ts';\nexport const problem = a;\n",
+    'src/routes/problems.ts':
+      "import { problem } from '../errors/problem.ts';\nimport type { Plan } from '../env.ts';\nexport const p: Plan = String(problem);\n",
+    'src/index.ts': "import { p } from './routes/problems.ts';\nexport default p;\n",
+  };
+
+  it('passes imports the table allows', async () => {
+    expect(await checkImports(sources(allowed))).toEqual([]);
+  });
+
+  it('names each forbidden import, cycle, and module missing from the table', async () => {
+    const root = sources({
+      ...allowed,
+      // geo may import only ip: a type from routes is forbidden too.
+      'src/geo/b.ts': "import type { p } from '../routes/problems.ts';\nexport type B = typeof p;\n",
+      // Only problems.ts of routes may import errors.
+      'src/routes/other.ts': "import { problem } from '../errors/problem.ts';\nexport const o = problem;\n",
+      // The domain speaks no HTTP.
+      'src/ip/http.ts': "import type { Context } from 'hono';\nexport type C = Context;\n",
+      // A cycle inside a folder.
+      'src/ip/one.ts': "import { two } from './two.ts';\nexport const one = () => two;\n",
+      'src/ip/two.ts': "import { one } from './one.ts';\nexport const two = () => one;\n",
+      // Worker code never imports Node code, and data/ uses only geo and mmdb.
+      'src/env-node.ts': "import '../data/build.ts';\n",
+      'data/ip.ts': "import '../src/ip/parse.ts';\n",
+    });
+    const breaches = await checkImports(root);
+    expect(breaches.filter((breach) => breach.includes(' imports ')).map((breach) => breach.split(':')[0])).toEqual(
+      expect.arrayContaining([
+        'src/geo/b.ts imports src/routes/problems.ts',
+        'src/routes/other.ts imports src/errors/problem.ts',
+        expect.stringMatching(/^src\/ip\/http\.ts imports .*node_modules\/hono\//),
+        expect.stringMatching(/^src\/ip\/(one|two)\.ts imports src\/ip\/(one|two)\.ts → /),
+        'src/env-node.ts imports data/build.ts',
+        'data/ip.ts imports src/ip/parse.ts',
+      ]),
+    );
+    expect(breaches).toContain(`src/env-node.ts is in no row of docs/architecture.md's table "What may import what": add its row`);
+  });
+
+  it('passes on this repository', async () => {
+    expect(await checkImports('.')).toEqual([]);
+  });
+});
