@@ -51,7 +51,7 @@ export const BULK_SIZE = 50;
 /** The paid deployment's bulk row, beside the lookup-only one (`bulk of 50`). */
 export const PAID_BULK_ROW = `paid bulk of ${BULK_SIZE}`;
 
-/** The single lookup with issue 16's options: German names, six fields. */
+/** The single lookup with options (BENCHMARKS.md, "The targets"): German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';
 export const OPTIONS_QUERY = 'lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName';
 
