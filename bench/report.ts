@@ -5,7 +5,7 @@
 import type { AbFigures } from './ab.ts';
 import type { ColdStartReport } from './cold-start.ts';
 import type { ColdFigures, DistantReport, SweepReport, SwitchFigures } from './distant.ts';
-import { type HttpReport, type HttpRow, OPTIONS_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
+import { BULK_SIZE, type HttpReport, type HttpRow, OPTIONS_ROW, PAID_BULK_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
 import type { LookupReport } from './lookup.ts';
 import type { Machine, Revision } from './machine.ts';
 import { type MemoryReading, type MemoryReport, SETTLED_BYTES } from './memory.ts';
@@ -96,6 +96,9 @@ function spread(row: HttpRow, baseline: HttpRow): string {
   return ` (rounds ${percent(Math.min(...ratios)).replace('%', '')}–${percent(Math.max(...ratios))})`;
 }
 
+/** The lookup-only row of the same lookups as each paid row. */
+const UNGATED: Readonly<Record<string, string>> = { 'paid lookup': 'single JSON', [PAID_BULK_ROW]: `bulk of ${BULK_SIZE}` };
+
 /** Ratios against a target carry one decimal, so that a result just under it never reads as the target itself (84.8%, not 85%). */
 function httpRows(report: HttpReport): Row[] {
   const by = (name: string) => report.rows.find((row) => row.name === name);
@@ -108,6 +111,9 @@ function httpRows(report: HttpReport): Row[] {
     const comparison: string[] =
       row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial, 1)} of ${row.baseline}${baseline ? spread(row, baseline) : ''}`];
     if (row.name !== row.baseline && baseline) comparison.push(`CPU per request ${times(row.cpuPerRequest / baseline.cpuPerRequest)} ${row.baseline}'s`);
+    // A paid row against the same lookups without the gate: what the access check and usage counting add.
+    const ungated = by(UNGATED[row.name] ?? '');
+    if (ungated && !ungated.pending) comparison.push(`CPU per request ${times(row.cpuPerRequest / ungated.cpuPerRequest)} ${ungated.name}'s (lookup-only)`);
     let target = '';
     if (row.name === 'single JSON') target = `≥ 90% of trivial ${met(ofTrivial >= 0.9)}`;
     if (row.name === 'single XML') target = `(≥ 90% of trivial ${met(ofTrivial >= 0.9)})`;
@@ -384,7 +390,7 @@ decided by \`npm run bench:ab\`, which runs two builds side by side in one run (
 - **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start (other work on the machine skews the figures).
 - **Software:** Node ${machine.node} for the lookups and the load generator (autocannon ${machine.autocannon}); the Worker bundles (\`wrangler deploy --dry-run\`) run by workerd ${machine.workerd} through Miniflare ${machine.miniflare}, which simulates R2, KV and Durable Objects inside the same workerd process and is otherwise out of the way: each Worker is served on a loopback socket of its own, without Miniflare's entry worker or wrangler's proxy in front. The cold start runs \`workerd serve\` on a configuration of only the Worker and the simulators of what it binds (\`bench/worker/serve.ts\`), since Miniflare's other services start in the same process before the Worker listens; its figure through Miniflare is given beside it.
 - **Lookups:** ${lookup ? `${lookup.ipv4.toLocaleString('en')} random public IPv4 and ${lookup.ipv6.toLocaleString('en')} IPv6 addresses (seed ${lookup.seed}), the same for every reader, medians of ${lookup.runs} runs after a warm-up, readers alternating` : 'see the table'}.
-- **HTTP:** ${http ? `autocannon with ${http.connections} connections, each row ${http.rounds} × ${http.seconds} s, rows interleaved round by round, each round after ${ROUND_WARMUP_SECONDS} s of the same load unmeasured; requests/s are medians over rounds and ratios are of those medians, with in brackets the lowest and highest ratio within one round (how much the figures move on this machine); latencies are percentiles of every response` : 'see the table'}. \`lookup-only\` is \`bench/worker/lookup-only.js\`: the production lookup and bulk routes without the plan gate in front; \`free\` and \`de\` are the production deployments.
+- **HTTP:** ${http ? `autocannon with ${http.connections} connections, each row ${http.rounds} × ${http.seconds} s, rows interleaved round by round, each round after ${ROUND_WARMUP_SECONDS} s of the same load unmeasured; requests/s are medians over rounds and ratios are of those medians, with in brackets the lowest and highest ratio within one round (how much the figures move on this machine); latencies are percentiles of every response` : 'see the table'}. \`lookup-only\` is \`bench/worker/lookup-only.js\`: the production lookup and bulk routes without the plan gate in front; \`free\` and \`de\` are the production deployments; the paid rows' answers are counted for their account into the usage Worker beside \`de\`, in the same workerd process, so the CPU of counting and of writing it is in their figures.
 
 ${table(results)}
 
