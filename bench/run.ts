@@ -7,30 +7,44 @@
  * three the build of 3 shards, four the CPU of those shards),
  * the database build (`npm run data:build`, run first by the npm script when it is missing) not included.
  *
+ * It also writes the run's figures as `BENCHMARKS.json`, and from them the costs of docs/costs.md
+ * (`costs.ts`), which `npm run bench:costs` computes again after a price change without measuring.
+ *
  *     npm run bench -- [--quick]      --quick: fewer and shorter runs, for trying the scripts out
+ *     npm run bench -- --parts http,shardsPaidCpu,operations --shards-dir DIR
+ *                                     only those parts (BENCHMARKS.md is then left as it is), with a
+ *                                     sharded build made before instead of the shards part's
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseCommandLine } from '../data/command-line.ts';
+import { writeCosts } from './costs.ts';
 import { describeMachine, revision } from './machine.ts';
 import { benchmarksMarkdown, type Results, table } from './report.ts';
 import { ROOT } from './worker/deployment.ts';
 
-const USAGE = `usage: npm run bench -- [--quick]
+const USAGE = `usage: npm run bench -- [--quick] [--parts LIST [--shards-dir DIR]]
 
-Runs every benchmark (about twenty-two minutes), prints one table and rewrites BENCHMARKS.md with it.
-  --quick  fewer and shorter runs, for trying the scripts out`;
+Runs every benchmark (about twenty-five minutes), prints one table and rewrites BENCHMARKS.md with it,
+BENCHMARKS.json with the figures, and the costs of docs/costs.md from them.
+  --quick           fewer and shorter runs, for trying the scripts out
+  --parts LIST      only these parts, comma-separated (BENCHMARKS.md is not rewritten then)
+  --shards-dir DIR  a build of 3 shards made before, for the parts that serve one when shards does not run`;
 
-const line = parseCommandLine(process.argv.slice(2), { command: 'npm run bench', usage: USAGE, options: { quick: { type: 'boolean', default: false } } });
+const line = parseCommandLine(process.argv.slice(2), {
+  command: 'npm run bench',
+  usage: USAGE,
+  options: { quick: { type: 'boolean', default: false }, parts: { type: 'string' }, 'shards-dir': { type: 'string' } },
+});
 if (typeof line === 'number') process.exit(line);
 const { values } = line;
 const quick = values.quick;
 
 const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-'));
-/** Where the `shards` part builds 3 shards, which `shardsCpu` then serves. */
-const SHARDS_DIR = join(work, 'shards-3');
+/** Where the `shards` part builds 3 shards, which `shardsCpu`, `shardsPaidCpu` and `operations` then serve. */
+const SHARDS_DIR = values['shards-dir'] ? resolve(process.env.INIT_CWD ?? process.cwd(), values['shards-dir']) : join(work, 'shards-3');
 const SHARD_CPU_ROWS = ['--rows', 'trivial,single,bulk', '--rounds', quick ? '1' : '3', '--seconds', quick ? '2' : '3'];
 
 /** The parts: script, arguments, and the most seconds each may take. */
@@ -52,13 +66,21 @@ const PARTS = {
   // file behind the same hops with nothing in them: what a sharded lookup cannot go below.
   shardsCpu: ['bench/ab.ts', ['--b-shards', SHARDS_DIR, ...SHARD_CPU_ROWS], 300],
   hopsCpu: ['bench/ab.ts', ['--b-hops', '3', ...SHARD_CPU_ROWS], 300],
+  // The costs (docs/costs.md): a paid lookup through those 3 shards with the whole app (usage counted) against one file,
+  shardsPaidCpu: ['bench/ab.ts', ['--app', '--b-shards', SHARDS_DIR, '--rows', 'paid', '--rounds', quick ? '1' : '3', '--seconds', quick ? '2' : '3'], 300],
+  // and the billable operations of each kind of request, counted under load.
+  operations: ['bench/operations.ts', ['--shards', SHARDS_DIR, '--seconds', quick ? '2' : '5'], 300],
 } as const satisfies Record<string, readonly [string, readonly string[], number]>;
 
 const started = performance.now();
 const machine = describeMachine();
 
+const chosen = values.parts?.split(',');
+for (const name of chosen ?? []) if (!(name in PARTS)) throw new Error(`no part ${name}; parts are ${Object.keys(PARTS).join(', ')}`);
+
 /** Runs one part in its own process; its JSON result, or the reason it has none. */
 function run(name: keyof typeof PARTS): unknown {
+  if (chosen && !chosen.includes(name)) return 'not run (--parts)';
   const [script, args, limit] = PARTS[name];
   const out = join(work, `${name}.json`);
   console.log(`\n▶ ${name} (${script} ${args.join(' ')}, at most ${limit} s)`);
@@ -93,11 +115,22 @@ try {
     shards: run('shards') as Results['shards'],
     shardsCpu: run('shardsCpu') as Results['shardsCpu'],
     hopsCpu: run('hopsCpu') as Results['hopsCpu'],
+    shardsPaidCpu: run('shardsPaidCpu') as Results['shardsPaidCpu'],
+    operations: run('operations') as Results['operations'],
   };
   const done = { ...results, seconds: (performance.now() - started) / 1000 };
-  const file = join(ROOT, 'BENCHMARKS.md');
-  writeFileSync(file, benchmarksMarkdown(done, existsSync(file) ? readFileSync(file, 'utf8') : undefined));
-  console.log(`\n${table(done)}\n\nWritten to BENCHMARKS.md (${done.seconds.toFixed(0)} s).`);
+  // The figures the costs are computed from, kept so that `npm run bench:costs` can compute them again.
+  writeFileSync(join(ROOT, 'BENCHMARKS.json'), `${JSON.stringify(done, null, 2)}\n`);
+  writeCosts(done);
+  if (chosen) {
+    console.log(
+      `\n${table(done)}\n\nParts ${chosen.join(', ')}: written to BENCHMARKS.json and docs/costs.md; BENCHMARKS.md left as it is (${done.seconds.toFixed(0)} s).`,
+    );
+  } else {
+    const file = join(ROOT, 'BENCHMARKS.md');
+    writeFileSync(file, benchmarksMarkdown(done, existsSync(file) ? readFileSync(file, 'utf8') : undefined));
+    console.log(`\n${table(done)}\n\nWritten to BENCHMARKS.md, BENCHMARKS.json and docs/costs.md (${done.seconds.toFixed(0)} s).`);
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
