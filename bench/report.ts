@@ -319,6 +319,7 @@ export function benchmarksMarkdown(results: Results, previous: string | undefine
 Written by \`npm run bench\` (scripts in \`bench/\`; about ${Math.ceil(results.seconds / 60)} minutes). Each part also runs alone:
 \`npm run bench:lookup\`, \`bench:http\`, \`bench:profile\`, \`bench:cold\`, \`bench:memory\`. Whether a change is faster is
 decided by \`npm run bench:ab\`, which runs two builds side by side in one run (figures of separate runs move by 5–10% here).
+The run's figures are also in \`BENCHMARKS.json\`, from which [docs/costs.md](docs/costs.md) prices a million requests of each kind.
 
 - **Measured:** commit \`${revision.commit}\`${revision.dirty ? ' with uncommitted changes in the working tree' : ''}, ${results.date}.
 - **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start (other work on the machine skews the figures).
