@@ -16,7 +16,7 @@
  * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); with `--app`, the whole
  * `de` deployment instead (rows `paid` and `paidBulk`: a single and a bulk lookup with an API key, through
  * the access check and usage counting); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
- * in `http.ts`; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
+ * in `http.ts`; `free6`: the same from IPv6 clients; `status`: the uncounted status endpoint; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
  * per round, and B/A of the medians; then the same for the workerd process's CPU time per request,
  * and the median over rounds of each row's CPU per request over its own build's trivial row.
  *
@@ -54,7 +54,7 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --a-args ARGS  extra wrangler arguments for build A, e.g. --a-args=--minify
   --b-args ARGS  extra wrangler arguments for build B
   --env de|free  de: the lookup-only bundle (rows trivial, single, xml, options, bulk, bulkJa);
-                 free: the free deployment (rows trivial, free) (default de)
+                 free: the free deployment (rows trivial, free, free6, status, home) (default de)
   --rows LIST    comma-separated rows (default trivial,single)
   --rounds N     rounds (default 5)
   --seconds S    length of each row in a round (default 4)
@@ -110,6 +110,7 @@ function build(checkout: string, outDir: string, extra: string, entry = environm
 // The addresses and free-plan clients of `http.ts`.
 const address = addressCycle(20_000, 11, 12);
 const freeClient = clientCycle(REQUESTS_PER_CLIENT);
+const freeIpv6Client = clientCycle(REQUESTS_PER_CLIENT, 6);
 const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
 /** A row's next request; `authorization` is the API key of the deployment it goes to (`--app`). */
 const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
@@ -131,6 +132,9 @@ const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
     body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),
   free: () => get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': freeClient() }),
+  free6: () => get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': freeIpv6Client() }),
+  // Not counted: what the free plan's gate costs a request it lets through.
+  status: () => get('/api/v1/status', { 'CF-Connecting-IP': freeClient() }),
   // The free home page of the same lookup (issue 31): its cost beside `free` in one run.
   home: () => get(`/?ip=${address()}`, { 'CF-Connecting-IP': freeClient() }),
   // The whole paid app (`--app`): the access check and usage counting in front of the lookups.

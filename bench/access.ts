@@ -78,7 +78,8 @@ async function seedAccounts(kv: KvStore, count: number): Promise<{ keys: string[
   for (let i = 0; i < count; i++) {
     await createAccount(kv, `bench-key-${i}`);
     keys.push((await createApiKey(kv, `bench-key-${i}`)).key);
-    const ip = `10.${(i >> 8) & 255}.${i & 255}.1`;
+    // Public addresses: allow-ip refuses private-use ones (no server sends from them).
+    const ip = `11.${(i >> 8) & 255}.${i & 255}.1`;
     await createAccount(kv, `bench-ip-${i}`);
     await allowIp(kv, `bench-ip-${i}`, ip);
     ips.push(ip);

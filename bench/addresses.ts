@@ -95,13 +95,15 @@ export function addressCycle(ipv6Count: number, ipv4Seed: number, ipv6Seed: numb
 }
 
 /**
- * Free-plan client addresses (`CF-Connecting-IP`) in 11.0.0.0/8 (public, and far from anything the
- * tests use), each given `requestsPerClient` times before the next.
+ * Free-plan client addresses (`CF-Connecting-IP`) in 11.0.0.0/8, or with `family` 6 in 2a0b::/16, one
+ * /64 in each /48 (public, and far from anything the tests use), each given `requestsPerClient` times
+ * before the next.
  */
-export function clientCycle(requestsPerClient: number): () => string {
+export function clientCycle(requestsPerClient: number, family: 4 | 6 = 4): () => string {
   let request = 0;
   return () => {
     const n = Math.floor(request++ / requestsPerClient);
+    if (family === 6) return `2a0b:${((n >> 16) & 0xffff).toString(16)}:${(n & 0xffff).toString(16)}:1::1`;
     return `11.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
   };
 }

@@ -17,23 +17,34 @@
  *
  * With `--r2-latency-ms` and `--r2-mbps`, it measures instead the cold start and the switch with R2 that
  * far, the Workers cache off, empty and filled (`distant.ts`), under `--connections` steady clients.
+ * With `--sweep`, it does so at each of several distances (lists of latencies and speeds, by default
+ * 150 and 400 ms at 25, 16, 8, 4 and 2 MB/s), cache off and on, prints the table and writes it into
+ * BENCHMARKS.md as a section naming its run (`report.ts`); about a quarter of an hour.
  *
  *     npm run bench:cold -- [--starts 5] [--json FILE]
  *     npm run bench:cold -- --r2-latency-ms 150 --r2-mbps 25 [--connections 4] [--json FILE]
+ *     npm run bench:cold -- --sweep [--r2-latency-ms 150,400] [--r2-mbps 25,16,8,4,2] [--json FILE]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
-import { benchDistant } from './distant.ts';
+import { benchDistant, benchSweep, type Distance } from './distant.ts';
+import { describeMachine, revision } from './machine.ts';
+import { sweepSection, withSweepSection } from './report.ts';
 import { median } from './stats.ts';
-import { buildBundle, seedDatabase, startDeployment } from './worker/deployment.ts';
+import { buildBundle, ROOT, seedDatabase, startDeployment } from './worker/deployment.ts';
 import { serveBundle } from './worker/serve.ts';
+
+/** The sweep's distances by default: a bucket on the same continent and on another, from a good day to a bad one. */
+const SWEEP_LATENCIES_MS = [150, 400];
+const SWEEP_MBPS = [25, 16, 8, 4, 2];
 
 const USAGE = `usage: npm run bench:cold -- [--starts N] [--json FILE]
        npm run bench:cold -- --r2-latency-ms MS --r2-mbps MB [--connections N] [--json FILE]
+       npm run bench:cold -- --sweep [--r2-latency-ms MS,…] [--r2-mbps MB,…] [--connections N] [--json FILE]
 
 Cold start: from a fresh workerd process to the first lookup answered.
   --starts N          starts of each kind (default 5); medians are reported
@@ -41,7 +52,9 @@ Cold start: from a fresh workerd process to the first lookup answered.
 With R2 far away (a first-byte delay and a throughput), the cache off, empty and filled:
   --r2-latency-ms MS  the bucket's delay to the first byte (default 150 when --r2-mbps is given)
   --r2-mbps MB        the bucket's throughput in MB/s (default 25 when --r2-latency-ms is given)
-  --connections N     steady clients during the cold start and the switch (default 4)`;
+  --connections N     steady clients during the cold start and the switch (default 4)
+  --sweep             each latency at each throughput (lists; default ${SWEEP_LATENCIES_MS.join(',')} ms at ${SWEEP_MBPS.join(',')} MB/s),
+                      cache off and on: about a quarter of an hour; writes its section of BENCHMARKS.md`;
 
 /** Medians in milliseconds. */
 export interface ColdStartReport {
@@ -110,17 +123,34 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       'r2-latency-ms': { type: 'string' },
       'r2-mbps': { type: 'string' },
       connections: { type: 'string', default: '4' },
+      sweep: { type: 'boolean', default: false },
     },
   });
   if (typeof line === 'number') process.exit(line);
   const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-cold-'));
+  // The V8 inspector of the measured workerd (`BENCH_INSPECTOR_PORT` when several checkouts measure at once).
+  const inspectorPort = Number(process.env.BENCH_INSPECTOR_PORT ?? 9390);
   try {
-    if (values['r2-latency-ms'] !== undefined || values['r2-mbps'] !== undefined) {
+    if (values.sweep) {
+      const list = (text: string | undefined, fallback: number[]) => (text === undefined ? fallback : text.split(',').map(Number));
+      const latencies = list(values['r2-latency-ms'], SWEEP_LATENCIES_MS);
+      const speeds = list(values['r2-mbps'], SWEEP_MBPS);
+      if (!latencies.every((ms) => ms >= 0) || !speeds.every((mbps) => mbps > 0)) throw new Error('--r2-latency-ms must be ≥ 0 and --r2-mbps > 0');
+      const distances: Distance[] = latencies.flatMap((latencyMs) => speeds.map((megabytesPerSecond) => ({ latencyMs, megabytesPerSecond })));
+      const machine = describeMachine();
+      const measured = revision();
+      const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const started = performance.now();
+      const sweep = await benchSweep({ distances, connections: Number(values.connections), inspectorPort, work }, console.log);
+      const section = sweepSection({ machine, revision: measured, date, seconds: (performance.now() - started) / 1000, sweep });
+      const file = join(ROOT, 'BENCHMARKS.md');
+      if (existsSync(file)) writeFileSync(file, withSweepSection(readFileSync(file, 'utf8'), section));
+      console.log(`\n${section}\n\nWritten to BENCHMARKS.md.`);
+      if (values.json) writeFileSync(values.json, JSON.stringify(sweep, null, 2));
+    } else if (values['r2-latency-ms'] !== undefined || values['r2-mbps'] !== undefined) {
       const distance = { latencyMs: Number(values['r2-latency-ms'] ?? 150), megabytesPerSecond: Number(values['r2-mbps'] ?? 25) };
       if (!(distance.latencyMs >= 0 && distance.megabytesPerSecond > 0)) throw new Error('--r2-latency-ms must be ≥ 0 and --r2-mbps > 0');
-      // The V8 inspector of the measured workerd (`BENCH_INSPECTOR_PORT` when several checkouts measure at once).
-      const inspectorPort = Number(process.env.BENCH_INSPECTOR_PORT ?? 9390);
       const report = await benchDistant({ distance, connections: Number(values.connections), inspectorPort, work }, console.log);
       if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
     } else {

@@ -1,31 +1,47 @@
 /**
  * @module The cold start and the switch when R2 is far: the production free Worker run through
  * `worker/distant.js`, whose R2 answers each read after a first-byte delay and streams at a chosen
- * throughput, with the Workers cache off (as on `*.workers.dev`), empty, or filled by an earlier isolate.
+ * throughput, with the Workers cache off (as on `*.workers.dev`) or on.
  *
  * Under a steady load of `connections` clients (each request after the previous one, 5 ms apart, from
  * client addresses that stay far below the free plan's limit), it measures: the cold start (first lookup
  * of a fresh workerd process answered), the CPU of that load (busy time of the isolate's V8 profile,
- * since a Worker's clock stands still while it computes: the samples under reading, hashing and parsing), the isolate's peak memory during it (heap in
- * use plus ArrayBuffers, sampled every 25 ms, no collection forced), and, after another build is
- * published, the slowest request and the failed ones until every answer names the new version (the
- * isolate checks at most once a minute, so each switch takes a minute to begin).
+ * since a Worker's clock stands still while it computes: the samples under reading, hashing and
+ * parsing), the isolate's peak memory during it (heap in use plus ArrayBuffers, sampled every 25 ms, no
+ * collection forced), and, after another build is published, the slowest request and the failed ones
+ * until every answer names the new version, with the data events the Worker logged meanwhile (one
+ * `load` and one `switch` when all is well). The isolate's clock is moved a minute ahead once the build
+ * is published, so that its minute's check is due at once rather than up to a minute later.
+ *
+ * {@link benchDistant} measures one distance (what `npm run bench` runs); {@link benchSweep} a row of
+ * them, cache off and on (`npm run bench:cold -- --sweep`).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DATABASE_FILE } from '../data/build.ts';
+import { readBuildFile } from '../data/publish/build-file.ts';
 import { type R2Like, r2Bucket } from '../data/publish/r2-bucket.ts';
 import { type Publication, publishTo, wholeFilePublication } from '../data/publish/record.ts';
 import { mib } from './stats.ts';
-import { buildBundle, type Deployment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
+import { buildBundle, type Deployment, startDeployment, workerName } from './worker/deployment.ts';
 import { HeapPeak, Inspector } from './worker/inspector.ts';
 
 /** How far R2 is. */
-interface Distance {
+export interface Distance {
   readonly latencyMs: number;
   readonly megabytesPerSecond: number;
+}
+
+/** A data event the Worker logged (`src/geo/data-events.ts`), with the fields the benchmark reads. */
+interface LoggedEvent {
+  readonly event: string;
+  readonly source?: string;
+  readonly waits?: boolean;
+  readonly verifyMs?: number;
+  readonly waitMs?: number;
+  readonly ms?: number;
 }
 
 /** One cold start. */
@@ -41,6 +57,10 @@ export interface ColdFigures {
   readonly peakBytes: number;
   /** The ArrayBuffers in {@link peakBytes} (the database, stream buffers); the rest is V8's heap. */
   readonly peakArrayBufferBytes: number;
+  /** The most ArrayBuffers at any moment of the load, bytes. */
+  readonly arrayBuffersPeakBytes: number;
+  /** Where the `load` event says the bytes came from (`cache` or `r2`), if one was logged. */
+  readonly source: string | undefined;
 }
 
 /** One switch. */
@@ -49,13 +69,18 @@ export interface SwitchFigures {
   readonly requests: number;
   readonly failed: number;
   readonly slowestMs: number;
-  /** The publication until the first answer from the new version, ms (most of it the minute's wait). */
+  /** The publication until the first answer from the new version, ms (the minute's wait is skipped). */
   readonly seenAfterMs: number;
   readonly peakBytes: number;
   readonly peakArrayBufferBytes: number;
+  readonly arrayBuffersPeakBytes: number;
+  /** `load` events logged meanwhile: 1 when the new version was loaded once. */
+  readonly loads: number;
+  /** The `switch` event, when one was logged. */
+  readonly logged: { readonly waits: boolean; readonly source: string; readonly verifyMs?: number; readonly waitMs: number } | undefined;
 }
 
-/** Everything the distant benchmark measured. */
+/** Everything the distant benchmark measured at one distance. */
 export interface DistantReport {
   readonly distance: Distance;
   readonly connections: number;
@@ -64,6 +89,25 @@ export interface DistantReport {
   readonly noCache: { readonly cold: ColdFigures; readonly switch: SwitchFigures };
   /** The cache on: a first isolate finds it empty, a second one finds the copy the first left. */
   readonly cache: { readonly coldEmpty: ColdFigures; readonly coldFilled: ColdFigures; readonly switch: SwitchFigures };
+}
+
+/** One distance of a sweep, or why it has no figures. */
+type SweepRow =
+  | {
+      readonly distance: Distance;
+      readonly noCache: { readonly cold: ColdFigures; readonly switch: SwitchFigures };
+      /** The cache on: the cold start reads the copy an earlier isolate left (the first row's: R2). */
+      readonly cache: { readonly cold: ColdFigures; readonly switch: SwitchFigures };
+      /** How long the row took, s. */
+      readonly seconds: number;
+    }
+  | { readonly distance: Distance; readonly error: string };
+
+/** What a sweep measured. */
+export interface SweepReport {
+  readonly connections: number;
+  readonly databaseBytes: number;
+  readonly rows: readonly SweepRow[];
 }
 
 interface Sample {
@@ -142,92 +186,163 @@ function loadCpuMs(profile: CpuProfile): number {
   return micros / 1000;
 }
 
-/** A running deployment with its inspector, heap sampler and steady load. */
+/** A running deployment with its inspector, heap sampler, steady load, and the data events it logged. */
 interface Running {
   readonly deployment: Deployment;
   readonly inspector: Inspector;
   readonly heap: HeapPeak;
   readonly load: SteadyLoad;
+  /** Each data event with when it arrived (`performance.now()`). */
+  readonly events: { readonly at: number; readonly event: LoggedEvent }[];
   readonly cold: ColdFigures;
 }
 
-/** Starts a fresh process and measures its cold start under the steady load, which keeps going. */
-async function coldStart(bundle: string, state: string, options: BenchOptions, cache: boolean): Promise<Running> {
+/** How long a cold start, or a switch, may take before the run is given up, ms. */
+const PHASE_LIMIT_MS = 150_000;
+
+/**
+ * Starts a fresh process, makes `current` current in its bucket with no cached copy of `next` (a sweep's
+ * earlier switch left one), and measures its cold start under the steady load, which keeps going.
+ */
+async function coldStart(
+  bundle: string,
+  state: string,
+  options: BenchOptions,
+  cache: boolean,
+  current: Build,
+  next: Build,
+  log: (line: string) => void,
+): Promise<Running> {
+  const events: Running['events'] = [];
   const deployment = await startDeployment('free', bundle, state, {
     inspectorPort: options.inspectorPort,
     cache,
     vars: { BENCH_R2_LATENCY_MS: String(options.distance.latencyMs), BENCH_R2_MBPS: String(options.distance.megabytesPerSecond) },
+    onLog: (line) => {
+      const event = dataEvent(line);
+      if (event) events.push({ at: performance.now(), event });
+      log(`    ${line}`);
+    },
   });
-  const inspector = await Inspector.connect(options.inspectorPort, workerName('free'));
-  await inspector.send('Profiler.enable');
-  await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
-  const heap = new HeapPeak(inspector);
-  await sleep(200);
-  heap.reset();
-  await inspector.send('Profiler.start');
-  const started = performance.now();
-  const load = new SteadyLoad(deployment.url, options.connections);
-  const deadline = started + 120_000;
-  let answered: Sample | undefined;
-  while (!answered && performance.now() < deadline) {
-    await sleep(2);
-    answered = load.samples.find((s) => s.status === 200);
+  try {
+    await publishTo(
+      r2Bucket((await deployment.miniflare.getR2Bucket('GEO_DATA', workerName('free'))) as unknown as R2Like, 'GEO_DATA'),
+      current,
+      new Date(),
+      () => {},
+    );
+    const [shard] = next.shards;
+    if (cache && shard) {
+      const query = new URLSearchParams({ key: `ipgeo-${next.version}.mmdb`, sha256: shard.sha256 });
+      await (await fetch(new URL(`/__bench/forget?${query}`, deployment.url), { method: 'POST' })).arrayBuffer();
+    }
+    const inspector = await Inspector.connect(options.inspectorPort, workerName('free'));
+    await inspector.send('Profiler.enable');
+    await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
+    const heap = new HeapPeak(inspector);
+    await sleep(200);
+    heap.reset();
+    await inspector.send('Profiler.start');
+    const started = performance.now();
+    const load = new SteadyLoad(deployment.url, options.connections);
+    let answered: Sample | undefined;
+    while (!answered && performance.now() - started < PHASE_LIMIT_MS) {
+      await sleep(2);
+      answered = load.samples.find((s) => s.status === 200);
+    }
+    const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
+    if (!answered) {
+      await load.stop();
+      heap.stop();
+      inspector.close();
+      throw new Error(`no lookup was answered within ${PHASE_LIMIT_MS / 1000} s of the start`);
+    }
+    const answeredAt = answered.sentAt + answered.ms;
+    // The cache is filled after the load, in its waitUntil: its memory counts too.
+    await sleep(3000);
+    const before = load.samples.filter((s) => s.sentAt < answeredAt);
+    const first = load.samples.reduce((a, b) => (a.sentAt <= b.sentAt ? a : b));
+    const cold = {
+      coldMs: first.ms,
+      cpuMs: loadCpuMs(profile),
+      slowestMs: Math.max(...before.map((s) => s.ms)),
+      failed: before.filter((s) => s.status !== 200).length,
+      peakBytes: heap.peak,
+      peakArrayBufferBytes: heap.arrayBuffersAtPeak,
+      arrayBuffersPeakBytes: heap.arrayBuffersPeak,
+      source: events.find((e) => e.event.event === 'load')?.event.source,
+    };
+    return { deployment, inspector, heap, load, events, cold };
+  } catch (error) {
+    await deployment.dispose();
+    throw error;
   }
-  const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
-  if (!answered) throw new Error('no lookup was answered within 120 s of the start');
-  const answeredAt = answered.sentAt + answered.ms;
-  // The cache is filled after the load, in its waitUntil: its memory counts too.
-  await sleep(3000);
-  const before = load.samples.filter((s) => s.sentAt < answeredAt);
-  const first = load.samples.reduce((a, b) => (a.sentAt <= b.sentAt ? a : b));
-  const cold = {
-    coldMs: first.ms,
-    cpuMs: loadCpuMs(profile),
-    slowestMs: Math.max(...before.map((s) => s.ms)),
-    failed: before.filter((s) => s.status !== 200).length,
-    peakBytes: heap.peak,
-    peakArrayBufferBytes: heap.arrayBuffersAtPeak,
-  };
-  return { deployment, inspector, heap, load, cold };
 }
+
+/** The data event a line of the Worker's log is, if it is one. */
+function dataEvent(line: string): LoggedEvent | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const parsed = JSON.parse(line) as Partial<LoggedEvent>;
+    return typeof parsed.event === 'string' ? (parsed as LoggedEvent) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The isolate's minute between checks for a new version (`CHECK_INTERVAL_MS` of `src/geo/slot.ts`). */
+const CHECK_INTERVAL_MS = 60_000;
 
 /** Publishes `build` and waits until answers name it; then stops the deployment. */
 async function switchTo(running: Running, build: Build, log: (line: string) => void): Promise<SwitchFigures> {
-  const { deployment, load, heap } = running;
-  const bucket = (await deployment.miniflare.getR2Bucket('GEO_DATA', workerName('free'))) as unknown as R2Like;
-  heap.reset();
-  const publishedAt = performance.now();
-  // Its object is there already (see `seed`): only the current record is written.
-  await publishTo(r2Bucket(bucket, 'GEO_DATA'), build, new Date(), () => {});
-  let seen: Sample | undefined;
-  while (!seen && performance.now() - publishedAt < 120_000) {
-    await sleep(100);
-    seen = load.samples.find((s) => s.sentAt >= publishedAt && s.version === build.version);
+  const { deployment, load, heap, events } = running;
+  try {
+    const bucket = (await deployment.miniflare.getR2Bucket('GEO_DATA', workerName('free'))) as unknown as R2Like;
+    heap.reset();
+    const publishedAt = performance.now();
+    // Its object is there already (see `seed`): only the current record is written.
+    await publishTo(r2Bucket(bucket, 'GEO_DATA'), build, new Date(), () => {});
+    await (await fetch(new URL(`/__bench/clock?ahead=${CHECK_INTERVAL_MS}`, deployment.url), { method: 'POST' })).arrayBuffer();
+    let seen: Sample | undefined;
+    while (!seen && performance.now() - publishedAt < PHASE_LIMIT_MS) {
+      await sleep(100);
+      seen = load.samples.find((s) => s.sentAt >= publishedAt && s.version === build.version);
+    }
+    if (!seen) throw new Error(`${build.version} was not answered within ${PHASE_LIMIT_MS / 1000} s of its publication`);
+    const seenAt = seen.sentAt + seen.ms;
+    await sleep(2000);
+    await load.stop();
+    const during = load.samples.filter((s) => s.sentAt >= publishedAt && s.sentAt <= seenAt + 2000);
+    const logged = events.filter((e) => e.at >= publishedAt).map((e) => e.event);
+    const switched = logged.find((event) => event.event === 'switch');
+    const figures: SwitchFigures = {
+      requests: during.length,
+      failed: during.filter((s) => s.status !== 200).length,
+      slowestMs: Math.max(...during.map((s) => s.ms)),
+      seenAfterMs: seenAt - publishedAt,
+      peakBytes: heap.peak,
+      peakArrayBufferBytes: heap.arrayBuffersAtPeak,
+      arrayBuffersPeakBytes: heap.arrayBuffersPeak,
+      loads: logged.filter((event) => event.event === 'load').length,
+      logged: switched && {
+        waits: switched.waits === true,
+        source: switched.source ?? '',
+        ...(switched.verifyMs === undefined ? {} : { verifyMs: switched.verifyMs }),
+        waitMs: switched.waitMs ?? Number.NaN,
+      },
+    };
+    log(
+      `  switch: ${figures.requests} requests, ${figures.failed} failed, slowest ${figures.slowestMs.toFixed(0)} ms; seen ${(figures.seenAfterMs / 1000).toFixed(1)} s after publishing; ` +
+        `isolate peak ${mib(figures.peakBytes)} (ArrayBuffers ${mib(figures.peakArrayBufferBytes)}; at most ${mib(figures.arrayBuffersPeakBytes)}); ` +
+        `${figures.loads} load${figures.loads === 1 ? '' : 's'}, ${figures.logged ? 'switch logged' : 'NO switch logged'}`,
+    );
+    return figures;
+  } finally {
+    await stop(running);
   }
-  if (!seen) throw new Error(`${build.version} was not answered within 120 s of its publication`);
-  const seenAt = seen.sentAt + seen.ms;
-  await sleep(2000);
-  await load.stop();
-  running.heap.stop();
-  running.inspector.close();
-  await deployment.dispose();
-  const during = load.samples.filter((s) => s.sentAt >= publishedAt && s.sentAt <= seenAt + 2000);
-  const figures = {
-    requests: during.length,
-    failed: during.filter((s) => s.status !== 200).length,
-    slowestMs: Math.max(...during.map((s) => s.ms)),
-    seenAfterMs: seenAt - publishedAt,
-    peakBytes: heap.peak,
-    peakArrayBufferBytes: heap.arrayBuffersAtPeak,
-  };
-  log(
-    `  switch: ${figures.requests} requests, ${figures.failed} failed, slowest ${figures.slowestMs.toFixed(0)} ms; seen ${(figures.seenAfterMs / 1000).toFixed(1)} s after publishing; ` +
-      `isolate peak ${mib(figures.peakBytes)} (ArrayBuffers ${mib(figures.peakArrayBufferBytes)})`,
-  );
-  return figures;
 }
 
-/** Ends a run that is not switched: the steady load, the sampler, the process. */
+/** Ends a run: the steady load, the sampler, the process. */
 async function stop(running: Running): Promise<void> {
   await running.load.stop();
   running.heap.stop();
@@ -261,50 +376,56 @@ export interface BenchOptions {
 }
 
 function describe(what: string, cold: ColdFigures): string {
-  return `  ${what}: cold start ${cold.coldMs.toFixed(0)} ms, load CPU ${cold.cpuMs.toFixed(0)} ms, slowest request ${cold.slowestMs.toFixed(0)} ms, ${cold.failed} failed, isolate peak ${mib(cold.peakBytes)} (ArrayBuffers ${mib(cold.peakArrayBufferBytes)})`;
+  return `  ${what}: cold start ${cold.coldMs.toFixed(0)} ms (from ${cold.source ?? '?'}), load CPU ${cold.cpuMs.toFixed(0)} ms, slowest request ${cold.slowestMs.toFixed(0)} ms, ${cold.failed} failed, isolate peak ${mib(cold.peakBytes)} (ArrayBuffers ${mib(cold.peakArrayBufferBytes)}; at most ${mib(cold.arrayBuffersPeakBytes)})`;
 }
 
-/** Runs the benchmark: the cache off, then on (empty, then filled), each with a switch. */
-export async function benchDistant(options: BenchOptions, log: (line: string) => void = () => {}): Promise<DistantReport> {
-  const bundle = buildBundle('free', join(options.work, 'distant-bundle'), 'bench/worker/distant.js');
-  const next = otherBuild();
-  /**
-   * Publishes the other build, then the default one again: both objects are in R2 and the default is
-   * current. Uploading 61 MiB into Miniflare's R2 holds up its workerd process for seconds, so it is
-   * done here, not while the switch is measured.
-   */
-  const seed = async (state: string) => {
-    // Miniflare's proxy to R2 now and then drops a 61 MiB upload ("other side closed"): tried three times.
-    for (let attempt = 1; ; attempt++) {
-      const seeding = await startDeployment('free', bundle, state);
-      try {
-        const bucket = r2Bucket((await seeding.miniflare.getR2Bucket('GEO_DATA', workerName('free'))) as unknown as R2Like, 'GEO_DATA');
-        await publishTo(bucket, next, new Date(), () => {});
-        await seedDatabase(seeding, DATABASE_FILE);
-        return;
-      } catch (error) {
-        if (attempt === 3) throw error;
-        log(`  seeding failed (${(error as Error).message}); again`);
-      } finally {
-        await seeding.dispose();
-      }
-    }
-  };
+/** The bundle, the two builds, and one local store holding both objects with `current` current. */
+interface Stage {
+  readonly bundle: string;
+  readonly state: string;
+  readonly current: Build;
+  readonly next: Build;
+}
 
+/**
+ * Bundles the Worker, and uploads both builds into a local store. Uploading 61 MiB into Miniflare's R2
+ * holds up its workerd process for seconds, so it is done here, once, not while anything is measured.
+ */
+async function stage(work: string, log: (line: string) => void): Promise<Stage> {
+  const bundle = buildBundle('free', join(work, 'distant-bundle'), 'bench/worker/distant.js');
+  const state = join(work, 'distant-state');
+  const current = readBuildFile(DATABASE_FILE);
+  const next = otherBuild();
+  // Miniflare's proxy to R2 now and then drops a 61 MiB upload ("other side closed"): tried three times.
+  for (let attempt = 1; ; attempt++) {
+    const seeding = await startDeployment('free', bundle, state);
+    try {
+      const bucket = r2Bucket((await seeding.miniflare.getR2Bucket('GEO_DATA', workerName('free'))) as unknown as R2Like, 'GEO_DATA');
+      await publishTo(bucket, next, new Date(), () => {});
+      await publishTo(bucket, current, new Date(), () => {});
+      return { bundle, state, current, next };
+    } catch (error) {
+      if (attempt === 3) throw error;
+      log(`  seeding failed (${(error as Error).message}); again`);
+    } finally {
+      await seeding.dispose();
+    }
+  }
+}
+
+/** Runs the benchmark at one distance: the cache off, then on (empty, then filled), each with a switch. */
+export async function benchDistant(options: BenchOptions, log: (line: string) => void = () => {}): Promise<DistantReport> {
+  const { bundle, state, current, next } = await stage(options.work, log);
   log('the Workers cache off:');
-  const offState = join(options.work, 'distant-off');
-  await seed(offState);
-  const off = await coldStart(bundle, offState, options, false);
+  const off = await coldStart(bundle, state, options, false, current, next, log);
   log(describe('cold start', off.cold));
   const offSwitch = await switchTo(off, next, log);
 
   log('the Workers cache on:');
-  const onState = join(options.work, 'distant-on');
-  await seed(onState);
-  const empty = await coldStart(bundle, onState, options, true);
+  const empty = await coldStart(bundle, state, options, true, current, next, log);
   log(describe('cold start, cache empty', empty.cold));
   await stop(empty);
-  const filled = await coldStart(bundle, onState, options, true);
+  const filled = await coldStart(bundle, state, options, true, current, next, log);
   log(describe('cold start, cache filled', filled.cold));
   const onSwitch = await switchTo(filled, next, log);
 
@@ -315,4 +436,39 @@ export async function benchDistant(options: BenchOptions, log: (line: string) =>
     noCache: { cold: off.cold, switch: offSwitch },
     cache: { coldEmpty: empty.cold, coldFilled: filled.cold, switch: onSwitch },
   };
+}
+
+/**
+ * Runs the benchmark at each of `distances` in turn, each a cold start and a switch with the cache off,
+ * then on: the first row's cached cold start reads R2 and fills the cache, the later rows' read that
+ * copy (the switch to the other build always reads R2, whose cached copy each run deletes first). A row
+ * that fails or overruns ({@link PHASE_LIMIT_MS} a phase) is reported as such, and the next one runs.
+ */
+export async function benchSweep(
+  options: Omit<BenchOptions, 'distance'> & { readonly distances: readonly Distance[] },
+  log: (line: string) => void = () => {},
+): Promise<SweepReport> {
+  const { bundle, state, current, next } = await stage(options.work, log);
+  const rows: SweepRow[] = [];
+  for (const distance of options.distances) {
+    const started = performance.now();
+    const at = { ...options, distance };
+    log(`R2 ${distance.latencyMs} ms to the first byte, ${distance.megabytesPerSecond} MB/s:`);
+    try {
+      const off = await coldStart(bundle, state, at, false, current, next, log);
+      log(describe('cache off, cold start', off.cold));
+      const offSwitch = await switchTo(off, next, log);
+      const on = await coldStart(bundle, state, at, true, current, next, log);
+      log(describe('cache on, cold start', on.cold));
+      const onSwitch = await switchTo(on, next, log);
+      const seconds = (performance.now() - started) / 1000;
+      rows.push({ distance, noCache: { cold: off.cold, switch: offSwitch }, cache: { cold: on.cold, switch: onSwitch }, seconds });
+      log(`  (${seconds.toFixed(0)} s)`);
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0] ?? String(error);
+      log(`  failed: ${message}`);
+      rows.push({ distance, error: message });
+    }
+  }
+  return { connections: options.connections, databaseBytes: next.shards[0]?.bytes ?? 0, rows };
 }

@@ -5,7 +5,7 @@
  */
 import type { AbFigures } from './ab.ts';
 import type { ColdStartReport } from './cold-start.ts';
-import type { ColdFigures, DistantReport, SwitchFigures } from './distant.ts';
+import type { ColdFigures, DistantReport, SweepReport, SwitchFigures } from './distant.ts';
 import { BULK_SIZE, type HttpReport, type HttpRow, OPTIONS_ROW, PAID_BULK_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
 import type { LookupReport } from './lookup.ts';
 import type { Machine, Revision } from './machine.ts';
@@ -192,16 +192,27 @@ function coldRows(report: ColdStartReport): Row[] {
   ];
 }
 
+/** How a switch was logged: `switch` with its verification and wait, or not, and the loads beside it. */
+function loggedSwitch(figures: SwitchFigures): string {
+  const { logged, loads } = figures;
+  const more = loads === 1 ? '' : `; ${loads} loads`;
+  if (!logged) return `**not logged**${more}`;
+  const verify = logged.verifyMs === undefined ? '' : `verify ${(logged.verifyMs / 1000).toFixed(1)} s, `;
+  return `logged: ${verify}wait ${(logged.waitMs / 1000).toFixed(1)} s, from ${logged.source}${more}`;
+}
+
 function distantRows(report: DistantReport): Row[] {
   const { distance, noCache, cache } = report;
   const far = `R2 ${distance.latencyMs} ms to the first byte, ${distance.megabytesPerSecond} MB/s (\`bench/worker/distant.js\`, free bundle through Miniflare, ${report.connections} steady clients)`;
   const cold = (what: string, figures: ColdFigures) =>
     `${what} ${figures.coldMs.toFixed(0)} ms (load CPU ${figures.cpuMs.toFixed(0)} ms, isolate peak ${mib(figures.peakBytes)}, ${figures.failed} failed)`;
   const switched = (what: string, figures: SwitchFigures) =>
-    `${what}: slowest ${figures.slowestMs.toFixed(0)} ms of ${figures.requests.toLocaleString('en')}, ${figures.failed} failed`;
+    `${what}: slowest ${figures.slowestMs.toFixed(0)} ms of ${figures.requests.toLocaleString('en')}, ${figures.failed} failed, ArrayBuffers at most ${mib(figures.arrayBuffersPeakBytes)}, switch ${loggedSwitch(figures)}`;
   const colds = [noCache.cold, cache.coldEmpty, cache.coldFilled];
   const failed = colds.reduce((sum, figures) => sum + figures.failed, 0);
-  const switchFailed = noCache.switch.failed + cache.switch.failed;
+  const switches = [noCache.switch, cache.switch];
+  const switchFailed = switches.reduce((sum, figures) => sum + figures.failed, 0);
+  const loggedOnce = switches.every((figures) => figures.logged !== undefined && figures.loads === 1);
   return [
     [
       `cold start under load, ${far}: first lookup of a fresh process answered`,
@@ -214,8 +225,8 @@ function distantRows(report: DistantReport): Row[] {
       `switch under load, ${far}: another build published until every answer names it`,
       `**${switched('cache off', noCache.switch)}; ${switched('cache on', cache.switch)}**`,
       '',
-      `the old database is released before the new one loads; the isolate checks once a minute (seen ${(noCache.switch.seenAfterMs / 1000).toFixed(0)} s and ${(cache.switch.seenAfterMs / 1000).toFixed(0)} s after publishing)`,
-      `no request fails ${met(switchFailed === 0)}`,
+      `verified while the old database answers, then the old one released and the new one loaded; the isolate's clock moved a minute on, so that its check is due at once (seen ${(noCache.switch.seenAfterMs / 1000).toFixed(1)} s and ${(cache.switch.seenAfterMs / 1000).toFixed(1)} s after publishing)`,
+      `no request fails ${met(switchFailed === 0)}, one load and its switch logged ${met(loggedOnce)}`,
     ],
   ];
 }
@@ -304,14 +315,105 @@ function profileSection(profiles: readonly RouteProfile[] | string): string {
 
 const ANALYSIS_START = '<!-- analysis: kept by npm run bench -->';
 const ANALYSIS_END = '<!-- /analysis -->';
+const SWEEP_START = '<!-- sweep: written by npm run bench:cold -- --sweep, kept by npm run bench -->';
+const SWEEP_END = '<!-- /sweep -->';
+
+/** The part of `markdown` from `start` to `end`, both included, if it has one. */
+function block(markdown: string | undefined, start: string, end: string): string | undefined {
+  const from = markdown?.indexOf(start) ?? -1;
+  const to = markdown?.indexOf(end, from) ?? -1;
+  return markdown !== undefined && from >= 0 && to >= 0 ? markdown.slice(from, to + end.length) : undefined;
+}
+
+/** What `npm run bench:cold -- --sweep` measured, and the run it names. */
+export interface SweepResults {
+  readonly machine: Machine;
+  readonly revision: Revision;
+  readonly date: string;
+  readonly seconds: number;
+  readonly sweep: SweepReport;
+}
+
+/** One row of the sweep's table, for one distance and the cache off or on. */
+function sweepLine(row: Extract<SweepReport['rows'][number], { noCache: unknown }>, cached: boolean): string {
+  const { cold, switch: figures } = cached ? row.cache : row.noCache;
+  const failed = (count: number) => (count === 0 ? '0 failed' : `**${count.toLocaleString('en')} failed**`);
+  return [
+    `${row.distance.latencyMs} ms, ${row.distance.megabytesPerSecond} MB/s`,
+    cached ? 'on' : 'off',
+    `${(cold.coldMs / 1000).toFixed(1)} s from ${cold.source ?? '?'}, ${failed(cold.failed)}`,
+    `${figures.requests.toLocaleString('en')}, ${failed(figures.failed)}`,
+    `${(figures.slowestMs / 1000).toFixed(1)} s`,
+    mib(figures.peakBytes),
+    mib(figures.arrayBuffersPeakBytes),
+    loggedSwitch(figures),
+  ].join(' | ');
+}
+
+/** The speeds at which requests failed, in a sentence of the sweep's section. */
+function failingSpeeds(sweep: SweepReport): string {
+  const measured = sweep.rows.filter((row) => 'noCache' in row);
+  const failing = (cached: boolean) =>
+    measured.filter((row) => (cached ? row.cache : row.noCache).switch.failed + (cached ? row.cache : row.noCache).cold.failed > 0).map((row) => row.distance);
+  const named = (distances: readonly { latencyMs: number; megabytesPerSecond: number }[]) =>
+    distances.length === 0 ? 'at no speed measured' : `at ${distances.map((d) => `${d.megabytesPerSecond} MB/s (${d.latencyMs} ms)`).join(', ')}`;
+  return `Requests failed (\`503 DATA_UNAVAILABLE\`, mostly after the 20 s wait limit) with the cache off ${named(failing(false))}; with it on ${named(failing(true))}.`;
+}
+
+/** The section of `BENCHMARKS.md` that a sweep writes, naming its own run. */
+export function sweepSection(results: SweepResults): string {
+  const { machine, revision, sweep } = results;
+  const header = [
+    'R2: first byte, throughput',
+    'Workers cache',
+    'cold start: first answer, failed',
+    'switch: requests, failed',
+    'slowest request',
+    'isolate peak',
+    'ArrayBuffers at most',
+    '`switch` event',
+  ];
+  const lines = sweep.rows.flatMap((row) =>
+    'error' in row
+      ? [
+          [
+            `${row.distance.latencyMs} ms, ${row.distance.megabytesPerSecond} MB/s`,
+            `failed: ${row.error.replaceAll('|', '\\|')}`,
+            ...header.slice(2).map(() => ''),
+          ].join(' | '),
+        ]
+      : [sweepLine(row, false), sweepLine(row, true)],
+  );
+  return `${SWEEP_START}
+## Switching over a slow bucket (\`npm run bench:cold -- --sweep\`)
+
+- **Measured:** commit \`${revision.commit}\`${revision.dirty ? ' with uncommitted changes in the working tree' : ''}, ${results.date}, in ${(results.seconds / 60).toFixed(1)} minutes.
+- **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; workerd ${machine.workerd}, Miniflare ${machine.miniflare}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start.
+- **How:** the production free Worker through \`bench/worker/distant.js\`, whose R2 answers each read after the first-byte delay and sends the body at the throughput; ${sweep.connections} steady clients. Each row starts a fresh process with the Workers cache off (as on \`*.workers.dev\`), then one with it on (its cold start reads the copy an earlier process left, the first row's reads R2); each publishes a build of the same size (${mib(sweep.databaseBytes)}) and moves the isolate's clock a minute on, so that its minute's check is due at once. The switch's figures run from the publication until 2 s after the first answer from the new version; the peaks are the isolate's (V8 heap in use, garbage included, plus ArrayBuffers) sampled every 25 ms; the \`switch\` event's verification and wait are by the Worker's clock, and "loads" counts the \`load\` events logged meanwhile (one when all is well).
+
+| ${header.join(' | ')} |
+| ${header.map(() => '---').join(' | ')} |
+${lines.map((line) => `| ${line} |`).join('\n')}
+
+${failingSpeeds(sweep)}
+${SWEEP_END}`;
+}
+
+/** `markdown` with its sweep section replaced by `section`, or `section` added before the profile (or at the end). */
+export function withSweepSection(markdown: string, section: string): string {
+  const old = block(markdown, SWEEP_START, SWEEP_END);
+  if (old !== undefined) return markdown.replace(old, () => section);
+  const profile = markdown.indexOf('\n## Profile of the isolate');
+  return profile >= 0 ? `${markdown.slice(0, profile)}\n${section}\n${markdown.slice(profile)}` : `${markdown.trimEnd()}\n\n${section}\n`;
+}
 
 /** `BENCHMARKS.md`: the latest figures, keeping the hand-written analysis of the previous file. */
 export function benchmarksMarkdown(results: Results, previous: string | undefined): string {
   const { machine, revision } = results;
-  const kept = previous?.includes(ANALYSIS_START)
-    ? previous.slice(previous.indexOf(ANALYSIS_START), previous.indexOf(ANALYSIS_END) + ANALYSIS_END.length)
-    : undefined;
+  const kept = block(previous, ANALYSIS_START, ANALYSIS_END);
   const analysis = kept ?? `${ANALYSIS_START}\n_The analyses: to be written from the figures and the profile._\n${ANALYSIS_END}`;
+  // The sweep is a run of its own (about a quarter of an hour): its section is kept as it was written.
+  const sweep = block(previous, SWEEP_START, SWEEP_END);
   const http = typeof results.http === 'string' ? undefined : results.http;
   const lookup = typeof results.lookup === 'string' ? undefined : results.lookup;
   return `# Benchmarks
@@ -332,7 +434,7 @@ ${table(results)}
 ## Analyses
 
 ${analysis}
-
+${sweep === undefined ? '' : `\n${sweep}\n`}
 ## Profile of the isolate under load (\`npm run bench:profile\`)
 
 ${profileSection(results.profile)}

@@ -3,8 +3,8 @@
  *
  * Each part runs in a Node process of its own (so that one's heap does not weigh on the next), bounded
  * in time; a part that fails or overruns is reported as such in the table and the others still run.
- * The whole run takes about twenty-five minutes on two cores (three of them the distant R2's two switches,
- * three the build of 3 shards, four the CPU of those shards),
+ * The whole run takes about twenty-three minutes on two cores (one and a half of them the distant R2's two
+ * switches, three the build of 3 shards, four the CPU of those shards),
  * the database build (`npm run data:build`, run first by the npm script when it is missing) not included.
  *
  * It also writes the run's figures as `BENCHMARKS.json`, and from them the costs of docs/costs.md
@@ -27,7 +27,7 @@ import { ROOT } from './worker/deployment.ts';
 
 const USAGE = `usage: npm run bench -- [--quick] [--parts LIST [--shards-dir DIR]]
 
-Runs every benchmark (about twenty-five minutes), prints one table and rewrites BENCHMARKS.md with it,
+Runs every benchmark (about twenty-three minutes), prints one table and rewrites BENCHMARKS.md with it,
 BENCHMARKS.json with the figures, and the costs of docs/costs.md from them.
   --quick           fewer and shorter runs, for trying the scripts out
   --parts LIST      only these parts, comma-separated (BENCHMARKS.md is not rewritten then)
@@ -56,8 +56,8 @@ const PARTS = {
   http: ['bench/http.ts', quick ? ['--rounds', '1', '--seconds', '2'] : ['--rounds', '6', '--seconds', '3'], 420],
   profile: ['bench/profile.ts', quick ? ['--seconds', '2'] : ['--seconds', '4'], 180],
   cold: ['bench/cold-start.ts', quick ? ['--starts', '2'] : ['--starts', '9'], 150],
-  // R2 far away (issue 32): a cold start and a switch with the Workers cache off, then on; each switch
-  // waits for the isolate's minute check, so this part alone takes about 3 minutes.
+  // R2 far away: a cold start and a switch with the Workers cache off, then on (about a minute and a
+  // half). The sweep of bucket speeds (`npm run bench:cold -- --sweep`) is a run of its own.
   distant: ['bench/cold-start.ts', ['--r2-latency-ms', '150', '--r2-mbps', '25'], 420],
   memory: ['bench/memory.ts', quick ? ['--lookups', '20000'] : [], 300],
   // Issue 30: 3 shards of the default sources built (about 3 minutes) and every answer compared with the one file's.

@@ -151,6 +151,7 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
     resourcePersistencePath: persistDir,
     logRequests: false,
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
+    ...(options.onLog ? { handleStructuredLogs: ({ message }: { message: string }) => options.onLog?.(message) } : {}),
     workers: [
       {
         name: workerName(environment),
@@ -194,6 +195,8 @@ export interface StartOptions {
   readonly vars?: Readonly<Record<string, string>>;
   /** Whether the Workers cache (`caches`) keeps anything; true by default. */
   readonly cache?: boolean;
+  /** Takes each line the Workers log (`console.log`, `console.error`) instead of Miniflare printing it. */
+  readonly onLog?: (line: string) => void;
   /**
    * Shard Workers beside the app, for a sharded build: the bundle of `src/shard.ts` ({@link buildBundle})
    * and how many, bound as `SHARD_0` … to their `Shard` entrypoint; or other Workers bound in the same

@@ -45,11 +45,15 @@ export class HeapPeak {
   peak = 0;
   /** The ArrayBuffer backing stores in {@link peak}; the rest is the V8 heap in use, garbage included. */
   arrayBuffersAtPeak = 0;
+  /** The most ArrayBuffer backing stores read (the database files and stream buffers), whenever it was. */
+  arrayBuffersPeak = 0;
   private readonly timer: NodeJS.Timeout;
   constructor(private readonly inspector: Inspector) {
     this.timer = setInterval(() => {
       void this.inspector.send<{ usedSize: number; backingStorageSize: number }>('Runtime.getHeapUsage').then((heap) => {
-        if (heap?.usedSize === undefined || heap.usedSize + heap.backingStorageSize <= this.peak) return;
+        if (heap?.usedSize === undefined) return;
+        this.arrayBuffersPeak = Math.max(this.arrayBuffersPeak, heap.backingStorageSize);
+        if (heap.usedSize + heap.backingStorageSize <= this.peak) return;
         this.peak = heap.usedSize + heap.backingStorageSize;
         this.arrayBuffersAtPeak = heap.backingStorageSize;
       });
@@ -58,6 +62,7 @@ export class HeapPeak {
   reset(): void {
     this.peak = 0;
     this.arrayBuffersAtPeak = 0;
+    this.arrayBuffersPeak = 0;
   }
   stop(): void {
     clearInterval(this.timer);

@@ -7,7 +7,7 @@
 import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
 import { parseIp } from '../../src/ip/address.ts';
-import { SPECIAL_RANGES } from '../../src/ip/special-ranges.ts';
+import { rangeWithArticle, SPECIAL_RANGES } from '../../src/ip/special-ranges.ts';
 import { countryCodes } from '../../src/reference/countries.ts';
 import { parseNetwork } from '../mmdb/network.ts';
 import type { Network } from '../mmdb/search-tree.ts';
@@ -197,8 +197,8 @@ function prefixOf(text: string): { network: Network; text: string } | string {
   const network: Network = { bytes: masked, prefixLength: treeLength };
   const special = SPECIAL.filter(({ ipv4 }) => ipv4 === (address.version === 4)).find((candidate) => contains(candidate.network, network));
   if (special !== undefined) {
-    const { cidr, description, rfc } = special.range;
-    return `${canonical} is in ${cidr}, a ${description} (${rfc}): the service answers no address there`;
+    const { cidr, rfc } = special.range;
+    return `${canonical} is in ${cidr}, ${rangeWithArticle(special.range)} (${rfc}): the service answers no address there`;
   }
   if (address.version === 6) {
     if (contains(network, IPV4_SPACE)) return `${canonical} covers ::/96, where the database keeps IPv4 addresses: give IPv4 and IPv6 prefixes apart`;

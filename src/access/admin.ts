@@ -5,7 +5,7 @@
  * written), so a failure at any point leaves the account as it was (`kv-schema.ts`). KV has no
  * compare-and-set: two operators editing one account at the same moment can lose one edit.
  */
-import { AccountInputError, canonicalAddress, canonicalHostname, checkDate } from './account.ts';
+import { AccountInputError, canonicalAddress, canonicalHostname, checkDate, whitelistableAddress } from './account.ts';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-key.ts';
 import {
   type AccountDocument,
@@ -120,11 +120,13 @@ export async function revokeApiKey(kv: KvStore, accountId: string, keyId: string
 /**
  * Whitelists a server address (requests from it need no key).
  *
- * @throws {AccountInputError} when `address` is not one IPv4 or IPv6 address.
+ * @throws {AccountInputError} when `address` is not one IPv4 or IPv6 address, or one that no customer's
+ *   server sends from (`whitelistableAddress`: private-use, loopback, link-local, unspecified, multicast,
+ *   the address of other zones' Workers).
  * @throws {AccountStateError} when the account does not exist, or another account whitelists the address.
  */
 export async function allowIp(kv: KvStore, accountId: string, address: string): Promise<AccountView> {
-  const canonical = canonicalAddress(address);
+  const canonical = whitelistableAddress(address);
   return allowIndexed(kv, accountId, canonical, 'ips', ipIndexKey(canonical), 'address');
 }
 

@@ -10,8 +10,9 @@ import { accessGate } from './middleware.ts';
 /**
  * The gate of a plan.
  *
- * - `free`: every `/api/*` request but `/api/v1/status` counts against its client's limits (429
- *   `RATE_LIMITED` over them); every answer carries `RateLimit-Policy` and `RateLimit`. Keys are ignored.
+ * - `free`: every `/api/*` request but `/api/v1/status`, and each view of `/`, counts against its client's
+ *   limits (429 `RATE_LIMITED` over them) and carries `RateLimit-Policy` and `RateLimit`; other requests
+ *   pass untouched. Keys are ignored.
  * - `paid`: every `/api/*` request but `/api/countrycodes` and `/api/status` needs an API key, a whitelisted server
  *   address or a whitelisted website origin; whitelisted origins get CORS, preflights included.
  */

@@ -12,10 +12,20 @@ export type DataEvent =
   /** A verified database now answers; `ms` is the load's duration by the Worker's clock (I/O waits, not CPU). */
   | { readonly event: 'load'; readonly version: string; readonly bytes: number; readonly source: DataSource; readonly ms: number }
   /**
-   * Another version was verified and answers. `waits`: `from` was released before it loaded (requests
-   * for the data waited); else it loaded beside `from`, which goes once nobody asks for it.
+   * Another version was verified and answers, its bytes read from `source`. `waits`: `from` was released
+   * before it loaded, after `verifyMs` of verifying its object while `from` answered, and requests for
+   * the data waited up to `waitMs` for it; else it loaded beside `from` (`waitMs` 0), which goes once
+   * nobody asks for it. Durations by the Worker's clock, as `load`'s `ms`.
    */
-  | { readonly event: 'switch'; readonly from: string; readonly to: string; readonly waits: boolean }
+  | {
+      readonly event: 'switch';
+      readonly from: string;
+      readonly to: string;
+      readonly waits: boolean;
+      readonly source: DataSource;
+      readonly verifyMs?: number;
+      readonly waitMs: number;
+    }
   /** A version was not loaded or not switched to; `version` is absent when no current record could be read. */
   | { readonly event: 'refusal'; readonly version?: string; readonly why: string }
   /** Bytes of `version` failed their check: the cached copy, the R2 object, or reads of the loaded database. */
@@ -43,7 +53,7 @@ export interface RequestPlace {
  * `colo` (`''` where the request carries none, as under `wrangler dev`), and for a shard of a sharded
  * database `shard` (its index from 0) and `shards` (how many).
  *
- * @example logDataEvent({ event: 'switch', from: '2026-11-18.0a1b2c3d', to: '2026-11-22.4e5f6a7b', waits: true }, env, request)
+ * @example logDataEvent({ event: 'switch', from: '2026-11-18.0a1b2c3d', to: '2026-11-22.4e5f6a7b', waits: true, source: 'cache', verifyMs: 3120, waitMs: 640 }, env, request)
  */
 export function logDataEvent(event: DataEvent, deployment: Deployment, place: RequestPlace | undefined, shard?: IsolateShard): void {
   const colo = (place?.cf as { readonly colo?: unknown } | undefined)?.colo;

@@ -3,9 +3,9 @@
  * published version without a restart: the whole database in an app that does not shard, following
  * the current record (`load.ts`); one shard in a shard Worker, loading the versions the app asks for
  * (`src/shard.ts`). Bytes answer only once their size and SHA-256 are the published ones; no request
- * awaits a promise or stream another created; a new version loads beside the answering one when both
- * fit the isolate budget, else after its release (docs/decisions/0004-release-then-load-switching.md,
- * `docs/sharding.md`).
+ * awaits a promise or stream another created; one load at a time makes progress, and each of its
+ * phases reports it; a new version loads beside the answering one when both fit the isolate budget,
+ * else after its release (docs/decisions/0004-release-then-load-switching.md, `docs/sharding.md`).
  */
 import { DEFAULT_BUDGET_BYTES, sideBySideFit } from './budget.ts';
 import { type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';
@@ -21,6 +21,7 @@ import {
   identify,
   openCache,
   type PublishedFile,
+  ReadStopped,
   readCached,
   readObject,
   readRecord,
@@ -40,14 +41,17 @@ export interface BackgroundContext {
 /** How often an isolate reads the current record, at most (the app's view of a sharded database too, `shard-set.ts`). */
 export const CHECK_INTERVAL_MS = 60_000;
 /**
- * How long a request waits at most for a load another request is doing, then answers 503. A cold load
- * from a distant bucket (150 ms to the first byte, 25 MB/s) takes about 3 s (`npm run bench:cold`).
+ * How long a request waits at most for a load another request is doing, then answers 503: a load that
+ * reads the whole file slower than its size over this (about 3.3 MB/s for 65 MB) makes requests fail
+ * (`docs/production.md`, "Waiting, not failing").
  */
 const WAIT_LIMIT_MS = 20_000;
-/** A load that has read nothing for this long is stuck: waiters answer 503, and the next request starts another. */
+/**
+ * A load or a minute's check that has made no progress (read no bytes, finished no step) for this long
+ * is stuck: waiters answer 503, and the next request starts another, which the stuck one gives way to
+ * at its next step.
+ */
 const LOAD_STALLED_MS = 5_000;
-/** A minute's check (verifying and loading a new version) not done after this long was abandoned. */
-const CHECK_ABANDONED_MS = 2 * WAIT_LIMIT_MS;
 /** How often a waiting request looks at the slot again. */
 const POLL_MS = 20;
 /**
@@ -80,13 +84,37 @@ interface Loaded {
   askedAt: number;
 }
 
+/** A load or a minute's check under way. */
+interface Task {
+  readonly since: number;
+  /** When it last made progress: bytes read, or a step finished (or when it began). */
+  progressAt: number;
+}
+
 /** A load under way. */
-interface Loading {
+interface Loading extends Task {
   /** The version it loads; undefined while a cold load has not read the current record yet. */
   version: string | undefined;
-  readonly since: number;
-  /** When it last read bytes (or began). */
-  progressAt: number;
+}
+
+/**
+ * A version whose object the minute's check has verified (size and SHA-256) while the held one
+ * answered, when two do not fit: the next request releases the held one and loads it.
+ */
+interface Verified {
+  readonly version: PublishedVersion;
+  /** How long the verification took, ms by the Worker's clock. */
+  readonly ms: number;
+}
+
+/** The version a load replaces, as its `switch` event says it. */
+interface Replaced {
+  readonly version: string;
+  /** Whether it was released before the new one loaded (requests waited), rather than kept beside it. */
+  readonly waits: boolean;
+  /** When it was released; the load's beginning when it stays beside. */
+  readonly at: number;
+  readonly verifyMs?: number;
 }
 
 /** How a slot is run: its clock, and the isolate budget that decides whether two versions fit. */
@@ -115,8 +143,10 @@ export class DatabaseSlot {
   private damagedSha256: string | undefined;
   /** When the current record was last read by the minute's check (or the first load began). */
   private checkedAt = 0;
-  /** When the minute's check under way began; undefined when none is. */
-  private checkingSince: number | undefined;
+  /** The minute's check under way, if any. */
+  private checking: Task | undefined;
+  /** A newer version verified by the minute's check, waiting for the next request to switch to it. */
+  private verified: Verified | undefined;
   private readonly now: () => number;
   private readonly budgetBytes: number;
 
@@ -133,7 +163,8 @@ export class DatabaseSlot {
    * another's.
    *
    * @param version the version asked for (a shard Worker: the app's); undefined, the current one (the
-   *   app of a deployment that does not shard), whose minute check this starts in `ctx.waitUntil` when due.
+   *   app of a deployment that does not shard), whose minute check, or the switch to a version it
+   *   verified, this starts in `ctx.waitUntil` when due.
    * @param place the request's `cf`, whose location the data events name.
    * @throws DataUnavailableError (also as a rejected promise) when no verified database can be had: no
    *   current record, the object missing, of the wrong size or digest, not a database, a load failed
@@ -153,15 +184,19 @@ export class DatabaseSlot {
     if (loaded !== undefined) {
       loaded.askedAt = now;
       if (version !== undefined) this.retire(now);
-      // A check whose request was cancelled never finishes: after a while another may start.
-      else if (now - this.checkedAt >= CHECK_INTERVAL_MS && (this.checkingSince === undefined || now - this.checkingSince >= CHECK_ABANDONED_MS)) {
+      else if (this.verified !== undefined && !this.progressing(this.loading, now)) {
+        // The old version answers this request; those after it wait for the new one.
+        const load = this.switchTo(this.verified, env, ctx, place);
+        ctx.waitUntil(load.catch(() => undefined));
+      } else if (now - this.checkedAt >= CHECK_INTERVAL_MS && !this.progressing(this.checking, now)) {
+        // A check whose request was cancelled never finishes: once it has stalled, another may start.
         this.checkedAt = now;
         ctx.waitUntil(this.check(env, ctx, place, loaded));
       }
       return loaded.database;
     }
     const loading = this.loading;
-    if (loading !== undefined && (version === undefined || loading.version === version) && now - loading.progressAt < LOAD_STALLED_MS) {
+    if (loading !== undefined && (version === undefined || loading.version === version) && this.progressing(loading, now)) {
       return this.waitForLoad(now, version);
     }
     const failure = this.failure;
@@ -182,7 +217,8 @@ export class DatabaseSlot {
     this.failure = undefined;
     this.damagedSha256 = undefined;
     this.checkedAt = 0;
-    this.checkingSince = undefined;
+    this.checking = undefined;
+    this.verified = undefined;
   }
 
   /** The newest version held, if any (logs and tests). */
@@ -198,6 +234,22 @@ export class DatabaseSlot {
   /** The versions held, oldest first (tests). */
   get versions(): string[] {
     return this.held.map((loaded) => loaded.version);
+  }
+
+  /** Whether `task` is under way and has made progress within {@link LOAD_STALLED_MS}. */
+  private progressing(task: Task | undefined, now: number): task is Task {
+    return task !== undefined && now - task.progressAt < LOAD_STALLED_MS;
+  }
+
+  /**
+   * The progress callback of `task` for the reads it makes: marks it progressing, or, once the slot has
+   * let another task take its place, stops it ({@link ReadStopped}), so that two never read at once.
+   */
+  private progressOf(task: Task, current: () => Task | undefined): () => void {
+    return () => {
+      if (current() !== task) throw new ReadStopped('another took its place, having found it stuck');
+      task.progressAt = this.now();
+    };
   }
 
   /** Releases the versions beside the newest that nobody has asked for in {@link RETIRE_AFTER_MS}. */
@@ -216,7 +268,7 @@ export class DatabaseSlot {
         throw unavailable(this.failure?.reason ?? 'the load this request waited for was given up');
       }
       const now = this.now();
-      if (now - loading.progressAt >= LOAD_STALLED_MS) throw unavailable(`the load under way has read nothing for ${now - loading.progressAt} ms`);
+      if (now - loading.progressAt >= LOAD_STALLED_MS) throw unavailable(`the load under way has made no progress for ${now - loading.progressAt} ms`);
       if (now - since >= WAIT_LIMIT_MS) throw unavailable(`the load under way did not finish within ${WAIT_LIMIT_MS} ms`);
     }
   }
@@ -246,7 +298,7 @@ export class DatabaseSlot {
     // Another request may have begun its load, or finished it, while this one read the record.
     const loaded = this.held.find((held) => held.version === version);
     if (loaded !== undefined) return loaded.database;
-    if (this.loading !== undefined) {
+    if (this.progressing(this.loading, this.now())) {
       if (this.loading.version === version) return this.waitForLoad(this.now(), version);
       throw unavailable(`version ${this.loading.version ?? '(reading the record)'} is loading, not the current ${version}`);
     }
@@ -254,31 +306,54 @@ export class DatabaseSlot {
   }
 
   /**
-   * The minute's check of an isolate that follows the current record, in a request's `waitUntil`:
-   * loads the version that became current and lets the one it replaces go.
+   * The minute's check of an isolate that follows the current record, in a request's `waitUntil`: when
+   * the record names another version, loads it beside `seen` when both fit the budget, else verifies
+   * its object while `seen` answers, for the next request to switch to ({@link switchTo}). Each of the
+   * two passes over a slow bucket so has a request's `waitUntil` of its own.
    */
   private async check(env: DatabaseEnv, ctx: BackgroundContext, place: RequestPlace | undefined, seen: Loaded): Promise<void> {
-    const started = this.now();
-    this.checkingSince = started;
+    const checking: Task = { since: this.now(), progressAt: this.now() };
+    this.checking = checking;
+    const progress = this.progressOf(checking, () => this.checking);
     let next: PublishedVersion | undefined;
     try {
       next = (await readRecord(env)).current;
-      if (shardFile(next, this.place).sha256 === seen.identity.sha256 || this.held.at(-1) !== seen || this.loading !== undefined) return;
-      const found = next;
-      await this.load(this.begin(found.version), env, ctx, place, async () => found);
-      // Nobody asks this isolate for an older version: it goes as soon as the new one answers.
-      this.drop(seen);
+      progress();
+      const file = shardFile(next, this.place);
+      if (file.sha256 === seen.identity.sha256) {
+        // Published again (a rollback) before a verified version was switched to: nothing to switch to.
+        this.verified = undefined;
+        return;
+      }
+      if (this.held.at(-1) !== seen || this.progressing(this.loading, this.now()) || this.verified?.version.version === next.version) return;
+      if (sideBySideFit(seen.identity.bytes, file.bytes, this.budgetBytes).fits) {
+        const found = next;
+        await this.load(this.begin(found.version), env, ctx, place, async () => found);
+        // Nobody asks this isolate for an older version: it goes as soon as the new one answers.
+        this.drop(seen);
+        return;
+      }
+      // The same read fills this location's cache, so that the load after the release reads its copy.
+      const cache = await openCache();
+      const started = this.now();
+      await verifyObject(env, file, cache, progress);
+      if (this.checking === checking) this.verified = { version: next, ms: this.now() - started };
     } catch (error) {
       // A failed load has logged its own refusal.
-      if (this.held.at(-1) === seen && !(error instanceof DataUnavailableError)) {
+      if (this.held.at(-1) === seen && !(error instanceof DataUnavailableError) && !(error instanceof ReadStopped)) {
         this.log(failureEvent(error, `staying on ${seen.version}: ${reasonOf(error)}`, next?.version), env, place);
       }
     } finally {
-      if (this.checkingSince === started) this.checkingSince = undefined;
+      if (this.checking === checking) this.checking = undefined;
     }
   }
 
-  /** Marks a load as under way (synchronously, so that a request arriving next waits for it). */
+  /** Releases the held version and loads the one the minute's check verified ({@link makeRoom}). */
+  private switchTo(verified: Verified, env: DatabaseEnv, ctx: BackgroundContext, place: RequestPlace | undefined): Promise<GeoDatabase> {
+    return this.load(this.begin(verified.version.version), env, ctx, place, async () => verified.version);
+  }
+
+  /** Marks a load as under way (synchronously, so that a request arriving next waits for it); one that stalled gives way to it. */
   private begin(version: string | undefined): Loading {
     const since = this.now();
     this.loading = { version, since, progressAt: since };
@@ -288,7 +363,8 @@ export class DatabaseSlot {
   /**
    * Loads the file of the version that `current` answers, for `loading`: makes room for it (the
    * version held before stays beside it when both fit the budget, else it is verified first and the
-   * held one released), reads it from the cache or R2, verifies it, and holds it as the newest.
+   * held one released), reads it from the cache or R2, verifies it, and holds it as the newest. Every
+   * phase reports progress: the record read, the verification, each piece of the file.
    */
   private async load(
     loading: Loading,
@@ -297,19 +373,18 @@ export class DatabaseSlot {
     place: RequestPlace | undefined,
     current: () => Promise<PublishedVersion>,
   ): Promise<GeoDatabase> {
-    const progress = () => {
-      if (this.loading === loading) loading.progressAt = this.now();
-    };
+    const progress = this.progressOf(loading, () => this.loading);
     let version: PublishedVersion | undefined;
     let buffer: ArrayBuffer | undefined;
     try {
       version = await current();
+      progress();
       const file = shardFile(version, this.place);
       if (file.sha256 === this.damagedSha256) {
         fail(`version ${version.version} is current but its reads found damage; publish another version or roll back`);
       }
       const cache = await openCache();
-      const replaced = await this.makeRoom(version.version, file, env, cache);
+      const replaced = await this.makeRoom(version.version, file, env, cache, progress);
       let source: DataSource = 'cache';
       const damaged = (why: string) => this.log({ event: 'damage', version: version?.version ?? '', source: 'cache', why }, env, place);
       let verified = cache && (await readCached(cache, file, progress, damaged));
@@ -320,27 +395,39 @@ export class DatabaseSlot {
         if (cache) ctx.waitUntil(fillCache(cache, file, buffer));
       }
       buffer = verified.buffer;
+      // Hashing and parsing read nothing: a load that another replaced meanwhile stops here.
+      progress();
       const database = new GeoDatabase(buffer);
-      if (this.loading !== loading) {
-        // Another load replaced this one (it was taken as stuck): its bytes are not kept.
-        release(buffer);
-        return database;
-      }
       const now = this.now();
       this.held.push({ database, buffer, identity: verified.identity, version: version.version, askedAt: now });
       this.loading = undefined;
       this.failure = undefined;
       this.damagedSha256 = undefined;
       this.log({ event: 'load', version: version.version, bytes: file.bytes, source, ms: now - loading.since }, env, place);
-      if (replaced !== undefined) this.log({ event: 'switch', from: replaced.version, to: version.version, waits: replaced.waits }, env, place);
+      if (replaced !== undefined) {
+        const { verifyMs, waits } = replaced;
+        this.log(
+          {
+            event: 'switch',
+            from: replaced.version,
+            to: version.version,
+            waits,
+            source,
+            ...(verifyMs === undefined ? {} : { verifyMs }),
+            waitMs: waits ? now - replaced.at : 0,
+          },
+          env,
+          place,
+        );
+      }
       return database;
     } catch (error) {
       if (buffer !== undefined && !this.held.some((held) => held.buffer === buffer)) release(buffer);
+      // Another load took this one's place (this one was taken as stuck), and logs for itself.
+      if (this.loading !== loading) throw unavailable('the load made no progress for too long, and another began');
       const reason = reasonOf(error);
-      if (this.loading === loading) {
-        this.loading = undefined;
-        this.failure = { at: this.now(), reason, version: loading.version };
-      }
+      this.loading = undefined;
+      this.failure = { at: this.now(), reason, version: loading.version };
       this.log(failureEvent(error, reason, version?.version), env, place);
       throw error instanceof DataUnavailableError ? error : unavailable(reason);
     }
@@ -349,24 +436,32 @@ export class DatabaseSlot {
   /**
    * Room for `file` of `version`: of two versions held, the older goes; the one left stays beside the
    * new file when both fit the budget ({@link sideBySideFit}), else the new file's object is verified
-   * first (a bad upload leaves the held one answering) and the held one released.
+   * first (a bad upload leaves the held one answering; skipped when the minute's check has verified it)
+   * and the held one released.
    *
-   * @returns the version the new one replaces, and whether requests for it wait meanwhile; undefined when none is held.
+   * @returns the version the new one replaces; undefined when none is held.
    */
   private async makeRoom(
     version: string,
     file: PublishedFile,
     env: DatabaseEnv,
     cache: Cache | undefined,
-  ): Promise<{ version: string; waits: boolean } | undefined> {
+    progress: () => void,
+  ): Promise<Replaced | undefined> {
     while (this.held.length > 1) this.drop(this.held[0] as Loaded);
     const kept = this.held[0];
     if (kept === undefined || kept.version === version) return undefined;
-    if (sideBySideFit(kept.identity.bytes, file.bytes, this.budgetBytes).fits) return { version: kept.version, waits: false };
-    // The same read fills the cache, so the load after the release reads this location's copy.
-    await verifyObject(env, file, cache);
+    if (sideBySideFit(kept.identity.bytes, file.bytes, this.budgetBytes).fits) return { version: kept.version, waits: false, at: this.now() };
+    let verifyMs = this.verified?.version.version === version ? this.verified.ms : undefined;
+    this.verified = undefined;
+    if (verifyMs === undefined) {
+      // A shard asked for the new version: the request that asks waits for both passes.
+      const started = this.now();
+      await verifyObject(env, file, cache, progress);
+      verifyMs = this.now() - started;
+    }
     this.drop(kept);
-    return { version: kept.version, waits: true };
+    return { version: kept.version, waits: true, at: this.now(), verifyMs };
   }
 
   /** Lets a held version go and frees its bytes now. */

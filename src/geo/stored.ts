@@ -28,12 +28,13 @@ export interface PublishedFile {
   readonly sha256: string;
 }
 
-/** Bytes each turn of a read waits for at least (workerd's `readAtLeast`), and each cache write. */
+/** Bytes of the verification's reused buffer, and of each cache write. */
 const CHUNK = 1 << 20;
 /**
  * The Workers cache (`caches.open`) that holds database files, apart from the zone's HTTP cache.
  *
- * @internal Exported for the tests that spoil or forget the cached copies.
+ * @internal Exported for the tests that spoil or forget the cached copies, and the bench Worker that
+ *   forgets them (`bench/worker/distant.js`).
  */
 export const CACHE_NAME = 'ipgeo-data';
 
@@ -47,6 +48,14 @@ export class LoadFailure extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * What a read's `progress` callback throws to stop the read (another load took its place): the read
+ * releases what it holds, cancels its body and passes the error on, never taking it for damage.
+ */
+export class ReadStopped extends Error {
+  override readonly name = 'ReadStopped';
 }
 
 /** Throws a {@link LoadFailure}. */
@@ -76,7 +85,8 @@ export function release(buffer: ArrayBuffer): void {
  * never needs refreshing (the cache drops it in time, or when another version is current).
  *
  * @example cacheKey(file) // 'https://ipgeo-data.invalid/ipgeo-2026-09-18.e097d3ab.mmdb?sha256=e097d3ab…'
- * @internal Exported for the tests that spoil or forget the cached copies.
+ * @internal Exported for the tests that spoil or forget the cached copies, and the bench Worker that
+ *   forgets them (`bench/worker/distant.js`).
  */
 export function cacheKey(file: PublishedFile): string {
   return `https://${CACHE_NAME}.invalid/${file.key}?sha256=${file.sha256}`;
@@ -102,7 +112,8 @@ function cacheHeaders(file: PublishedFile): HeadersInit {
 
 /**
  * The file's bytes from the cache, verified, or undefined when it has none (or no usable one). A copy
- * that fails its check is deleted from this location's cache and reported to `damaged`.
+ * that fails its check is deleted from this location's cache and reported to `damaged`. `progress` is
+ * called as bytes arrive; what it throws is passed on.
  */
 export async function readCached(
   cache: Cache,
@@ -120,6 +131,7 @@ export async function readCached(
     return { buffer, identity: await identify(buffer, file, 'cache') };
   } catch (error) {
     if (buffer !== undefined) release(buffer);
+    if (error instanceof ReadStopped) throw error;
     // A cache that fails to answer is no damage: R2 is read as where there is no cache.
     if (error instanceof LoadFailure) {
       damaged(error.message);
@@ -185,33 +197,32 @@ async function openObject(env: DataBucket, file: PublishedFile): Promise<StoredO
   return object;
 }
 
-/** Reads the whole object from R2 with one request (see {@link readBody}). */
+/** Reads the whole object from R2 with one request (see {@link readBody}); `progress` is called once it answers, then as bytes arrive. */
 export async function readObject(env: DataBucket, file: PublishedFile, progress: () => void): Promise<ArrayBuffer> {
   const object = await openObject(env, file);
-  progress();
+  try {
+    progress();
+  } catch (error) {
+    await object.body.cancel();
+    throw error;
+  }
   return readBody(object.body, file.bytes, `object ${file.key}`, progress);
 }
 
-/** workerd's BYOB reader, whose `readAtLeast` fills a view in as few turns as the stream allows. */
-type ByobReader = ReadableStreamBYOBReader & {
-  readAtLeast?<T extends ArrayBufferView>(minElements: number, view: T): Promise<{ done: boolean; value?: T | undefined }>;
-};
-
 /**
  * Reads a body of `size` bytes straight into one buffer of that size (a BYOB reader fills it in place),
- * calling `progress` after each chunk: no more memory than the file (`arrayBuffer()` gathers chunks
- * and copies them, doubling the peak).
+ * calling `progress` each time bytes arrive, so that a slow bucket's load is seen to progress: no more
+ * memory than the file (`arrayBuffer()` gathers chunks and copies them, doubling the peak).
  *
- * @throws LoadFailure (damage) when the body ends before `size` bytes or holds more.
+ * @throws LoadFailure (damage) when the body ends before `size` bytes or holds more; whatever `progress` throws.
  */
 async function readBody(body: ReadableStream<Uint8Array>, size: number, what: string, progress: () => void): Promise<ArrayBuffer> {
   let buffer = new ArrayBuffer(size);
   let at = 0;
-  const reader = body.getReader({ mode: 'byob' }) as ByobReader;
+  const reader = body.getReader({ mode: 'byob' });
   try {
     while (at < size) {
-      const view = new Uint8Array(buffer, at, size - at);
-      const { done, value } = await (reader.readAtLeast ? reader.readAtLeast(Math.min(size - at, CHUNK), view) : reader.read(view));
+      const { done, value } = await reader.read(new Uint8Array(buffer, at, size - at));
       if (done || value === undefined) break;
       // The view's buffer was transferred to the stream and back: keep using the one it returned.
       buffer = value.buffer as ArrayBuffer;
@@ -233,10 +244,14 @@ async function readBody(body: ReadableStream<Uint8Array>, size: number, what: st
 
 /**
  * Streams the file's object through SHA-256 and compares with the published digest, keeping none of
- * it; where a cache is given, the same read fills it, and a copy that fails the check is never stored
- * (its stream is aborted before the end, so `put` fails).
+ * it but one reused buffer of {@link CHUNK}, calling `progress` once R2 answers and each time bytes
+ * arrive; where a cache is given, the same read fills it, and a copy that fails the check is never
+ * stored (its stream is aborted before the end, so `put` fails).
+ *
+ * @throws LoadFailure when the object is missing, or its size or digest is not the published one;
+ *   whatever `progress` throws.
  */
-export async function verifyObject(env: DataBucket, file: PublishedFile, cache: Cache | undefined): Promise<void> {
+export async function verifyObject(env: DataBucket, file: PublishedFile, cache: Cache | undefined, progress: () => void): Promise<void> {
   const object = await openObject(env, file);
   const digest = new crypto.DigestStream('SHA-256');
   const writer = digest.getWriter();
@@ -248,32 +263,36 @@ export async function verifyObject(env: DataBucket, file: PublishedFile, cache: 
   void put?.finally(() => {
     copying = false;
   });
-  // Read a mebibyte at a time into one reused buffer: few turns of the isolate's event loop, so the
-  // requests it serves meanwhile are not kept waiting, and no garbage beside the answering database.
-  const reader = object.body.getReader({ mode: 'byob' }) as ByobReader;
+  // One reused buffer: no garbage beside the answering database, whatever the pieces the body arrives in.
+  const reader = object.body.getReader({ mode: 'byob' });
   let buffer = new ArrayBuffer(CHUNK);
   let total = 0;
   let complete = false;
   try {
+    progress();
     for (;;) {
-      const view = new Uint8Array(buffer);
-      const { done, value } = await (reader.readAtLeast ? reader.readAtLeast(CHUNK, view) : reader.read(view));
+      const { done, value } = await reader.read(new Uint8Array(buffer));
       if (value !== undefined && value.byteLength > 0) {
         // Both writes are awaited before the buffer is read into again.
         await writer.write(value);
         if (copying) await copyWriter?.write(value).catch(() => undefined);
         total += value.byteLength;
         buffer = value.buffer as ArrayBuffer;
+        progress();
       }
       if (done || value === undefined) break;
     }
-    reader.releaseLock();
     await writer.close();
     const sha256 = hex(await digest.digest);
     if (total !== file.bytes) fail(`object ${file.key} ended after ${total} of its ${file.bytes} bytes`, 'damage');
     if (sha256 !== file.sha256) fail(`object ${file.key} has SHA-256 ${sha256}, not the published ${file.sha256}: damaged`, 'damage');
     complete = true;
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    await writer.abort().catch(() => undefined);
+    throw error;
   } finally {
+    reader.releaseLock();
     if (complete) await copyWriter?.close().catch(() => undefined);
     else await copyWriter?.abort().catch(() => undefined);
     await put;

@@ -2,7 +2,7 @@
 import { type IpAddress, parseIp } from './address.ts';
 
 /** Machine names of the kinds of special-purpose range; several ranges can share a name (five are `documentation`). */
-type SpecialRangeName =
+export type SpecialRangeName =
   | 'thisNetwork'
   | 'unspecified'
   | 'private'
@@ -47,8 +47,19 @@ export interface SpecialRange {
   readonly cidr: string;
   /** The RFC that defines the block, e.g. `'RFC 1918'`. */
   readonly rfc: string;
-  /** A noun phrase that reads after "a", e.g. `'private-use network'`. */
+  /** A noun phrase, e.g. `'private-use network'`; {@link rangeWithArticle} puts "a" or "an" before it. */
   readonly description: string;
+}
+
+/**
+ * The range's description after its indefinite article, for a sentence: a description that starts with a
+ * vowel sound takes "an" ("an unspecified address", "an ORCHIDv2 prefix"). In this table a vowel letter
+ * means a vowel sound, except "uni-", read "you-" ("a unique local address prefix").
+ *
+ * @example rangeWithArticle({ name: 'unspecified', cidr: '::/128', rfc: 'RFC 4291', description: 'unspecified address' }) // 'an unspecified address'
+ */
+export function rangeWithArticle(range: SpecialRange): string {
+  return `${/^(?!uni)[aeiou]/i.test(range.description) ? 'an' : 'a'} ${range.description}`;
 }
 
 const range = (name: SpecialRangeName, cidr: string, rfc: string, description: string): SpecialRange => Object.freeze({ name, cidr, rfc, description });

@@ -259,7 +259,7 @@ function LimitedResult({ allowance }: { allowance: Allowance | undefined }) {
       <div class="problem">
         <p>
           {allowance
-            ? `This address has used its ${allowance.quota} requests in ${allowance.windowSeconds} s, which page views share with the API. `
+            ? `${allowance.prefixLength === 64 ? 'This address has' : `The IPv6 /${allowance.prefixLength} that holds this address has`} used its ${allowance.quota} requests in ${allowance.windowSeconds} s, which page views share with the API. `
             : 'This address has used the requests the free plan allows for now. '}
           Try again in{' '}
           <span class="countdown" data-seconds={wait}>
@@ -284,9 +284,9 @@ function AllowanceSection({ allowance }: { allowance: Allowance | undefined }) {
           <strong>
             {allowance.remaining} of {allowance.quota}
           </strong>{' '}
-          left in these {allowance.windowSeconds} s
+          left in these {allowance.windowSeconds} s{allowance.prefixLength === 64 ? null : ` for the IPv6 /${allowance.prefixLength} that holds this address`}
           {allowance.resetSeconds > 0 ? <span class="muted"> (the oldest comes back in {allowance.resetSeconds} s)</span> : null}. The free plan allows 10
-          requests in any 10 seconds and 60 in any minute per address.
+          requests in any 10 seconds and 60 in any minute per address (an IPv6 address by its /64, which shares more with the rest of its /56 and /48).
         </p>
       ) : null}
       <p>

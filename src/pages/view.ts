@@ -7,8 +7,7 @@ import { Buffer } from 'node:buffer';
 import type { z } from '@hono/zod-openapi';
 import type { Utf8 } from '../format/utf8.ts';
 import { type DatabaseIdentity, isStale } from '../geo/identity.ts';
-import { nearestPolicy } from '../ratelimit/headers.ts';
-import { FREE_POLICIES, type LimitDecision } from '../ratelimit/window.ts';
+import type { LimitDecision } from '../ratelimit/window.ts';
 import type { IpInfoSchema } from '../schemas/ip-info.ts';
 
 /** The IP info record (docs/specification.md, 2.1), as the single lookup answers it. */
@@ -52,6 +51,8 @@ export interface Allowance {
   readonly remaining: number;
   readonly quota: number;
   readonly windowSeconds: number;
+  /** Whose requests the policy counts: 64, the address (an IPv6 one by its /64); 56 or 48, the IPv6 network that holds it. */
+  readonly prefixLength: 64 | 56 | 48;
   /** Seconds until the window gives a request back; 0 when it holds none. */
   readonly resetSeconds: number;
   /** Seconds to wait before a request is admitted again; 0 when this one was admitted. */
@@ -60,19 +61,16 @@ export interface Allowance {
 
 /**
  * The allowance a decision of the rate limiter leaves: the policy that the `RateLimit` field names
- * (`headers.ts`), with its quota and window (`RateLimit-Policy`).
- *
- * @returns undefined for a decision without policies (none is ever made).
+ * (`ratelimit/window.ts`), with its quota and window (`RateLimit-Policy`).
  */
-export function allowanceOf(decision: LimitDecision): Allowance | undefined {
-  const nearest = nearestPolicy(decision);
-  const policy = FREE_POLICIES.find((candidate) => candidate.name === nearest?.name);
-  if (nearest === undefined || policy === undefined) return undefined;
+export function allowanceOf(decision: LimitDecision): Allowance {
+  const { policy, remaining, resetSeconds } = decision.binding;
   return {
-    remaining: nearest.remaining,
+    remaining,
     quota: policy.quota,
     windowSeconds: policy.windowSeconds,
-    resetSeconds: nearest.resetSeconds,
+    prefixLength: policy.prefixLength,
+    resetSeconds,
     retryAfterSeconds: decision.allowed ? 0 : decision.retryAfterSeconds,
   };
 }

@@ -1,22 +1,27 @@
 /**
  * @module Asks a client's {@link RateLimiter} Durable Object for a decision, and decides in this
  * isolate when it cannot: after an RPC error or no answer within {@link LIMITER_TIMEOUT_MS}, an
- * {@link IsolateLimiter} with the same windows decides for {@link LIMITER_RETRY_MS} before the object
- * is asked again (fail soft: an outage neither refuses every free request nor admits them all). The
- * wait is bounded by one timer settled inside one promise, since an RPC call takes no `AbortSignal`.
+ * {@link IsolateLimiter} with the same windows decides that counter's requests for
+ * {@link LIMITER_RETRY_MS} before its object is asked again (fail soft: an outage neither refuses every
+ * free request nor admits them all). The switch is per counter (`ClientKey.network`): one object that
+ * fails leaves every other client decided by its own object. The wait is bounded by one timer settled
+ * inside one promise, since an RPC call takes no `AbortSignal`.
  */
 
+import type { ClientKey } from '../ip/client-key.ts';
 import { IsolateLimiter } from './fallback.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import type { LimitDecision } from './window.ts';
+import { type LimitDecision, policiesOf } from './window.ts';
 import { unpackDecision } from './wire.ts';
 
 /** How long a Durable Object answer may take before the isolate decides instead, in ms. */
 const LIMITER_TIMEOUT_MS = 1000;
-/** After a failure, how long this isolate decides on its own before asking Durable Objects again, in ms. */
+/** After a counter's object failed, how long this isolate decides for that counter alone before asking it again, in ms. */
 const LIMITER_RETRY_MS = 5000;
+/** How many counters in their retry delay an isolate remembers; the longest remembered is forgotten beyond that (and asked again). */
+const MAX_FAILED_COUNTERS = 10_000;
 
-/** Who decided: the client's Durable Object (exact, global) or this isolate (during an outage). */
+/** Who decided: the client's Durable Object (exact, global) or this isolate (while that object is out). */
 export type LimitSource = 'durable-object' | 'isolate';
 
 /** A decision and who made it. */
@@ -25,16 +30,14 @@ export interface CheckedLimit {
   readonly source: LimitSource;
 }
 
-/** `hit` counts a rate-limited request; `peek` only reads the state for answers that are not limited. */
-export type LimitMode = 'hit' | 'peek';
-
 /** Decides free-plan requests; one instance per isolate. */
 export class RateLimitClient {
   readonly #fallback = new IsolateLimiter();
   readonly #now: () => number;
   readonly #timeoutMs: number;
   readonly #retryMs: number;
-  #localUntil = 0;
+  /** Per counter whose object failed: until when (ms since the epoch) this isolate decides for it. */
+  readonly #localUntil = new Map<string, number>();
 
   /**
    * @param options.now the clock in ms since the epoch, for the fallback and the retry delay.
@@ -47,25 +50,26 @@ export class RateLimitClient {
   }
 
   /**
-   * The decision for one request of the client `key`.
+   * Decides one request of the client `key`, counting it when admitted.
    *
    * @param namespace the `RATE_LIMITER` binding.
-   * @param key the client key from `clientKey()`, naming the Durable Object.
+   * @param key the client key from `clientKey()`: its `network` names the Durable Object.
    * @returns never rejects: an unreachable Durable Object yields the isolate's decision.
    */
-  async check(namespace: DurableObjectNamespace<RateLimiter>, key: string, mode: LimitMode): Promise<CheckedLimit> {
+  async check(namespace: DurableObjectNamespace<RateLimiter>, key: ClientKey): Promise<CheckedLimit> {
     const now = this.#now();
-    if (now >= this.#localUntil) {
+    const localUntil = this.#localUntil.get(key.network);
+    if (localUntil === undefined || now >= localUntil) {
       try {
-        const stub = namespace.getByName(key);
-        const packed = await withTimeout(mode === 'hit' ? stub.hit() : stub.peek(), this.#timeoutMs);
-        return { decision: unpackDecision(packed), source: 'durable-object' };
+        const packed = await withTimeout(namespace.getByName(key.network).hit(key.subnet), this.#timeoutMs);
+        if (localUntil !== undefined) this.#localUntil.delete(key.network);
+        return { decision: unpackDecision(packed, policiesOf(key.subnet)), source: 'durable-object' };
       } catch (error) {
-        this.#localUntil = now + this.#retryMs;
-        console.error(`rate limiter unreachable; deciding in this isolate for ${this.#retryMs} ms`, error);
+        this.#decideLocally(key.network, now + this.#retryMs);
+        console.error(`a rate limiter is unreachable; this isolate decides its client's requests for ${this.#retryMs} ms`, error);
       }
     }
-    return { decision: this.#fallback.decide(key, now, mode === 'hit'), source: 'isolate' };
+    return { decision: this.#fallback.decide(key, now, true), source: 'isolate' };
   }
 
   /**
@@ -73,15 +77,25 @@ export class RateLimitClient {
    * (`counted.source`), for an answer that is not to count.
    *
    * @returns the state after it; null when the Durable Object cannot be reached (logged: the request
-   *   then stays counted, and the isolate's outage mode is not entered for a refund alone).
+   *   then stays counted, and the counter is not switched to this isolate for a refund alone).
    */
-  async refund(namespace: DurableObjectNamespace<RateLimiter>, key: string, counted: LimitSource): Promise<LimitDecision | null> {
+  async refund(namespace: DurableObjectNamespace<RateLimiter>, key: ClientKey, counted: LimitSource): Promise<LimitDecision | null> {
     if (counted === 'isolate') return this.#fallback.refund(key, this.#now());
     try {
-      return unpackDecision(await withTimeout(namespace.getByName(key).refund(), this.#timeoutMs));
+      return unpackDecision(await withTimeout(namespace.getByName(key.network).refund(key.subnet), this.#timeoutMs), policiesOf(key.subnet));
     } catch (error) {
-      console.error('rate limiter unreachable; a request that failed stays counted', error);
+      console.error('a rate limiter is unreachable; a request that failed stays counted', error);
       return null;
+    }
+  }
+
+  /** Remembers that `network` is decided here until `until`, forgetting the oldest entries beyond {@link MAX_FAILED_COUNTERS}. */
+  #decideLocally(network: string, until: number): void {
+    this.#localUntil.delete(network);
+    this.#localUntil.set(network, until);
+    for (const oldest of this.#localUntil.keys()) {
+      if (this.#localUntil.size <= MAX_FAILED_COUNTERS) break;
+      this.#localUntil.delete(oldest);
     }
   }
 }

@@ -1,38 +1,39 @@
 /**
- * @module The limiter of last resort: the same sliding windows, kept in this isolate's memory, used
- * while the client's Durable Object cannot be reached. It is exact for the requests that reach this
- * isolate only, so a client whose requests are spread over n isolates may get up to n times the
- * limit during an outage. That is the price of keeping the free service up; see `client.ts`.
+ * @module The limiter of last resort: the same sliding windows, kept in this isolate's memory, used for
+ * a counter whose Durable Object cannot be reached (`client.ts`). It is exact for the requests that reach
+ * this isolate only, so a client whose requests are spread over n isolates may get up to n times the
+ * limit while its object is out. That is the price of keeping the free service up.
  */
-import { admit, type LimitDecision, withdraw } from './window.ts';
+import type { ClientKey } from '../ip/client-key.ts';
+import { type Admitted, admit, type LimitDecision, withdraw } from './window.ts';
 
-/** A bounded per-isolate store of logs, one per client key. */
+/** A bounded per-isolate store of logs, one per counter (`ClientKey.network`). */
 export class IsolateLimiter {
-  readonly #logs = new Map<string, number[]>();
+  readonly #logs = new Map<string, readonly Admitted[]>();
 
-  /** @param maxClients how many client logs to keep; the least recently used is dropped beyond that. */
-  constructor(readonly maxClients = 10_000) {}
+  /** @param maxCounters how many logs to keep; the least recently used is dropped beyond that. */
+  constructor(readonly maxCounters = 10_000) {}
 
   /**
-   * Decides a request of `key` at `now` (ms since the epoch), counting it when admitted unless
+   * Decides a request of the client `key` at `now` (ms since the epoch), counting it when admitted unless
    * `consume` is false.
    */
-  decide(key: string, now: number, consume: boolean): LimitDecision {
-    const { decision, log } = admit(this.#logs.get(key) ?? [], now, { consume });
-    this.#logs.delete(key);
-    if (log.length > 0) this.#logs.set(key, log);
+  decide(key: ClientKey, now: number, consume: boolean): LimitDecision {
+    const { decision, log } = admit(this.#logs.get(key.network) ?? [], now, { subnet: key.subnet, consume });
+    this.#logs.delete(key.network);
+    if (log.length > 0) this.#logs.set(key.network, log);
     for (const oldest of this.#logs.keys()) {
-      if (this.#logs.size <= this.maxClients) break;
+      if (this.#logs.size <= this.maxCounters) break;
       this.#logs.delete(oldest);
     }
     return decision;
   }
 
-  /** Takes back the latest admission of `key` ({@link withdraw}) and reports the state at `now`. */
-  refund(key: string, now: number): LimitDecision {
-    const log = withdraw(this.#logs.get(key) ?? []);
-    if (log.length > 0) this.#logs.set(key, log);
-    else this.#logs.delete(key);
+  /** Takes back the latest admission of the client `key` ({@link withdraw}) and reports the state at `now`. */
+  refund(key: ClientKey, now: number): LimitDecision {
+    const log = withdraw(this.#logs.get(key.network) ?? [], key.subnet);
+    if (log.length > 0) this.#logs.set(key.network, log);
+    else this.#logs.delete(key.network);
     return this.decide(key, now, false);
   }
 }

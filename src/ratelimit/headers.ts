@@ -1,44 +1,49 @@
 /**
- * @module The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) on every answer of
- * the free server (docs/api.md, "Conventions"): `RateLimit-Policy: "burst";q=10;w=10,
- * "minute";q=60;w=60` and `RateLimit: "burst";r=7;t=4`, which names the policy nearest to exhaustion
- * (fewest requests left; on a tie, the slower to give one back). A refusal adds `Retry-After`.
+ * @module The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) on every counted
+ * answer of the free server (docs/api.md, "The free plan's limits"): `RateLimit-Policy` lists the
+ * client's policies (`"burst";q=10;w=10, "minute";q=60;w=60`, and for IPv6 those of its /56 and /48
+ * too) and `RateLimit: "burst";r=7;t=4` names the one nearest to exhaustion (`window.ts`). A refusal
+ * adds `Retry-After`. A paid account's quotas are told in the same fields (`usage/quota.ts`).
  */
-import { FREE_POLICIES, type LimitDecision, type Policy, type PolicyState } from './window.ts';
+import { CLIENT_POLICIES, IPV6_POLICIES, type Policy } from './window.ts';
 
-/** `RateLimit-Policy` for a set of policies, e.g. `"burst";q=10;w=10, "minute";q=60;w=60`. */
-export function rateLimitPolicyField(policies: readonly Policy[] = FREE_POLICIES): string {
-  return policies === FREE_POLICIES ? FREE_POLICY_FIELD : policyField(policies);
+/** What the fields tell of a policy: the free plan's limits and a paid account's quotas alike. */
+export type FieldPolicy = Pick<Policy, 'name' | 'quota' | 'windowSeconds'>;
+
+/** A decision as the fields tell it: the free plan's `LimitDecision` (`window.ts`), or a paid account's quota decision. */
+export interface FieldDecision {
+  readonly allowed: boolean;
+  /** Whole seconds until a request would be admitted; 0 when allowed. */
+  readonly retryAfterSeconds: number;
+  /** The policy that the `RateLimit` field names, with its requests left and whole seconds until it gives one back. */
+  readonly binding: { readonly policy: FieldPolicy; readonly remaining: number; readonly resetSeconds: number };
 }
 
-function policyField(policies: readonly Policy[]): string {
+/** `RateLimit-Policy` of a set of policies, e.g. `"burst";q=10;w=10, "minute";q=60;w=60`. */
+export function rateLimitPolicyField(policies: readonly FieldPolicy[] = CLIENT_POLICIES): string {
+  return POLICY_FIELDS.get(policies) ?? policyField(policies);
+}
+
+function policyField(policies: readonly FieldPolicy[]): string {
   return policies.map((policy) => `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`).join(', ');
 }
 
-/** The free plan's field, built once: every free answer carries it. */
-const FREE_POLICY_FIELD = policyField(FREE_POLICIES);
-
-/** The policy nearest to exhaustion among those of a decision, or undefined when there are none. */
-export function nearestPolicy(decision: LimitDecision): PolicyState | undefined {
-  let nearest: PolicyState | undefined;
-  for (const state of decision.policies) {
-    if (nearest === undefined || state.remaining < nearest.remaining || (state.remaining === nearest.remaining && state.resetSeconds > nearest.resetSeconds)) {
-      nearest = state;
-    }
-  }
-  return nearest;
-}
+/** The fields of the free plan's two sets, built once: every counted answer carries one. */
+const POLICY_FIELDS = new Map<readonly FieldPolicy[], string>([CLIENT_POLICIES, IPV6_POLICIES].map((policies) => [policies, policyField(policies)]));
 
 /**
  * The header fields of an answer under `decision`: `RateLimit-Policy` and `RateLimit`, plus
  * `Retry-After` (seconds) when the request was refused.
  *
- * @example rateLimitHeaders(decision) // { 'RateLimit-Policy': '"burst";q=10;w=10, …', RateLimit: '"burst";r=9;t=10' }
+ * @param policies the client's policies, those the decision was made under.
+ * @example rateLimitHeaders(decision, CLIENT_POLICIES) // { 'RateLimit-Policy': '"burst";q=10;w=10, …', RateLimit: '"burst";r=9;t=10' }
  */
-export function rateLimitHeaders(decision: LimitDecision, policies: readonly Policy[] = FREE_POLICIES): Record<string, string> {
-  const headers: Record<string, string> = { 'RateLimit-Policy': rateLimitPolicyField(policies) };
-  const nearest = nearestPolicy(decision);
-  if (nearest) headers.RateLimit = `"${nearest.name}";r=${nearest.remaining};t=${nearest.resetSeconds}`;
+export function rateLimitHeaders(decision: FieldDecision, policies: readonly FieldPolicy[]): Record<string, string> {
+  const { policy, remaining, resetSeconds } = decision.binding;
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': rateLimitPolicyField(policies),
+    RateLimit: `"${policy.name}";r=${remaining};t=${resetSeconds}`,
+  };
   if (!decision.allowed) headers['Retry-After'] = String(decision.retryAfterSeconds);
   return headers;
 }

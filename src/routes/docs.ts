@@ -11,6 +11,7 @@ import type { Context } from 'hono';
 import { type AppEnv, correctionsUrlOf, type Plan } from '../env.ts';
 import { PROBLEMS, type ProblemCode } from '../errors/problem.ts';
 import { rateLimitPolicyField } from '../ratelimit/headers.ts';
+import { FREE_PLAN_LIMITS } from '../ratelimit/openapi.ts';
 import { MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { decorate, problemCodesOf, registerComponents } from './document-decoration.ts';
 import { HEALTH_PATH } from './health.ts';
@@ -31,7 +32,7 @@ function description(plan: Plan, codes: readonly ProblemCode[]): string {
   const access =
     plan === 'paid'
       ? 'Paid server: every `/api/` request needs an active subscription and one of: an API key (`Authorization: Bearer <key>`, for backend code only), a request from a whitelisted server IP (no header), or a browser request whose `Origin` is a whitelisted website (CORS is answered for whitelisted origins only). No rate limit.'
-      : `Free server: no account or key (a key sent here is ignored). Rate limits per client address (IPv6 clients by /64): 10 requests per 10 seconds and 60 per minute. Every answer carries \`RateLimit-Policy: ${rateLimitPolicyField()}\` and \`RateLimit\` (the policy nearest to exhaustion); an answer over the limit is 429 \`RATE_LIMITED\` with \`Retry-After\`. Bulk lookup, distance and the reference endpoints are on paid servers only (403 \`PAID_PLAN_REQUIRED\` here).`;
+      : `Free server: no account or key (a key sent here is ignored). ${FREE_PLAN_LIMITS} Every counted answer (every \`/api/\` answer but the status endpoint's, and each view of \`/\`) carries \`RateLimit-Policy\` (an IPv4 client's is \`${rateLimitPolicyField()}\`) and \`RateLimit\` (the policy nearest to exhaustion); an answer over a limit is 429 \`RATE_LIMITED\` with \`Retry-After\`. Bulk lookup, distance and the reference endpoints are on paid servers only (403 \`PAID_PLAN_REQUIRED\` here).`;
   const bodies =
     plan === 'paid'
       ? ` JSON bodies are limited to ${MAX_JSON_BODY_BYTES} bytes (413 \`PAYLOAD_TOO_LARGE\`) and must be \`application/json\` (415 \`UNSUPPORTED_MEDIA_TYPE\`); a bulk request holds at most ${MAX_BULK_IPS} addresses (400 \`TOO_MANY_IPS\`).`

@@ -12,7 +12,7 @@ import { OPEN_PAID_PATHS } from '../access/middleware.ts';
 import type { AppEnv, Plan } from '../env.ts';
 import { PROBLEMS, type ProblemCode } from '../errors/problem.ts';
 import { formatOf } from '../errors/render.ts';
-import { UNCOUNTED_PATHS } from '../ratelimit/middleware.ts';
+import { isCounted } from '../ratelimit/middleware.ts';
 import { RATE_LIMIT_HEADERS, RATE_LIMITED_HEADERS } from '../ratelimit/openapi.ts';
 import { codesOfProblemSchema, ProblemSchema, problemMediaType, problemResponse, problemSchemaOf } from '../schemas/problem.ts';
 import { usageKindOf } from '../usage/middleware.ts';
@@ -37,16 +37,14 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 /** A reference to a header component (registered by {@link registerComponents}). */
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** Headers that a plan's gate puts on answers (`ratelimit/middleware.ts`, `cors/public.ts`, `access/middleware.ts`). */
-function gateHeaders(plan: Plan, path: string): Json {
+/**
+ * Headers that a plan's gate puts on answers to `method` on `path` (`ratelimit/middleware.ts`,
+ * `cors/public.ts`, `access/middleware.ts`): on the free server, the RateLimit fields on counted answers only.
+ */
+function gateHeaders(plan: Plan, method: string, path: string): Json {
   if (plan === 'free') {
-    return {
-      'RateLimit-Policy': ref('RateLimit-Policy'),
-      RateLimit: ref('RateLimit'),
-      'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin'),
-      'Access-Control-Expose-Headers': ref('Access-Control-Expose-Headers'),
-      'Retry-After': ref('Retry-After.over-limit'),
-    };
+    const cors = { 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin'), 'Access-Control-Expose-Headers': ref('Access-Control-Expose-Headers') };
+    return isCounted(method.toUpperCase(), path) ? { 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit'), ...cors } : cors;
   }
   if (!path.startsWith('/api/')) return {};
   const cors = { Vary: ref('Vary'), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') };
@@ -86,8 +84,8 @@ function codesOf(response: ResponseObject): ProblemCode[] {
   return Object.values(response.content ?? {}).flatMap((content) => codesOfProblemSchema(content.schema));
 }
 
-/** Adds what the middleware of `plan` does to `path` to one operation, keeping what its route says. */
-function decorateOperation(operation: Operation, plan: Plan, path: string): void {
+/** Adds what the middleware of `plan` does to `method` on `path` to one operation, keeping what its route says. */
+function decorateOperation(operation: Operation, plan: Plan, method: string, path: string): void {
   const format = formatOf(path);
   operation.responses ??= {};
   const responses = operation.responses;
@@ -102,10 +100,10 @@ function decorateOperation(operation: Operation, plan: Plan, path: string): void
     // The usage gate refuses what does not fit in an account's quota (usage/middleware.ts).
     if (usageKindOf(path) !== null) addProblems(responses, ['QUOTA_EXCEEDED'], format);
   }
-  // The rate-limit gate counts (and refuses) /api/ requests only.
-  if (plan === 'free' && api && !UNCOUNTED_PATHS.has(path)) addProblems(responses, ['RATE_LIMITED'], format);
+  // The rate-limit gate refuses the /api/ requests it counts; a counted page answers its own 429 (routes/home.ts).
+  if (plan === 'free' && api && isCounted(method.toUpperCase(), path)) addProblems(responses, ['RATE_LIMITED'], format);
   addProblems(responses, ['INTERNAL_ERROR'], format);
-  const gate = gateHeaders(plan, path);
+  const gate = gateHeaders(plan, method, path);
   for (const [status, response] of Object.entries(responses)) {
     // The data's version on every lookup answer while data is loaded (routes/database-version.ts).
     const version = carriesDatabaseVersion(plan, path) && status !== '503' ? { [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER) } : {};
@@ -134,7 +132,7 @@ function headOf(get: Operation): Operation {
  * answers before any route (`components.responses`).
  */
 function unmatchedResponses(plan: Plan): Record<string, ResponseObject> {
-  const gate = { ...gateHeaders(plan, '/api/'), [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER) };
+  const gate = { ...gateHeaders(plan, 'GET', '/api/'), [DATABASE_VERSION_HEADER]: ref(DATABASE_VERSION_HEADER) };
   const problem = (codes: ProblemCode[], description: string): ResponseObject => {
     const status = String(PROBLEMS[codes[0] as ProblemCode].status);
     const content = Object.fromEntries((['json', 'xml'] as const).map((format) => [problemMediaType(format), { schema: problemSchemaOf(codes) }]));
@@ -258,10 +256,6 @@ export function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
   // The rate-limit module's own descriptions of its fields, so that the document says what it sends.
   registry.registerComponent('headers', 'RateLimit-Policy', RATE_LIMIT_HEADERS['RateLimit-Policy']);
   registry.registerComponent('headers', 'RateLimit', RATE_LIMIT_HEADERS.RateLimit);
-  header('Retry-After.over-limit', 'While this client is over a limit, on any answer: whole seconds until a request of it will be admitted again.', {
-    type: 'integer',
-    example: 4,
-  });
   header('Access-Control-Allow-Origin', '`*`: any page may read the answer (no credentials).', { type: 'string', const: '*' });
   header('Access-Control-Expose-Headers', 'The answer headers a page may read beyond the CORS-safelisted ones.', {
     type: 'string',
@@ -276,7 +270,7 @@ export function decorate(document: Json, plan: Plan): Json {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       // The liveness probe runs before the gates (routes/health.ts): only what every answer carries.
-      if (operation && path !== HEALTH_PATH) decorateOperation(operation, plan, path);
+      if (operation && path !== HEALTH_PATH) decorateOperation(operation, plan, method, path);
       else if (operation) for (const response of Object.values(operation.responses ?? {})) response.headers = { ...response.headers, ...EVERY_ANSWER };
     }
     if (item.get && !item.head) item.head = headOf(item.get);

@@ -5,6 +5,7 @@ import type { Problem } from '../errors/render.ts';
 import { type Utf8, withUtf8Body } from '../format/utf8.ts';
 import { RETRY_AFTER_SECONDS } from '../geo/database.ts';
 import { ENGLISH, type LanguageIndex } from '../geo/languages.ts';
+import { rangeWithArticle } from '../ip/special-ranges.ts';
 import type { Format } from '../lookup/entries.ts';
 import type { FieldMask, View } from '../lookup/fields.ts';
 import type { LookupFailure } from '../lookup/pipeline.ts';
@@ -26,10 +27,10 @@ export function lookupProblem(failure: LookupFailure, side?: 'from' | 'to'): Pro
     case 'invalid':
       return { code: 'IP_ADDRESS_INVALID', detail: `${prefix}The value is not a valid IPv4 or IPv6 address.`, options: { extensions } };
     case 'reserved': {
-      const { cidr, description, rfc } = failure.range;
+      const { cidr, rfc } = failure.range;
       return {
         code: 'IP_ADDRESS_RESERVED',
-        detail: `${prefix}${failure.address} is in ${cidr}, a ${description} (${rfc}).`,
+        detail: `${prefix}${failure.address} is in ${cidr}, ${rangeWithArticle(failure.range)} (${rfc}).`,
         options: { extensions: { range: cidr, rfc, ...extensions } },
       };
     }

@@ -101,8 +101,7 @@ export function usageGate(): MiddlewareHandler<AppEnv> {
 
 /** The 429 of a refused request: which quota, how much of it is left, and when it resets. */
 function quotaExceeded(decision: QuotaDecision, quotas: readonly QuotaPolicy[]): ProblemError {
-  const quota = decision.refusedBy ?? (quotas[0] as QuotaPolicy);
-  const remaining = decision.policies[quotas.indexOf(quota)]?.remaining ?? 0;
+  const { policy: quota, remaining } = decision.binding;
   const resetsAt = isoSeconds(quota.resetsAt);
   const what = quota.name === 'monthly' ? 'monthly quota' : 'daily quota of lookups authenticated by a whitelisted website alone';
   return new ProblemError(

@@ -5,12 +5,12 @@
  * refused whole; its state is told in the IETF RateLimit fields, as the free plan's limits are.
  */
 import type { Quotas } from '../access/kv-schema.ts';
-import type { LimitDecision, Policy } from '../ratelimit/window.ts';
+import type { FieldDecision, FieldPolicy } from '../ratelimit/headers.ts';
 import { nextDayStart, nextMonthStart } from './period.ts';
 import type { UsedLookups } from './recorder.ts';
 
 /** A quota that binds a request, as a RateLimit policy, with what it counts and when its period ends. */
-export interface QuotaPolicy extends Policy {
+export interface QuotaPolicy extends FieldPolicy {
   readonly name: 'monthly' | 'daily-website';
   /** The period's end, ms since the epoch. */
   readonly resetsAt: number;
@@ -32,34 +32,52 @@ export function bindingQuotas(quotas: Quotas | undefined, website: boolean, day:
   return policies;
 }
 
+/** Where one quota stands after a decision. */
+interface QuotaState {
+  readonly policy: QuotaPolicy;
+  /** Lookups still admissible in the period (0 when used up). */
+  readonly remaining: number;
+  /** Whole seconds until the period resets. */
+  readonly resetSeconds: number;
+}
+
 /** A quota decision, shaped as the free plan's (for `ratelimit/headers.ts`), with the quota that refused. */
-export interface QuotaDecision extends LimitDecision {
+export interface QuotaDecision extends FieldDecision {
+  /**
+   * The quota that the `RateLimit` field names: when refused, the one that refused (of several, the one
+   * that resets last); when admitted, the one with the fewest lookups left (on a tie, the later reset).
+   */
+  readonly binding: QuotaState;
   /** Of the quotas that refused, the one that resets last (what `retryAfterSeconds` waits for); null when admitted. */
   readonly refusedBy: QuotaPolicy | null;
 }
 
 /**
- * Whether `lookups` more fit in every policy, given what is `used`, and the state of each after it. A
- * request of no lookups (reference data) always fits.
+ * Whether `lookups` more fit in every policy, given what is `used`, and the state of the binding one
+ * after it. A request of no lookups (reference data) always fits.
  *
+ * @param policies at least one ({@link bindingQuotas} when it is not empty).
  * @param now ms since the epoch.
  * @returns `retryAfterSeconds`: when refused, the whole seconds until every policy that refused resets.
+ * @throws {RangeError} when `policies` is empty.
  */
 export function decideQuota(policies: readonly QuotaPolicy[], used: UsedLookups, lookups: number, now: number): QuotaDecision {
-  const left = policies.map((policy) => policy.quota - (policy.name === 'monthly' ? used.month : used.websiteToday));
-  const seconds = (policy: QuotaPolicy) => Math.max(1, Math.ceil((policy.resetsAt - now) / 1000));
-  let refusedBy: QuotaPolicy | null = null;
-  for (const [index, policy] of policies.entries()) {
-    if (lookups > Math.max(0, left[index] ?? 0) && (refusedBy === null || policy.resetsAt > refusedBy.resetsAt)) refusedBy = policy;
+  let refused: QuotaState | null = null;
+  let nearest: QuotaState | null = null;
+  for (const policy of policies) {
+    const left = Math.max(0, policy.quota - (policy.name === 'monthly' ? used.month : used.websiteToday));
+    const fits = lookups <= left;
+    const state = { policy, remaining: fits ? left - lookups : left, resetSeconds: Math.max(1, Math.ceil((policy.resetsAt - now) / 1000)) };
+    if (!fits && (refused === null || policy.resetsAt > refused.policy.resetsAt)) refused = state;
+    if (nearest === null || state.remaining < nearest.remaining || (state.remaining === nearest.remaining && state.resetSeconds > nearest.resetSeconds)) {
+      nearest = state;
+    }
   }
+  if (nearest === null) throw new RangeError('a quota decision needs at least one quota');
   return {
-    allowed: refusedBy === null,
-    retryAfterSeconds: refusedBy === null ? 0 : seconds(refusedBy),
-    refusedBy,
-    policies: policies.map((policy, index) => ({
-      name: policy.name,
-      remaining: Math.max(0, (left[index] ?? 0) - (refusedBy === null ? lookups : 0)),
-      resetSeconds: seconds(policy),
-    })),
+    allowed: refused === null,
+    retryAfterSeconds: refused === null ? 0 : refused.resetSeconds,
+    binding: refused ?? nearest,
+    refusedBy: refused?.policy ?? null,
   };
 }

@@ -97,6 +97,20 @@ describe('npm run accounts', () => {
   }, 60_000);
 });
 
+describe('npm run accounts -- allow-ip', () => {
+  it('refuses an address no server sends from, naming its range and why, and whitelists a public one', async () => {
+    expect((await accounts('create', 'cli-unsendable')).status).toBe(0);
+    const privateUse = await accounts('allow-ip', 'cli-unsendable', '192.168.1.10');
+    expect(privateUse.status).toBe(1);
+    expect(privateUse.err.join('\n')).toMatch(/^accounts: 192\.168\.1\.10 is in 192\.168\.0\.0\/16 \(private-use network, RFC 1918\): no server sends from it/);
+    const worker = await accounts('allow-ip', 'cli-unsendable', '2a06:98c0:3600::103');
+    expect(worker.status).toBe(1);
+    expect(worker.err.join('\n')).toMatch(/every Worker on Cloudflare/);
+    expect((await accounts('allow-ip', 'cli-unsendable', '203.0.113.79')).status).toBe(0);
+    expect(JSON.parse((await accounts('show', 'cli-unsendable')).out.join('\n')).ips).toEqual(['203.0.113.79']);
+  }, 60_000);
+});
+
 describe('WranglerKv', () => {
   it('reads, writes and deletes through wrangler kv key, as --remote does', async () => {
     const kv = new WranglerKv('de', 'local', state);

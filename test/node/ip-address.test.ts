@@ -178,31 +178,45 @@ describe('parseIpAddress', () => {
 });
 
 describe('clientKey', () => {
-  it('keys IPv4 by the address itself', () => {
-    expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
+  it('keys IPv4 by the address itself, with no subnet', () => {
+    expect(clientKey('203.0.113.7')).toEqual({ network: '203.0.113.7', subnet: null });
   });
 
   it('keys IPv4-mapped addresses as IPv4', () => {
-    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
-    expect(clientKey('::FFFF:cb00:7107')).toBe('203.0.113.7');
+    expect(clientKey('::ffff:203.0.113.7')).toEqual({ network: '203.0.113.7', subnet: null });
+    expect(clientKey('::FFFF:cb00:7107')).toEqual({ network: '203.0.113.7', subnet: null });
   });
 
-  it('keys IPv6 by its /64 in canonical form', () => {
-    expect(clientKey('2001:db8:1:2:a:b:c:d')).toBe('2001:db8:1:2::/64');
-    expect(clientKey('2001:0DB8:0000:0000:0001:0000:0000:0001')).toBe('2001:db8::/64');
-    expect(clientKey('::1')).toBe('::/64');
-    expect(clientKey('2a00:1450:4001:82b:ffff:ffff:ffff:ffff')).toBe('2a00:1450:4001:82b::/64');
+  it('keys IPv6 by its /48 in canonical form and its /64 within it (the fourth group)', () => {
+    expect(clientKey('2001:db8:1:2:a:b:c:d')).toEqual({ network: '2001:db8:1::/48', subnet: 2 });
+    expect(clientKey('2001:0DB8:0000:0000:0001:0000:0000:0001')).toEqual({ network: '2001:db8::/48', subnet: 0 });
+    expect(clientKey('::1')).toEqual({ network: '::/48', subnet: 0 });
+    expect(clientKey('2a00:1450:4001:82b:ffff:ffff:ffff:ffff')).toEqual({ network: '2a00:1450:4001::/48', subnet: 0x82b });
+    expect(clientKey('ffff:ffff:ffff:ffff::')).toEqual({ network: 'ffff:ffff:ffff::/48', subnet: 0xffff });
+  });
+
+  it('keys random IPv6 addresses by the /48 and the fourth group that ipaddr.js reads', () => {
+    const random = seededRandom(48);
+    for (let i = 0; i < 2_000; i++) {
+      const groups = randomGroups(random);
+      const address = new ipaddr.IPv6(groups);
+      if (address.isIPv4MappedAddress()) continue;
+      const network = ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/48`).toRFC5952String();
+      expect(clientKey(address.toNormalizedString()), address.toString()).toEqual({ network: `${network}/48`, subnet: groups[3] });
+    }
   });
 
   it('gives two addresses in the same /64 the same key', () => {
-    expect(clientKey('2001:db8:1:2::1')).toBe(clientKey('2001:DB8:1:2:ffff:ffff:ffff:ffff'));
-    expect(clientKey('2001:db8:1:2::1')).toBe(clientKey('2001:db8:1:2:8000::'));
+    expect(clientKey('2001:db8:1:2::1')).toEqual(clientKey('2001:DB8:1:2:ffff:ffff:ffff:ffff'));
+    expect(clientKey('2001:db8:1:2::1')).toEqual(clientKey('2001:db8:1:2:8000::'));
   });
 
-  it('gives addresses in different /64s different keys', () => {
-    expect(clientKey('2001:db8:1:2::1')).not.toBe(clientKey('2001:db8:1:3::1'));
-    expect(clientKey('2001:db8:1:2::1')).not.toBe(clientKey('2001:db9:1:2::1'));
-    expect(clientKey('1.2.3.4')).not.toBe(clientKey('1.2.3.5'));
+  it('gives /64s of one /48 the same network and different subnets, and other /48s other networks', () => {
+    expect(clientKey('2001:db8:1:3::1')).toEqual({ network: '2001:db8:1::/48', subnet: 3 });
+    expect(clientKey('2001:db8:1:103::1')).toEqual({ network: '2001:db8:1::/48', subnet: 0x103 });
+    expect(clientKey('2001:db8:2:2::1').network).not.toBe(clientKey('2001:db8:1:2::1').network);
+    expect(clientKey('2001:db9:1:2::1').network).not.toBe(clientKey('2001:db8:1:2::1').network);
+    expect(clientKey('1.2.3.4').network).not.toBe(clientKey('1.2.3.5').network);
   });
 
   it('rejects invalid addresses', () => {

@@ -139,9 +139,9 @@ describe('check:imports', () => {
       // A cycle inside a folder.
       'src/ip/one.ts': "import { two } from './two.ts';\nexport const one = () => two;\n",
       'src/ip/two.ts': "import { one } from './one.ts';\nexport const two = () => one;\n",
-      // Worker code never imports Node code, and data/ uses only geo and mmdb.
+      // Worker code never imports Node code, and data/ uses only geo, mmdb, ip and reference.
       'src/env-node.ts': "import '../data/build.ts';\n",
-      'data/ip.ts': "import '../src/ip/parse.ts';\n",
+      'data/routes.ts': "import '../src/routes/problems.ts';\n",
     });
     const breaches = await checkImports(root);
     expect(breaches.filter((breach) => breach.includes(' imports ')).map((breach) => breach.split(':')[0])).toEqual(
@@ -151,7 +151,7 @@ describe('check:imports', () => {
         expect.stringMatching(/^src\/ip\/http\.ts imports .*node_modules\/hono\//),
         expect.stringMatching(/^src\/ip\/(one|two)\.ts imports src\/ip\/(one|two)\.ts → /),
         'src/env-node.ts imports data/build.ts',
-        'data/ip.ts imports src/ip/parse.ts',
+        'data/routes.ts imports src/routes/problems.ts',
       ]),
     );
     expect(breaches).toContain(`src/env-node.ts is in no row of docs/architecture.md's table "What may import what": add its row`);

@@ -2,7 +2,7 @@
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { parseIp } from '../../src/ip/address.ts';
-import { SPECIAL_RANGES, specialRangeOf } from '../../src/ip/special-ranges.ts';
+import { rangeWithArticle, SPECIAL_RANGES, specialRangeOf } from '../../src/ip/special-ranges.ts';
 
 interface RegistryRow {
   cidr: string;
@@ -427,5 +427,22 @@ describe('specialRangeOf, with the parser', () => {
 
   it('does not parse a zone id, so no range is asked for', () => {
     expect(parseIp('fe80::1%eth0')).toBeUndefined();
+  });
+});
+
+describe('rangeWithArticle', () => {
+  // English usage, not the code: "an" before a vowel sound, "a" before a consonant sound, "uni-" included.
+  it.each([
+    ['::', 'an unspecified address'],
+    ['fc00::1', 'a unique local address prefix'],
+    ['2001:20::1', 'an ORCHIDv2 prefix'],
+    ['10.0.0.1', 'a private-use network'],
+    ['192.88.99.1', 'a deprecated 6to4 relay anycast network'],
+  ])('reads the range of %s as "%s"', (text, phrase) => {
+    const address = parseIp(text);
+    if (address === undefined) throw new Error(`${text} did not parse`);
+    const range = specialRangeOf(address);
+    if (range === undefined) throw new Error(`${text} is in no special range`);
+    expect(rangeWithArticle(range)).toBe(phrase);
   });
 });

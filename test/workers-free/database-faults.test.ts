@@ -232,6 +232,9 @@ describe('a new version', () => {
 
     clock.now += 1;
     expect((await get()) === first).toBe(true); // due: answered from the old one, the check runs in waitUntil
+    await settle();
+    expect(slot.version).toBe(goodVersion); // the check verified the new one, and left the switch to the next request
+    expect((await get()) === first).toBe(true); // answered from the old one, it begins the switch in waitUntil
     // Once the old database is released, requests wait for the new one (polling, with their own timers).
     while (slot.version === goodVersion) await new Promise((resolve) => setTimeout(resolve, 1));
     const during = await Promise.all(Array.from({ length: 20 }, () => get()));
@@ -263,6 +266,31 @@ describe('a new version', () => {
     await get();
     await settle();
     expect(slot.version).toBe('2026-11-22.0000beef');
+  });
+
+  it('that was uploaded damaged is refused by its verification when two do not fit, the good version answering throughout', async () => {
+    const { clock, slot, get, settle } = tracked(0);
+    const first = expectDatabase(await get());
+    const next = otherBuild();
+    await publish(next, '2026-11-22.0000dead');
+    const damaged = next.slice();
+    damaged.fill(0x5a, 1024, 2048);
+    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000dead'), damaged);
+
+    clock.now += CHECK_MS;
+    for (let i = 0; i < 3; i++) {
+      expect((await get()) === first).toBe(true);
+      await settle();
+    }
+    expect(slot.versions).toEqual([goodVersion]);
+
+    await env.GEO_DATA.put(versionObjectKey('2026-11-22.0000dead'), next);
+    clock.now += CHECK_MS;
+    for (let i = 0; i < 3 && slot.version !== '2026-11-22.0000dead'; i++) {
+      await get();
+      await settle();
+    }
+    expect(slot.versions).toEqual(['2026-11-22.0000dead']);
   });
 
   it('is checked for at most once a minute, and rolled back to like any other', async () => {

@@ -72,7 +72,7 @@ describe('what counts against the free limits', () => {
     });
   });
 
-  // Last: an unreachable Durable Object puts this isolate's limiter into its outage mode for 5 s.
+  // An unreachable Durable Object switches its own counter (this client's /48) to the isolate for 5 s, no other.
   it('takes back a 503 in the isolate too while the Durable Object cannot be reached', async () => {
     const app = createApp('free');
     const unreachable = { ...env, RATE_LIMITER: failingNamespace().namespace };

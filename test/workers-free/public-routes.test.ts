@@ -36,7 +36,7 @@ describe('GET /api/v1/countrycodes', () => {
     expect(body).not.toHaveProperty('TA');
   });
 
-  it('carries the rate-limit fields, like every free answer', async () => {
+  it('carries the rate-limit fields, like every counted answer', async () => {
     const response = await get('/api/v1/countrycodes');
     expect(response.headers.get('RateLimit-Policy')).toBeTruthy();
     expect(response.headers.get('RateLimit')).toBeTruthy();
@@ -74,21 +74,30 @@ describe('GET /openapi.json on the free server', () => {
     expect(document.components).not.toHaveProperty('securitySchemes');
   });
 
-  it('puts the RateLimit fields on every response, and a 429 with Retry-After on every counted operation', () => {
+  it('puts the RateLimit fields on every response of a counted operation, a 429 with Retry-After on each /api/ one, and neither on the others', () => {
     expect(Object.keys(document.components.headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'Retry-After']));
+    // What the free plan counts (docs/api.md, "The free plan's limits"): /api/ but the status endpoint, and views of /.
+    const counted = (method: string, path: string) => (path.startsWith('/api/') ? path !== '/api/v1/status' : path === '/' && ['get', 'head'].includes(method));
+    const seen = { counted: 0, uncounted: 0 };
     for (const { path, method, operation } of operations()) {
-      // The liveness probe runs before the rate-limit gate: it is neither counted nor reported.
-      if (path === '/health') continue;
+      const isCounted = counted(method, path);
+      seen[isCounted ? 'counted' : 'uncounted']++;
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
-        expect(Object.keys(response.headers ?? {}), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
+        const headers = Object.keys(response.headers ?? {});
+        if (isCounted) expect(headers, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
+        else
+          expect(
+            headers.filter((name) => name.startsWith('RateLimit')),
+            `${method} ${path} ${status}`,
+          ).toEqual([]);
       }
-      // The status endpoint is reported but not counted (ratelimit/middleware.ts): it never answers 429.
-      if (path === '/api/v1/status') expect(operation.responses['429'], path).toBeUndefined();
-      else if (path.startsWith('/api/')) {
+      if (isCounted && path.startsWith('/api/')) {
         expect(operation.responses['429'].description, path).toContain('RATE_LIMITED');
         expect(Object.keys(operation.responses['429'].headers), path).toContain('Retry-After');
-      }
+      } else expect(operation.responses['429']?.description ?? '', `${method} ${path}`).not.toContain('RATE_LIMITED');
     }
+    expect(seen.counted).toBeGreaterThan(0);
+    expect(seen.uncounted).toBeGreaterThan(0);
   });
 
   it('documents the liveness probe without rate-limit fields, as the gate never sees it', async () => {
@@ -98,8 +107,21 @@ describe('GET /openapi.json on the free server', () => {
     expect(probe.headers.get('RateLimit-Policy')).toBeNull();
   });
 
-  it('names the policy that the server sends', () => {
-    expect(document.components.headers['RateLimit-Policy'].schema.example).toBe(served.headers.get('RateLimit-Policy'));
+  it("names the policy that the server sends an IPv4 client, and the limits' figures", async () => {
+    const lookup = await get('/api/v1/countrycodes');
+    expect(document.components.headers['RateLimit-Policy'].schema.example).toBe(lookup.headers.get('RateLimit-Policy'));
+    expect(served.headers.get('RateLimit-Policy')).toBeNull();
+    // The figures of docs/api.md's table, in the field's description and the document's.
+    for (const text of [document.components.headers['RateLimit-Policy'].description, document.info.description]) {
+      for (const figure of [
+        '10 requests in any 10 s and 60 in any minute',
+        '80 requests in any 10 s and 480 in any minute',
+        '640 requests in any 10 s and 3840 in any minute',
+      ]) {
+        expect(text).toContain(figure);
+      }
+      expect(text).toContain('RIPE-690');
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * @module The free plan's rate limits (docs/specification.md, 8; docs/api.md, "Conventions"): through the Worker for
+ * @module The free plan's rate limits (docs/specification.md, 8; docs/api.md, "The free plan's limits"): through the Worker for
  * concurrency and headers, and on the Durable Object itself, with the time passed in, for the windows.
  * The object's state is read inside it with `runInDurableObject`, never by waiting.
  * Client addresses: 198.51.100.0/24 and 2001:db8:100::/48, used by this file only.
@@ -10,8 +10,9 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createApiKey } from '../../src/access/admin.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
-import { admit, type LimitDecision } from '../../src/ratelimit/window.ts';
+import { type Admitted, admit, CLIENT_POLICIES, IPV6_POLICIES, type LimitDecision, policiesOf } from '../../src/ratelimit/window.ts';
 import { packDecision, unpackDecision } from '../../src/ratelimit/wire.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 const POLICY = '"burst";q=10;w=10, "minute";q=60;w=60';
@@ -20,9 +21,9 @@ function get(path: string, clientIp: string, headers: Record<string, string> = {
   return workerFetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientIp, ...headers } });
 }
 
-/** The admitted request times that the client's Durable Object holds in memory (none before its first request). */
-function admitted(key: string): Promise<number[]> {
-  return runInDurableObject(env.RATE_LIMITER.getByName(key), (instance: RateLimiter) => instance.admittedTimes());
+/** The admitted request times that a counter's Durable Object holds in memory, of one /64 when `subnet` is given (none before its first request). */
+function admitted(network: string, subnet?: number): Promise<number[]> {
+  return runInDurableObject(env.RATE_LIMITER.getByName(network), (instance: RateLimiter) => instance.admittedTimes(subnet));
 }
 
 /** What the object keeps in storage: its own tables (the runtime's `_cf_*` and SQLite's own aside) and its alarm. */
@@ -37,18 +38,14 @@ function storageOf(key: string): Promise<{ tables: string[]; alarm: number | nul
   }));
 }
 
-/** A direct call of the object, as the Worker makes it, with the answer unpacked. */
+/** A direct call of an IPv4 counter's object, as the Worker makes it, with the answer unpacked. */
 async function hit(key: string, now?: number): Promise<LimitDecision> {
-  return unpackDecision(await env.RATE_LIMITER.getByName(key).hit(now));
-}
-
-async function peek(key: string, now?: number): Promise<LimitDecision> {
-  return unpackDecision(await env.RATE_LIMITER.getByName(key).peek(now));
+  return unpackDecision(await env.RATE_LIMITER.getByName(key).hit(null, now));
 }
 
 /** `"burst";r=9;t=10` → { name: 'burst', r: 9, t: 10 }. */
 function parseRateLimit(field: string | null): { name: string; r: number; t: number } {
-  const match = /^"(\w+)";r=(\d+);t=(\d+)$/.exec(field ?? '');
+  const match = /^"([\w-]+)";r=(\d+);t=(\d+)$/.exec(field ?? '');
   if (!match) throw new Error(`not a RateLimit field: ${field}`);
   return { name: match[1] ?? '', r: Number(match[2]), t: Number(match[3]) };
 }
@@ -104,7 +101,7 @@ describe('through the Worker', () => {
     const statuses = [];
     for (let i = 1; i <= 11; i++) statuses.push((await get('/api/v1/json/8.8.8.8', `2001:db8:100:1::${i.toString(16)}`)).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
-    expect(await admitted('2001:db8:100:1::/64')).toHaveLength(10);
+    expect(await admitted('2001:db8:100::/48', 1)).toHaveLength(10);
     expect((await get('/api/v1/json/8.8.8.8', '2001:db8:100:2::1')).status).toBe(200);
   });
 
@@ -128,16 +125,6 @@ describe('through the Worker', () => {
     expect(xmlInvalid.headers.get('Content-Type')).toMatch(/^application\/problem\+xml/);
     expect([invalid, missing, xmlInvalid, wrongMethod].map((r) => r.headers.get('RateLimit-Policy'))).toEqual(Array(4).fill(POLICY));
     expect([invalid, missing, xmlInvalid, wrongMethod].map((r) => parseRateLimit(r.headers.get('RateLimit')).r)).toEqual([9, 8, 7, 6]);
-  });
-
-  it('reports the state on /openapi.json and /docs without counting them', async () => {
-    await get('/api/v1/json/8.8.8.8', '198.51.100.7');
-    for (const path of ['/openapi.json', '/docs']) {
-      const response = await get(path, '198.51.100.7');
-      expect(response.headers.get('RateLimit-Policy'), path).toBe(POLICY);
-      expect(parseRateLimit(response.headers.get('RateLimit')).r, path).toBe(9);
-    }
-    expect(await admitted('198.51.100.7')).toHaveLength(1);
   });
 
   it('counts requests without CF-Connecting-IP under one shared key', async () => {
@@ -166,22 +153,28 @@ describe('RateLimiter Durable Object', () => {
     for (let window = 0; window < 6; window++) {
       for (let i = 0; i < 10; i++) expect((await hit('window-test-2', t0 + window * 10_000 + i)).allowed).toBe(true);
     }
-    expect(await admitted('window-test-2')).toHaveLength(60);
-    const full = await peek('window-test-2', t0 + 59_999);
-    expect(full.policies).toEqual([
-      { name: 'burst', remaining: 0, resetSeconds: 1 },
-      { name: 'minute', remaining: 0, resetSeconds: 1 },
-    ]);
-    expect(await hit('window-test-2', t0 + 59_999)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    const log = await admitted('window-test-2');
+    expect(log).toHaveLength(60);
+    const refused = await hit('window-test-2', t0 + 59_999);
+    expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    // Both windows are full and both give a request back in 1 s; the tie goes to the first, the burst.
+    expect(refused.binding).toEqual({ policy: CLIENT_POLICIES[0], remaining: 0, resetSeconds: 1 });
     // Just after the last window's requests leave the burst window, the minute still counts the
     // five windows before: only the first window's ten requests are forgotten.
-    expect((await hit('window-test-2', t0 + 60_010)).policies).toEqual([
-      { name: 'burst', remaining: 9, resetSeconds: 10 },
-      { name: 'minute', remaining: 9, resetSeconds: 10 },
+    const after = await hit('window-test-2', t0 + 60_010);
+    expect(after.allowed).toBe(true);
+    const states = admit(
+      (await admitted('window-test-2')).map((at) => ({ at, subnet: 0 })),
+      t0 + 60_010,
+      { consume: false },
+    ).states.map(({ policy, remaining, resetSeconds }) => [policy.name, remaining, resetSeconds]);
+    expect(states).toEqual([
+      ['burst', 9, 10],
+      ['minute', 9, 10],
     ]);
-    const log = await admitted('window-test-2');
-    expect(log).toHaveLength(51);
-    expect(log[0]).toBe(t0 + 10_000);
+    const kept = await admitted('window-test-2');
+    expect(kept).toHaveLength(51);
+    expect(kept[0]).toBe(t0 + 10_000);
   });
 
   it('does not count refused requests', async () => {
@@ -200,69 +193,118 @@ describe('RateLimiter Durable Object', () => {
 
   it('counts on its own clock when no time is passed', async () => {
     const before = Date.now();
-    expect((await hit('window-test-5')).policies[0]).toEqual({ name: 'burst', remaining: 9, resetSeconds: 10 });
-    expect((await peek('window-test-5')).policies[0]).toMatchObject({ name: 'burst', remaining: 9 });
+    expect((await hit('window-test-5')).binding).toEqual({ policy: CLIENT_POLICIES[0], remaining: 9, resetSeconds: 10 });
     const [at] = await admitted('window-test-5');
     expect(at).toBeGreaterThanOrEqual(before);
   });
 
   it('keeps its log in memory only: no table, no alarm', async () => {
     for (let i = 0; i < 11; i++) await hit('window-test-6', t0 + i);
-    await peek('window-test-6', t0 + 20);
-    expect(await admitted('window-test-6')).toHaveLength(10);
+    await env.RATE_LIMITER.getByName('window-test-6').refund(null, t0 + 20);
+    expect(await admitted('window-test-6')).toHaveLength(9);
     expect(await storageOf('window-test-6')).toEqual({ tables: [], alarm: null });
+  });
+
+  it("takes back only the refunding client's admission of an IPv6 counter", async () => {
+    const stub = env.RATE_LIMITER.getByName('refund-test-48');
+    await stub.hit(7, t0);
+    await stub.hit(8, t0 + 1);
+    const after = unpackDecision(await stub.refund(7, t0 + 2), IPV6_POLICIES);
+    expect(after.binding).toEqual({ policy: IPV6_POLICIES[0], remaining: 10, resetSeconds: 0 });
+    expect(await runInDurableObject(stub, (instance: RateLimiter) => [instance.admittedTimes(7), instance.admittedTimes(8)])).toEqual([[], [t0 + 1]]);
   });
 });
 
 describe('packDecision', () => {
-  it('carries every decision of a client over the RPC unchanged', () => {
-    // Walk one client through bursts, refusals and the minute limit; every decision must round-trip.
-    let log: number[] = [];
-    const decisions: LimitDecision[] = [];
-    for (let at = 0; at < 150_000; at += 137) {
-      const admission = admit(log, at);
-      decisions.push(admission.decision);
+  /** Every decision of a walk: one request every `step` ms for `seconds`, the i-th from `subnetOf(i)`, through `admit`. */
+  function walk(subnetOf: (i: number) => number | null, step: number, seconds: number): { decision: LimitDecision; subnet: number | null }[] {
+    let log: readonly Admitted[] = [];
+    const decisions = [];
+    for (let at = 0, i = 0; at < seconds * 1000; at += step, i++) {
+      const subnet = subnetOf(i);
+      const admission = admit(log, at, { subnet });
+      decisions.push({ decision: admission.decision, subnet });
       log = admission.log;
     }
-    expect(decisions.some((decision) => !decision.allowed)).toBe(true);
-    for (const decision of decisions) expect(unpackDecision(packDecision(decision))).toEqual(decision);
+    return decisions;
+  }
+
+  it('carries every decision of a client over the RPC unchanged', () => {
+    const decisions = [
+      ...walk(() => null, 137, 150),
+      // 100 /64s of one /56, then 100 /56s of one /48, at 100 requests a second: their aggregates bind.
+      ...walk((i) => i % 100, 10, 70),
+      ...walk((i) => (i % 100) << 8, 10, 70),
+    ];
+    const refusedBy = new Set(decisions.filter(({ decision }) => !decision.allowed).map(({ decision }) => decision.binding.policy.name));
+    expect([...refusedBy]).toEqual(expect.arrayContaining(['burst', 'burst-56', 'burst-48']));
+    for (const { decision, subnet } of decisions) expect(unpackDecision(packDecision(decision, policiesOf(subnet)), policiesOf(subnet))).toEqual(decision);
   });
 
   it('packs the first request of a client as the documented number', () => {
-    // retry 0; burst 9 left, 10 s; minute 59 left, 60 s: ((60 · 61 + 59) · 11 + 10) · 11 + 9, times 61.
-    expect(packDecision(admit([], 0).decision)).toBe((((60 * 61 + 59) * 11 + 10) * 11 + 9) * 61);
+    // Burst (index 0) binds with 9 left and 10 s to go; no wait. Digits, most significant first: the
+    // index, remaining (radix: the largest quota + 1), reset and retry (radix: the longest window + 1, 61).
+    expect(packDecision(admit([], 0).decision)).toBe(((0 * 61 + 9) * 61 + 10) * 61);
+    expect(packDecision(admit([], 0, { subnet: 5 }).decision, IPV6_POLICIES)).toBe(((0 * 3841 + 9) * 61 + 10) * 61);
   });
 
-  it('refuses a value outside its range', () => {
+  it('refuses a value outside its range, and a policy of another set', () => {
     const decision = admit([], 0).decision;
     expect(() => packDecision({ ...decision, retryAfterSeconds: 61 })).toThrow(RangeError);
-    expect(() => packDecision({ ...decision, policies: decision.policies.slice(0, 1) })).toThrow(RangeError);
+    expect(() => packDecision({ ...decision, binding: { ...decision.binding, remaining: 61 } })).toThrow(RangeError);
+    const ipv6 = admit([], 0, { subnet: 1, policies: IPV6_POLICIES.slice(2) }).decision;
+    expect(() => packDecision(ipv6)).toThrow(RangeError);
   });
 });
 
 describe('admit', () => {
+  it('decides a /48 of many /64s and /56s as the rule says, counted naively', () => {
+    // The rule (docs/api.md, "The free plan's limits"): admitted when every policy has fewer than its quota
+    // of admitted requests from its network in its window; counted here entry by entry.
+    const random = seededRandom(38);
+    const sameNetwork = (a: number, b: number, prefixLength: number) => a >>> (64 - prefixLength) === b >>> (64 - prefixLength);
+    let log: readonly Admitted[] = [];
+    const naive: { at: number; subnet: number }[] = [];
+    let at = 0;
+    let refusedByNetwork = 0;
+    for (let i = 0; i < 6_000; i++) {
+      at += Math.floor(random() * 40);
+      // Mostly a few busy /64s of two /56s, sometimes any /64 of the /48.
+      const subnet = random() < 0.8 ? Math.floor(random() * 2) * 256 + Math.floor(random() * 12) : Math.floor(random() * 65_536);
+      const counts = IPV6_POLICIES.map(
+        (policy) => naive.filter((entry) => entry.at > at - policy.windowSeconds * 1000 && sameNetwork(entry.subnet, subnet, policy.prefixLength)).length,
+      );
+      const expected = IPV6_POLICIES.every((policy, p) => (counts[p] as number) < policy.quota);
+      const admission = admit(log, at, { subnet });
+      expect(admission.decision.allowed, `request ${i}`).toBe(expected);
+      expect(admission.states.map((state) => state.remaining)).toEqual(
+        IPV6_POLICIES.map((policy, p) => Math.max(0, policy.quota - (counts[p] as number) - (expected ? 1 : 0))),
+      );
+      if (!expected && (counts[0] as number) < 10) refusedByNetwork++;
+      if (expected) naive.push({ at, subnet });
+      log = admission.log;
+    }
+    expect(refusedByNetwork).toBeGreaterThan(0);
+  });
+
   it('refuses by a longer window when the shorter one has room', () => {
     // Policies other than the free plan's, where the longer window can bind on its own.
-    const policies = [
-      { name: 'short', quota: 2, windowSeconds: 1 },
-      { name: 'long', quota: 3, windowSeconds: 10 },
-    ];
-    let log: number[] = [];
+    const short = { name: 'short', quota: 2, windowSeconds: 1, prefixLength: 64 } as const;
+    const long = { name: 'long', quota: 3, windowSeconds: 10, prefixLength: 64 } as const;
+    const policies = [short, long];
+    let log: readonly Admitted[] = [];
     for (const at of [0, 100, 2_000]) {
       const admission = admit(log, at, { policies });
       expect(admission.decision.allowed).toBe(true);
       log = admission.log;
     }
     const refused = admit(log, 5_000, { policies });
-    expect(refused.decision).toEqual({
-      allowed: false,
-      retryAfterSeconds: 5,
-      policies: [
-        { name: 'short', remaining: 2, resetSeconds: 0 },
-        { name: 'long', remaining: 0, resetSeconds: 5 },
-      ],
-    });
-    expect(refused.log).toEqual([0, 100, 2_000]);
+    expect(refused.decision).toEqual({ allowed: false, retryAfterSeconds: 5, binding: { policy: long, remaining: 0, resetSeconds: 5 } });
+    expect(refused.states).toEqual([
+      { policy: short, remaining: 2, resetSeconds: 0 },
+      { policy: long, remaining: 0, resetSeconds: 5 },
+    ]);
+    expect(refused.log.map((entry) => entry.at)).toEqual([0, 100, 2_000]);
     expect(admit(log, 10_000, { policies }).decision.allowed).toBe(true);
   });
 });

@@ -124,6 +124,44 @@ describe('account operations', () => {
     expect(await dump()).toEqual(after);
   });
 
+  it('refuses an address that no server sends from, naming its range, before touching KV', async () => {
+    await createAccount(env.ACCOUNTS, 'admin-unsendable');
+    const before = await dump();
+    // Each address and the block it lies in, from the IANA special-purpose registries (RFC 6890 and the RFCs named).
+    const refused: [string, string][] = [
+      ['10.1.2.3', '10.0.0.0/8'], // private-use, RFC 1918
+      ['172.31.255.254', '172.16.0.0/12'],
+      ['192.168.0.1', '192.168.0.0/16'],
+      ['::ffff:192.168.0.1', '192.168.0.0/16'], // IPv4-mapped: the same address
+      ['100.64.0.1', '100.64.0.0/10'], // shared address space behind carrier-grade NAT, RFC 6598
+      ['fd12:3456::1', 'fc00::/7'], // unique local, RFC 4193
+      ['127.0.0.1', '127.0.0.0/8'], // loopback
+      ['::1', '::1/128'],
+      ['169.254.10.20', '169.254.0.0/16'], // link-local, RFC 3927
+      ['fe80::1', 'fe80::/10'],
+      ['0.0.0.0', '0.0.0.0/32'], // unspecified
+      ['::', '::/128'],
+      ['224.0.0.251', '224.0.0.0/4'], // multicast
+      ['ff02::1', 'ff00::/8'],
+      ['255.255.255.255', '255.255.255.255/32'], // limited broadcast
+    ];
+    for (const [address, block] of refused) {
+      const error = await allowIp(env.ACCOUNTS, 'admin-unsendable', address).catch((caught: unknown) => caught);
+      expect(error, address).toBeInstanceOf(AccountInputError);
+      expect((error as Error).message, address).toContain(` is in ${block} (`);
+    }
+    // The address Cloudflare gives every request of another zone's Worker, in any spelling.
+    for (const address of ['2a06:98c0:3600::103', '2A06:98C0:3600:0:0:0:0:0103']) {
+      await expect(allowIp(env.ACCOUNTS, 'admin-unsendable', address), address).rejects.toThrow(/Worker of another zone/);
+    }
+    expect(await dump()).toEqual(before);
+    // Documentation ranges stay allowed (tests and examples use them), as does the Worker address's neighbour.
+    for (const address of ['192.0.2.17', '198.51.100.17', '203.0.113.17', '2001:db8::17', '2a06:98c0:3600::104']) {
+      await allowIp(env.ACCOUNTS, 'admin-unsendable', address);
+    }
+    expect((await showAccount(env.ACCOUNTS, 'admin-unsendable')).ips).toHaveLength(5);
+  });
+
   it('leaves no index entry behind when the account document cannot be written', async () => {
     await createAccount(env.ACCOUNTS, 'admin-atomic');
     const before = await dump();
