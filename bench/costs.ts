@@ -91,8 +91,11 @@ export function hostedCost(price: HostedPrice, lookups: number): number {
   return 1e6 * (price.billsEachAddress ? lookups : 1) * unitPrice(price);
 }
 
+/** What `npm run bench -- --parts` records for a part it did not run (`run.ts`). */
+export const NOT_RUN = 'not run (--parts)';
+
 /** The request kinds that docs/costs.md prices, and where the run measured each. */
-export const KINDS = [
+const KINDS = [
   { id: 'free', name: 'free single lookup (`GET /api/v1/json/{ip}`, rate limit)', lookups: 1, cpu: { http: 'free-plan lookup' } },
   { id: 'paid', name: 'paid single lookup, usage counted (`GET /api/json/{ip}`, API key)', lookups: 1, cpu: { http: 'paid lookup' } },
   { id: 'bulk', name: 'paid bulk of 50 (`POST /api/bulk/json`), usage counted', lookups: 50, cpu: { http: 'paid bulk of 50' } },
@@ -159,13 +162,21 @@ const usd = (value: number) => {
   if (value === 0) return '$0';
   return `$${value.toPrecision(2)}`;
 };
+/** A list price as printed: cents at least ($0.30, $12.50), every digit below a cent ($0.000539). */
+const dollars = (value: number) => (value >= 0.01 ? `$${value.toFixed(2)}` : `$${value}`);
+/** `million requests`, `50,000 lookups`, `GB`: the quantity a price is for. */
+function quantityOf(price: Price): string {
+  if (price.per === 1) return price.unit;
+  const units = /^(CPU ms|GB-s|GB)$/.test(price.unit) ? price.unit : price.unit.replace(/^(\S+)/, '$1s');
+  return `${price.per === 1e6 ? 'million' : price.per.toLocaleString('en')} ${units}`;
+}
 const per = (value: number) => (value === 0 ? '0' : value >= 10 ? value.toFixed(0) : value.toPrecision(2));
 const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
 const head = (cells: readonly string[], align: readonly string[]) => [line(cells), line(align)];
 const link = (price: Price) => `[${new URL(price.source).hostname}](${price.source})`;
 
 /** The block of docs/costs.md that the run writes: its run, the inputs, the costs, the hosted prices and the prices used. */
-export function costsMarkdown(results: Results): string {
+function costsMarkdown(results: Results): string {
   const day = results.date.slice(0, 10);
   const operations = typeof results.operations === 'string' ? undefined : results.operations;
   const rows = KINDS.map((kind) => {
@@ -176,8 +187,9 @@ export function costsMarkdown(results: Results): string {
     return { kind, use, counted, cost: cloudflareCost(use, day), alone: cloudflareCost(aloneInItsBatch(use, counted), day) };
   });
   const logs = logsPrice(day).price;
+  const partial = Object.values(results).some((part) => part === NOT_RUN);
   const out: string[] = [
-    `Computed by \`npm run bench\` (and again by \`npm run bench:costs\` after a price change) from the run of commit \`${results.revision.commit}\`${results.revision.dirty ? ' with uncommitted changes' : ''}, ${results.date}, on ${results.machine.cpu} (${results.machine.cores} cores): the CPU per request of its rows in [BENCHMARKS.md](../BENCHMARKS.md) and the operations it counted. Prices of \`bench/prices.ts\`, read on the days the last table gives; Workers Logs at the price in force on the run's day.`,
+    `Computed by \`npm run bench\` (and again by \`npm run bench:costs\` after a price change) from the run of commit \`${results.revision.commit}\`${results.revision.dirty ? ' with uncommitted changes' : ''}, ${results.date}, on ${results.machine.cpu} (${results.machine.cores} cores): ${partial ? 'a run of only the parts the costs need (`npm run bench -- --parts`), whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of a whole run, another one)' : 'the CPU per request of its rows in [BENCHMARKS.md](../BENCHMARKS.md) and the operations it counted'}. Prices of \`bench/prices.ts\`, read on the days the last table gives; Workers Logs at the price in force on the run's day.`,
     '',
     '### A million requests on Cloudflare',
     '',
@@ -193,7 +205,7 @@ export function costsMarkdown(results: Results): string {
         'R2',
         'Workers Logs',
         '**total**',
-        'usage written alone',
+        'total, each answer’s usage written alone',
       ],
       ['---', ...Array<string>(10).fill('---:')],
     ),
@@ -283,7 +295,7 @@ export function costsMarkdown(results: Results): string {
     ...head(['what', 'price', 'included a month (not subtracted)', 'source', 'read', 'note'], ['---', '---:', '---:', '---', '---', '---']),
     ...all.map((price) => {
       const plan = 'plan' in price ? `${(price as HostedPrice).plan}: ` : '';
-      const amount = Number.isFinite(price.usd) ? `$${price.usd} per ${price.per === 1 ? '' : `${price.per.toLocaleString('en')} `}${price.unit}` : 'not known';
+      const amount = Number.isFinite(price.usd) ? `${dollars(price.usd)} per ${quantityOf(price)}` : 'not known';
       const dates = [price.from ? `from ${price.from}` : '', price.until ? `until ${price.until}` : ''].filter(Boolean).join(', ');
       const note = [price === logs ? 'used for this run' : '', dates, price.secondary ? `secondary: ${price.secondary}` : ''].filter(Boolean).join('; ');
       return line([

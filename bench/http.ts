@@ -52,7 +52,7 @@ export const BULK_SIZE = 50;
 export const PAID_BULK_ROW = `paid bulk of ${BULK_SIZE}`;
 
 /** The paid deployment's distance row: two addresses of the cycle, as docs/costs.md prices it. */
-export const PAID_DISTANCE_ROW = 'paid distance';
+const PAID_DISTANCE_ROW = 'paid distance';
 
 /** The single lookup with issue 16's options: German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';

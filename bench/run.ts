@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCommandLine } from '../data/command-line.ts';
-import { writeCosts } from './costs.ts';
+import { NOT_RUN, writeCosts } from './costs.ts';
 import { describeMachine, revision } from './machine.ts';
 import { benchmarksMarkdown, type Results, table } from './report.ts';
 import { ROOT } from './worker/deployment.ts';
@@ -80,7 +80,7 @@ for (const name of chosen ?? []) if (!(name in PARTS)) throw new Error(`no part 
 
 /** Runs one part in its own process; its JSON result, or the reason it has none. */
 function run(name: keyof typeof PARTS): unknown {
-  if (chosen && !chosen.includes(name)) return 'not run (--parts)';
+  if (chosen && !chosen.includes(name)) return NOT_RUN;
   const [script, args, limit] = PARTS[name];
   const out = join(work, `${name}.json`);
   console.log(`\n▶ ${name} (${script} ${args.join(' ')}, at most ${limit} s)`);
