@@ -22,7 +22,7 @@ const ENVIRONMENT = { free: 'free', paid: 'de' } as const;
 
 /**
  * The Workers beside the paid app: the usage Worker that its `USAGE` binding names (bound to the tests
- * as `USAGE_STORE`, for the operator's reads), and a second paid deployment (`us`), bound as
+ * as `USAGE_STORE`, for the operator's reads), and a second paid deployment (`sg`), bound as
  * `SECOND_PAID`, that counts into the same store.
  */
 function paidNeighbours(environment: string) {

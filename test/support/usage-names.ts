@@ -4,4 +4,4 @@
 export const TEST_USAGE_READ_TOKEN = 'test-usage-read-token';
 
 /** The name of the second paid deployment's Worker in the tests; the runner reaches it as `SECOND_PAID`. */
-export const SECOND_PAID_WORKER = 'ipgeo-us';
+export const SECOND_PAID_WORKER = 'ipgeo-sg';

@@ -2,8 +2,8 @@
  * @module Auxiliary Workers of the paid test projects (`vitest.config.ts`), made in Node when a project
  * starts: the usage Worker (`src/usage-store.ts`, the `ipgeo-usage` that the paid deployments' `USAGE`
  * bindings name), bundled from the configuration `npm run deploy` writes (`scripts/deploy/usage.ts`); and
- * a second paid deployment (`us`) bundled from `wrangler.toml`, so that tests see two deployments count
- * into one store. The `us` app reads the `de` app's data bucket, which the tests publish already.
+ * a second paid deployment (`sg`) bundled from `wrangler.toml`, so that tests see two deployments count
+ * into one store. The `sg` app reads the `de` app's data bucket, which the tests publish already.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,10 +48,10 @@ export function usageWorker(environment: string, dir = join(ROOT, '.wrangler', '
   return { ...worker, bindings: { ...(worker.bindings as Record<string, unknown>), USAGE_READ_TOKEN: TEST_USAGE_READ_TOKEN } } as LegacyWorkerOptions;
 }
 
-/** The `us` paid deployment's app, on the `de` deployment's data bucket (`ipgeo-data-de`). */
-export function secondPaidWorker(dir = join(ROOT, '.wrangler', 'test-usage', 'us-app')): LegacyWorkerOptions {
+/** The `sg` paid deployment's app, on the `de` deployment's data bucket (`ipgeo-data-de`). */
+export function secondPaidWorker(dir = join(ROOT, '.wrangler', 'test-usage', 'sg-app')): LegacyWorkerOptions {
   const configPath = join(ROOT, 'wrangler.toml');
-  const worker = auxiliaryWorker(SECOND_PAID_WORKER, configPath, 'us', bundleWorker(configPath, 'us', join(dir, 'bundle')));
+  const worker = auxiliaryWorker(SECOND_PAID_WORKER, configPath, 'sg', bundleWorker(configPath, 'sg', join(dir, 'bundle')));
   const de = auxiliaryWorker(SECOND_PAID_WORKER, configPath, 'de', worker.scriptPath);
   return { ...worker, r2Buckets: de.r2Buckets } as LegacyWorkerOptions;
 }

@@ -1,6 +1,6 @@
 /**
  * @module What the usage tests share: accounts of their own, requests to the paid app under test (`de`)
- * and to the second paid deployment (`us`, `SECOND_PAID`), each answer checked against its server's
+ * and to the second paid deployment (`sg`, `SECOND_PAID`), each answer checked against its server's
  * OpenAPI document, and the operator's reads of the usage store (`USAGE_STORE`, the usage Worker).
  */
 import { env } from 'cloudflare:workers';
@@ -12,7 +12,7 @@ import { expectDescribed, workerFetch } from './worker-fetch.ts';
 const bindings = env as unknown as { SECOND_PAID: Fetcher; USAGE_STORE: Fetcher };
 
 /** The paid deployments the tests reach, by their `REGION`. */
-export type Deployment = 'de' | 'us';
+export type Deployment = 'de' | 'sg';
 
 /** A new account with one API key; `name` makes its id readable, a random suffix makes it this run's own. */
 export async function usageAccount(name: string): Promise<{ account: string; key: string }> {

@@ -203,7 +203,7 @@ describe('enforcement under concurrent load', () => {
     let refusals = 0;
     await Promise.all(
       Array.from({ length: 8 }, async (_, client) => {
-        const deployment: Deployment = client % 2 === 0 ? 'de' : 'us';
+        const deployment: Deployment = client % 2 === 0 ? 'de' : 'sg';
         let refusedInARow = 0;
         for (let i = 0; i < 120 && refusedInARow < 5; i++) {
           const response = await paidRequest(deployment, `/api/json/8.8.${i % 256}.${client}`, { headers: auth });

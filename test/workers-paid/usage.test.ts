@@ -236,12 +236,12 @@ describe('usage counted per account', () => {
 });
 
 describe('usage of two deployments', () => {
-  it('adds up the counts of de and us in one store', async () => {
+  it('adds up the counts of de and sg in one store', async () => {
     const { account, key } = await usageAccount('usage-regions');
     const auth = { Authorization: `Bearer ${key}` };
     const keyId = `key_${(await env.ACCOUNTS.get(`account:${account}`))?.match(/key_([0-9a-f]{12})/)?.[1]}`;
     const sent: Sent[] = [];
-    for (const deployment of ['de', 'us', 'us'] as const) {
+    for (const deployment of ['de', 'sg', 'sg'] as const) {
       sent.push({ deployment, path: '/api/json/8.8.8.8', init: { headers: auth }, kind: 'single', credential: keyId, problem: false, lookups: 1 });
       sent.push({
         deployment,
@@ -254,13 +254,13 @@ describe('usage of two deployments', () => {
       });
     }
     await send(sent);
-    // us writes within about a second; de reads the store, with what de has not written yet.
+    // sg writes within about a second; de reads the store, with what de has not written yet.
     const read = await readUntil(
       () => usageOf(auth),
       (body) => body.month.requests === sent.length,
     );
     expect(read.month).toMatchObject({ requests: 6, lookups: 12, problems: 0 });
-    expect((await usageOf(auth, 'us')).month).toMatchObject({ requests: 6, lookups: 12 });
+    expect((await usageOf(auth, 'sg')).month).toMatchObject({ requests: 6, lookups: 12 });
     const rows = await readUntil(
       () => storedRows(account, today(), today()),
       (found) => found.reduce((sum, row) => sum + row.requests, 0) === sent.length,
@@ -282,7 +282,7 @@ describe('usage under concurrent load', () => {
     ];
     /** Request `i` of client `c`: a kind, a credential and an outcome in turn. */
     const requestOf = (c: number, i: number): Sent => {
-      const deployment: Deployment = c % 2 === 0 ? 'de' : 'us';
+      const deployment: Deployment = c % 2 === 0 ? 'de' : 'sg';
       const { headers, credential } = credentials[(c + i) % 3] as (typeof credentials)[number];
       const common = { deployment, credential };
       switch (i % 6) {
