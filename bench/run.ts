@@ -15,7 +15,7 @@
  *                                     only those parts (BENCHMARKS.md is then left as it is), with a
  *                                     sharded build made before instead of the shards part's
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -78,21 +78,42 @@ const machine = describeMachine();
 const chosen = values.parts?.split(',');
 for (const name of chosen ?? []) if (!(name in PARTS)) throw new Error(`no part ${name}; parts are ${Object.keys(PARTS).join(', ')}`);
 
-/** Runs one part in its own process; its JSON result, or the reason it has none. */
-function run(name: keyof typeof PARTS): unknown {
+/**
+ * Runs one part in its own process group; its JSON result, or the reason it has none. The whole group
+ * goes when the part ends or overruns: a part's workerd processes would otherwise outlive it and hold
+ * their ports, so that the parts after it fail.
+ */
+async function run(name: keyof typeof PARTS): Promise<unknown> {
   if (chosen && !chosen.includes(name)) return NOT_RUN;
   const [script, args, limit] = PARTS[name];
   const out = join(work, `${name}.json`);
   console.log(`\n▶ ${name} (${script} ${args.join(' ')}, at most ${limit} s)`);
   const partStarted = performance.now();
-  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args, '--json', out], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args, '--json', out], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit'],
-    timeout: limit * 1000,
-    killSignal: 'SIGKILL',
+    detached: true,
   });
-  if (child.error || child.status !== 0 || !existsSync(out)) {
-    const why = child.error?.message ?? (child.signal ? `stopped after ${limit} s` : `exit status ${child.status}`);
+  const killGroup = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group has ended already.
+    }
+  };
+  let overran = false;
+  const timer = setTimeout(() => {
+    overran = true;
+    killGroup();
+  }, limit * 1000);
+  const [status, error] = await new Promise<[number | null, Error | undefined]>((done) => {
+    child.once('error', (failure) => done([null, failure]));
+    child.once('exit', (code) => done([code, undefined]));
+  });
+  clearTimeout(timer);
+  killGroup();
+  if (error || overran || status !== 0 || !existsSync(out)) {
+    const why = error?.message ?? (overran ? `stopped after ${limit} s` : `exit status ${status}`);
     console.error(`✖ ${name}: ${why}`);
     return why;
   }
@@ -106,17 +127,17 @@ try {
     revision: revision(),
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     seconds: 0,
-    lookup: run('lookup') as Results['lookup'],
-    http: run('http') as Results['http'],
-    profile: run('profile') as Results['profile'],
-    cold: run('cold') as Results['cold'],
-    distant: run('distant') as Results['distant'],
-    memory: run('memory') as Results['memory'],
-    shards: run('shards') as Results['shards'],
-    shardsCpu: run('shardsCpu') as Results['shardsCpu'],
-    hopsCpu: run('hopsCpu') as Results['hopsCpu'],
-    shardsPaidCpu: run('shardsPaidCpu') as Results['shardsPaidCpu'],
-    operations: run('operations') as Results['operations'],
+    lookup: (await run('lookup')) as Results['lookup'],
+    http: (await run('http')) as Results['http'],
+    profile: (await run('profile')) as Results['profile'],
+    cold: (await run('cold')) as Results['cold'],
+    distant: (await run('distant')) as Results['distant'],
+    memory: (await run('memory')) as Results['memory'],
+    shards: (await run('shards')) as Results['shards'],
+    shardsCpu: (await run('shardsCpu')) as Results['shardsCpu'],
+    hopsCpu: (await run('hopsCpu')) as Results['hopsCpu'],
+    shardsPaidCpu: (await run('shardsPaidCpu')) as Results['shardsPaidCpu'],
+    operations: (await run('operations')) as Results['operations'],
   };
   const done = { ...results, seconds: (performance.now() - started) / 1000 };
   // The figures the costs are computed from, kept so that `npm run bench:costs` can compute them again.
