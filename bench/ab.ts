@@ -117,7 +117,7 @@ const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
   trivial: () => get('/health'),
   single: () => get(`/api/json/${address()}`),
   xml: () => get(`/api/xml/${address()}`),
-  // Issue 16's option row: German names, six fields.
+  // The option row (BENCHMARKS.md, "The targets"): German names, six fields.
   options: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
   bulk: () => ({
     method: 'POST',
@@ -135,7 +135,7 @@ const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
   free6: () => get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': freeIpv6Client() }),
   // Not counted: what the free plan's gate costs a request it lets through.
   status: () => get('/api/v1/status', { 'CF-Connecting-IP': freeClient() }),
-  // The free home page of the same lookup (issue 31): its cost beside `free` in one run.
+  // The free home page of the same lookup (docs/home-page.md): its cost beside `free` in one run.
   home: () => get(`/?ip=${address()}`, { 'CF-Connecting-IP': freeClient() }),
   // The whole paid app (`--app`): the access check and usage counting in front of the lookups.
   paid: (authorization) => get(`/api/json/${address()}`, { Authorization: authorization }),

@@ -54,7 +54,7 @@ export const PAID_BULK_ROW = `paid bulk of ${BULK_SIZE}`;
 /** The paid deployment's distance row: two addresses of the cycle, as docs/costs.md prices it. */
 const PAID_DISTANCE_ROW = 'paid distance';
 
-/** The single lookup with issue 16's options: German names, six fields. */
+/** The single lookup with options (BENCHMARKS.md, "The targets"): German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';
 export const OPTIONS_QUERY = 'lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName';
 

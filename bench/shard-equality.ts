@@ -1,6 +1,6 @@
 /**
  * @module `npm run bench:shard-workers`: every field of every answer of a sharded build equal to the same
- * sources built as one file (issue 30), over a seeded sample of random IPv4 and IPv6 addresses. Two
+ * sources built as one file (docs/sharding.md, "Serving"), over a seeded sample of random IPv4 and IPv6 addresses. Two
  * deployments of the production lookup routes run side by side (`worker/lookup-only.js`): A holds the
  * one-file build of `data/out/`, B is bound to a shard Worker per shard of the sharded build. Every
  * address is asked of both in bulk requests, JSON and XML, and the answers are compared byte for byte.

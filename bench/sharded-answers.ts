@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench:shards`: issue 30's equality over the real data. The build of N shards in
+ * @module `npm run bench:shards`: the shards' equality (docs/sharding.md, "Serving") over the real data. The build of N shards in
  * `--dir` (made by `npm run data:build -- --shards N --out DIR`) answers, each address from the shard
  * `shardIndexOf` picks, every document exactly as the build of one file (`data/out/ipgeo.mmdb`) does,
  * over the benchmark's seeded 50,000 IPv4 and 50,000 IPv6 addresses (`addresses.ts`); prints one line

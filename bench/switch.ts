@@ -18,7 +18,7 @@
  *
  *     npm run dev -- --port 8731 --inspector-port 8732          (terminal 1)
  *     npm run bench:switch -- --url http://127.0.0.1:8731 --inspector 8732 --file other/ipgeo.mmdb --pid <workerd pid>
- *     npm run bench:switch -- --file data/out/n2b/ipgeo.manifest.json --damage-shard 1   (a sharded build, issue 30)
+ *     npm run bench:switch -- --file data/out/n2b/ipgeo.manifest.json --damage-shard 1   (a sharded build, docs/sharding.md)
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -20,7 +20,7 @@ interface ImportRow {
 }
 
 /** The rules as the document states them. */
-export interface ImportRules {
+interface ImportRules {
   readonly rows: readonly ImportRow[];
   /** The domain's folders, which import neither Hono nor `errors` ("The domain speaks no HTTP"). */
   readonly domain: readonly string[];

@@ -1,9 +1,16 @@
 /**
- * @module The one error type of the app. Domain code throws a {@link ProblemError} with a stable
- * machine code; `render.ts` turns it into RFC 9457 problem details, in JSON or XML.
+ * @module The one table of problem codes, and the error that carries one. Routes, gates and the app
+ * throw a {@link ProblemError} with a stable machine code; `render.ts` turns it into RFC 9457 problem
+ * details, in JSON or XML. The domain never does (docs/architecture.md, "Request path"): it returns
+ * tagged failures for what a client sent, and throws `DataUnavailableError` (`geo/database.ts`) when the
+ * data cannot answer, which `render.ts` answers as `DATA_UNAVAILABLE`; any other error is a 500
+ * `INTERNAL_ERROR`.
  */
 
-/** Every problem the API can answer, with its HTTP status and human title (docs/api.md, "Conventions"). */
+/**
+ * Every problem the API can answer, with its HTTP status and human title. docs/api.md, "Conventions",
+ * lists the same codes in the same order (`test/node/problem-table.test.ts`).
+ */
 export const PROBLEMS = {
   IP_ADDRESS_INVALID: { status: 400, title: 'Invalid IP address' },
   IP_ADDRESS_RESERVED: { status: 400, title: 'Special-purpose IP address' },

@@ -41,7 +41,7 @@ export const MEMORY_MODEL = {
   perFileByte: 1.00014,
   /** The lookup caches when full. */
   cacheBytes: 19_052_928,
-  /** The cache sizes the model was fitted with (log2 of slots, `CACHE_BITS` of `src/lookup/records.ts`); other sizes need another fit. */
+  /** The cache sizes the model was fitted with (log2 of slots, `CACHE_BITS` of `src/lookup/entry-caches.ts`); other sizes need another fit. */
   cacheBits: { locations: 15, networks: 15, names: 15 },
 } as const;
 

@@ -37,8 +37,8 @@ function comparePositions(a: Position, b: Position): number {
  * it) at `::a.b.c.d`; a 6to4 address (`2002:AABB:CCDD::/48`) at `::AA.BB.CC.DD`, the IPv4 address it
  * embeds, as the tree aliases 2002::/16 to the IPv4 space; any other IPv6 address at itself.
  *
- * @internal Exported for the tests of the routing; the app's routing to shard Workers (issue 30's
- *   runtime half) calls it through {@link shardIndexOf}.
+ * @internal Exported for the tests of the routing; the app's routing to shard Workers
+ *   (docs/sharding.md, "Serving") calls it through {@link shardIndexOf}.
  * @example effectivePosition(parseIp('2002:c000:221::1')) // { w0: 0, w1: 0, w2: 0, w3: 0xc0000221 }: ::192.0.2.33
  */
 export function effectivePosition(address: IpAddress): Position {

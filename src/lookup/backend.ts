@@ -17,7 +17,7 @@ import type { BackgroundContext, DatabaseEnv } from '../geo/slot.ts';
 import type { IpAddress } from '../ip/address.ts';
 import type { Format } from './entries.ts';
 import type { View } from './fields.ts';
-import { type LookupFailure, lookupAll, type Outcome, type Position, parseAll, positionOf } from './pipeline.ts';
+import { type GeoPosition, type LookupFailure, lookupAll, type Outcome, parseAll, positionOf } from './pipeline.ts';
 import type { ShardAnswer, ShardAsk, ShardBindings, ShardItem, ShardService } from './shard-calls.ts';
 
 /** The bindings the lookups use: the bucket and the deployment's names, and the shard Workers where it shards. */
@@ -65,7 +65,7 @@ export function lookupRecords(request: LookupRequest, texts: readonly string[], 
  *
  * @throws DataUnavailableError (as a rejected promise) as {@link lookupRecords} does.
  */
-export async function lookupPositions(request: LookupRequest, texts: readonly string[], language: LanguageIndex): Promise<(Position | LookupFailure)[]> {
+export async function lookupPositions(request: LookupRequest, texts: readonly string[], language: LanguageIndex): Promise<(GeoPosition | LookupFailure)[]> {
   const services = shardServices(request.env);
   if (services === undefined) {
     const database = await loadDatabase(request.env, request.ctx, request.place);

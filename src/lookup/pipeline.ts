@@ -8,7 +8,7 @@ import type { GeoDatabase } from '../geo/database.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
 import { type IpAddress, parseIp } from '../ip/address.ts';
 import { type SpecialRange, specialRangeOf } from '../ip/special-ranges.ts';
-import { type RecordEntry, type Records, recordsOf } from './records.ts';
+import { type EntryCaches, entryCachesOf, type RecordEntry } from './entry-caches.ts';
 
 /**
  * Why an address has no answer:
@@ -106,17 +106,17 @@ export function parseAll(texts: readonly string[]): Parsed {
  * @throws DataUnavailableError when the database itself fails.
  */
 export function locateAll(database: GeoDatabase, addresses: readonly IpAddress[], options: LookupOptions = {}): Located[] {
-  const records = recordsOf(database);
+  const caches = entryCachesOf(database);
   const offsets = database.offsetsOf(addresses);
   const located: Located[] = new Array(addresses.length);
-  for (let k = 0; k < addresses.length; k++) located[k] = locatedAt(records, addresses[k] as IpAddress, offsets[k] as number, options);
+  for (let k = 0; k < addresses.length; k++) located[k] = locatedAt(caches, addresses[k] as IpAddress, offsets[k] as number, options);
   return located;
 }
 
 /** The outcome of a public address whose data offset is `offset` (-1: none). */
-function locatedAt(records: Records, address: IpAddress, offset: number, options: LookupOptions): Located {
+function locatedAt(caches: EntryCaches, address: IpAddress, offset: number, options: LookupOptions): Located {
   if (offset < 0) return { kind: 'not-found', address: address.canonical };
-  const record = records.recordAt(offset);
+  const record = caches.recordAt(offset);
   if (options.positions && record.location.location.latitude === 0 && record.location.location.longitude === 0) {
     return { kind: 'no-location', address: address.canonical };
   }
@@ -125,8 +125,8 @@ function locatedAt(records: Records, address: IpAddress, offset: number, options
 
 const INVALID: LookupFailure = Object.freeze({ kind: 'invalid' });
 
-/** Where a found address is: its canonical text, WGS84 degrees, and its city's and country's names in `language`. */
-export interface Position {
+/** Where a found address is on the earth (not its position in the address space, `geo/shard-ranges.ts`): its canonical text, WGS84 degrees, and its city's and country's names in `language`. */
+export interface GeoPosition {
   readonly ip: string;
   readonly latitude: number;
   readonly longitude: number;
@@ -134,8 +134,8 @@ export interface Position {
   readonly country: string;
 }
 
-/** The position of a found record (see {@link Position}). */
-export function positionOf(found: Found, language: LanguageIndex): Position {
+/** The position of a found record (see {@link GeoPosition}). */
+export function positionOf(found: Found, language: LanguageIndex): GeoPosition {
   const { location } = found.record;
   return {
     ip: found.address.canonical,

@@ -1,7 +1,7 @@
 /**
  * @module The one renderer of a found record (JSON or XML, for a view of fields and language, single
- * or bulk) and of the documents around records, in UTF-8 text (`format/utf8.ts`) that a route sends
- * (`withUtf8Body`). A document is a list of the pieces the entries keep, joined once: one copy of each
+ * or bulk) and of the answer bodies around records, in UTF-8 text (`format/utf8.ts`) that a route sends
+ * (`withUtf8Body`). A body is a list of the pieces the entries keep, joined once: one copy of each
  * piece, not a tree of concatenations to flatten (docs/hot-path.md).
  */
 import { type Utf8, utf8 } from '../format/utf8.ts';
@@ -54,7 +54,7 @@ function writeRecord(out: Utf8[], found: Found | Rendered, format: Format, view:
 
 /**
  * The text of a found record alone ({@link writeRecord}): what a shard Worker answers the app, which
- * puts it into its documents as it is.
+ * puts it into its answer bodies as it is.
  */
 export function recordText(found: Found, format: Format, view: View): Utf8 {
   const out: Utf8[] = [];
@@ -63,11 +63,11 @@ export function recordText(found: Found, format: Format, view: View): Utf8 {
 }
 
 /**
- * The single lookup's answer ({@link writeRecord}): in JSON the record, in XML the document whose `response` holds its elements.
+ * The single lookup's answer body ({@link writeRecord}): in JSON the record, in XML the XML document whose `response` holds its elements.
  *
- * @example singleDocument(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // the UTF-8 of '{"countryName":"英国","cityName":"…"}'
+ * @example singleBody(found, 'json', { fields: FIELD.countryName | FIELD.cityName, language: LANGUAGES.indexOf('ja') }) // the UTF-8 of '{"countryName":"英国","cityName":"…"}'
  */
-export function singleDocument(found: Found | Rendered, format: Format, view: View): Utf8 {
+export function singleBody(found: Found | Rendered, format: Format, view: View): Utf8 {
   const out = (format === 'json' ? [] : [XML.single[0]]) as Utf8[];
   writeRecord(out, found, format, view);
   if (format === 'xml') out.push(XML.single[1] as Utf8);
@@ -78,12 +78,12 @@ export function singleDocument(found: Found | Rendered, format: Format, view: Vi
 const PLAIN_KEY = /^[0-9A-Za-z.:]*$/;
 
 /**
- * The bulk answer (docs/specification.md, 4.3): in JSON an object keyed by the addresses as sent (`keys`, any text), in
+ * The bulk answer's body (docs/specification.md, 4.3): in JSON an object keyed by the addresses as sent (`keys`, any text), in
  * XML `response` > `results` > one `item` per address with its `ip` attribute. Each holds the record of
  * `outcomes[i]` when found ({@link writeRecord}), else what `failed` writes for it (a problem object:
  * JSON text or the `problem` element, in UTF-8).
  */
-export function bulkDocument(format: Format, keys: readonly string[], outcomes: readonly Outcome[], view: View, failed: (f: LookupFailure) => Utf8): Utf8 {
+export function bulkBody(format: Format, keys: readonly string[], outcomes: readonly Outcome[], view: View, failed: (f: LookupFailure) => Utf8): Utf8 {
   const out = [format === 'json' ? OPEN : XML.bulk[0]] as Utf8[];
   keys.forEach((key, i) => {
     const plain = PLAIN_KEY.test(key);

@@ -1,8 +1,8 @@
 /**
  * @module What crosses the service binding between the app and a shard Worker (Workers RPC,
  * `src/shard.ts`), and how a shard answers a call from the file it holds. Only what the app puts into
- * its documents crosses: per address its record rendered (the text `render.ts` writes), its position,
- * or a tag; the app keeps the plan gates, the parsing and the documents.
+ * its answer bodies crosses: per address its record rendered (the text `render.ts` writes), its position,
+ * or a tag; the app keeps the plan gates, the parsing and the bodies.
  */
 import type { Utf8 } from '../format/utf8.ts';
 import type { GeoDatabase } from '../geo/database.ts';
@@ -11,7 +11,7 @@ import type { LanguageIndex } from '../geo/languages.ts';
 import type { IpAddress } from '../ip/address.ts';
 import type { Format } from './entries.ts';
 import type { View } from './fields.ts';
-import { locateAll, type Position, positionOf, type Rendered } from './pipeline.ts';
+import { type GeoPosition, locateAll, positionOf, type Rendered } from './pipeline.ts';
 import { recordText } from './render.ts';
 
 /** What a lookup needs of each found address: its record in each of `formats` for `view`, or its position with names in `language`. */
@@ -33,7 +33,7 @@ export interface ShardCall {
 /** A shard's answer for one address, in the order of {@link ShardCall.addresses}. */
 export type ShardItem =
   | Rendered
-  | { readonly kind: 'position'; readonly position: Position }
+  | { readonly kind: 'position'; readonly position: GeoPosition }
   | { readonly kind: 'not-found' }
   | { readonly kind: 'no-location' };
 

@@ -8,7 +8,7 @@ import { lookupRecords } from '../lookup/backend.ts';
 import type { Format } from '../lookup/entries.ts';
 import { BULK_FIELDS } from '../lookup/fields.ts';
 import type { LookupFailure } from '../lookup/pipeline.ts';
-import { bulkDocument } from '../lookup/render.ts';
+import { bulkBody } from '../lookup/render.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
@@ -79,7 +79,7 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
         const problem = problemBody(lookupProblem(failure));
         return utf8(format === 'json' ? JSON.stringify(problem) : toXmlElement('problem', problem as Record<string, XmlValue>, { xmlns: 'urn:ietf:rfc:7807' }));
       };
-      return lookupAnswer(c, format, bulkDocument(format, keys, outcomes, view, failed));
+      return lookupAnswer(c, format, bulkBody(format, keys, outcomes, view, failed));
     });
   }
 }

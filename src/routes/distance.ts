@@ -4,7 +4,7 @@ import type { AppEnv } from '../env.ts';
 import { distanceBetween } from '../geo/distance.ts';
 import { lookupPositions } from '../lookup/backend.ts';
 import { ALL_FIELDS } from '../lookup/fields.ts';
-import type { LookupFailure, Position } from '../lookup/pipeline.ts';
+import type { GeoPosition, LookupFailure } from '../lookup/pipeline.ts';
 import { DistanceRequestSchema, DistanceResultSchema } from '../schemas/distance.ts';
 import { DistanceQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
@@ -48,10 +48,10 @@ export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
     const { language } = viewOfQuery(query, ALL_FIELDS);
     const { from, to } = json;
     const [a, b] = (await lookupPositions({ env: c.env, ctx: c.executionCtx, place: c.req.raw }, [from, to], language)) as [
-      Position | LookupFailure,
-      Position | LookupFailure,
+      GeoPosition | LookupFailure,
+      GeoPosition | LookupFailure,
     ];
-    const position = (outcome: Position | LookupFailure, side: 'from' | 'to'): Position => {
+    const position = (outcome: GeoPosition | LookupFailure, side: 'from' | 'to'): GeoPosition => {
       if ('kind' in outcome) throw problemOf(outcome, side);
       return outcome;
     };

@@ -32,7 +32,7 @@ function description(plan: Plan, codes: readonly ProblemCode[]): string {
   const access =
     plan === 'paid'
       ? 'Paid server: every `/api/` request needs an active subscription and one of: an API key (`Authorization: Bearer <key>`, for backend code only), a request from a whitelisted server IP (no header), or a browser request whose `Origin` is a whitelisted website (CORS is answered for whitelisted origins only). No rate limit.'
-      : `Free server: no account or key (a key sent here is ignored). ${FREE_PLAN_LIMITS} Every counted answer (every \`/api/\` answer but the status endpoint's, and each view of \`/\`) carries \`RateLimit-Policy\` (an IPv4 client's is \`${rateLimitPolicyField()}\`) and \`RateLimit\` (the policy nearest to exhaustion); an answer over a limit is 429 \`RATE_LIMITED\` with \`Retry-After\`. Bulk lookup, distance and the reference endpoints are on paid servers only (403 \`PAID_PLAN_REQUIRED\` here).`;
+      : `Free server: no account or key (a key sent here is ignored). ${FREE_PLAN_LIMITS} Every counted answer (every \`/api/\` answer but the status endpoint's and CORS preflights', and each view of \`/\`) carries \`RateLimit-Policy\` (an IPv4 client's is \`${rateLimitPolicyField()}\`) and \`RateLimit\` (the policy nearest to exhaustion); an answer over a limit is 429 \`RATE_LIMITED\` with \`Retry-After\`. Bulk lookup, distance and the reference endpoints are on paid servers only (403 \`PAID_PLAN_REQUIRED\` here).`;
   const bodies =
     plan === 'paid'
       ? ` JSON bodies are limited to ${MAX_JSON_BODY_BYTES} bytes (413 \`PAYLOAD_TOO_LARGE\`) and must be \`application/json\` (415 \`UNSUPPORTED_MEDIA_TYPE\`); a bulk request holds at most ${MAX_BULK_IPS} addresses (400 \`TOO_MANY_IPS\`).`

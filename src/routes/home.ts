@@ -16,7 +16,7 @@ import { ENGLISH, LANGUAGES } from '../geo/languages.ts';
 import { dataIdentity, knownIdentity, lookupRecords } from '../lookup/backend.ts';
 import { ALL_FIELDS, type View } from '../lookup/fields.ts';
 import type { Found, Rendered } from '../lookup/pipeline.ts';
-import { singleDocument } from '../lookup/render.ts';
+import { singleBody } from '../lookup/render.ts';
 import { type FooterData, PAGE_CSP } from '../pages/document.tsx';
 import { type HomeResult, homePage } from '../pages/home.tsx';
 import { paidPage } from '../pages/paid.tsx';
@@ -143,14 +143,14 @@ async function lookupOf(c: Context<AppEnv>, text: string, view: View): Promise<F
 /** What the free page shows for a lookup's answer, in `view`. */
 function resultOf(answer: Found | Rendered | Problem, view: View, data: DataFacts | undefined): HomeResult {
   if (!('kind' in answer)) return { kind: 'problem', problem: problemBody(answer) };
-  const json = textOf(singleDocument(answer, 'json', view));
+  const json = textOf(singleBody(answer, 'json', view));
   const record = JSON.parse(json) as IpInfo;
   const positioned = record.latitude !== 0 || record.longitude !== 0;
   return {
     kind: 'record',
     record,
     json: indentedJson(json),
-    xml: indentedXml(textOf(singleDocument(answer, 'xml', view))),
+    xml: indentedXml(textOf(singleBody(answer, 'xml', view))),
     point: positioned ? mapPoint(record.latitude, record.longitude) : undefined,
     time: localTime(record.timeZones[0] ?? '', Date.now()),
     knowsProxies: data?.knowsProxies ?? false,

@@ -8,7 +8,7 @@ import { lookupRecords } from '../lookup/backend.ts';
 import type { Format } from '../lookup/entries.ts';
 import { ALL_FIELDS, type View } from '../lookup/fields.ts';
 import type { LookupFailure, Outcome } from '../lookup/pipeline.ts';
-import { singleDocument } from '../lookup/render.ts';
+import { singleBody } from '../lookup/render.ts';
 import { IpInfoAnswerSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
@@ -63,7 +63,7 @@ function respond(c: Context<AppEnv>, format: Format, outcomes: readonly Outcome[
   const outcome = outcomes[0] ?? INVALID;
   // Answered, not raised: an Error would capture a stack trace for an everyday answer.
   if (outcome.kind !== 'found' && outcome.kind !== 'rendered') return problemAnswer(lookupProblem(outcome), c);
-  return lookupAnswer(c, format, singleDocument(outcome, format, view));
+  return lookupAnswer(c, format, singleBody(outcome, format, view));
 }
 
 /** The request of each route: validated in its handler, documented by the parameters made of it. */

@@ -1,7 +1,7 @@
 /**
  * @module `GET /api/v1/status` (free) and `GET /api/status` (paid): which data this server answers
  * from and how old it is. Open on both plans: no credential on paid servers, and on the free server it
- * carries the RateLimit fields without counting (see `access/middleware.ts`, `ratelimit/middleware.ts`).
+ * is not counted and carries no RateLimit fields (see `access/middleware.ts`, `ratelimit/middleware.ts`).
  * While the database cannot be loaded it answers 503 `DATA_UNAVAILABLE`, like the lookups; a sharded
  * one answers while any shard does, naming each shard that cannot and why.
  */

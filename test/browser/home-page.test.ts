@@ -1,5 +1,5 @@
 /**
- * @module The free server's home page in headless Chromium (issue 31): the record of the address the
+ * @module The free server's home page in headless Chromium (docs/home-page.md): the record of the address the
  * test sends as `CF-Connecting-IP` (its city, country and marked point), lookups from the form (another
  * address, an invalid and a reserved one, a language), the 429 page, keyboard use, copy buttons, the
  * map's zoom, no script needed for the first render, no request leaving the host, no console error,
@@ -21,7 +21,7 @@ const HOST = `free.example.test:${ports.free}`;
 const ORIGIN = `http://${HOST}`;
 /** Where the screenshots go, beside those of browser.test.ts (not committed). */
 const ARTIFACTS = join(import.meta.dirname, 'artifacts');
-/** The weight the issue allows the page and everything it loads, compressed. */
+/** The weight the page and everything it loads may have, compressed (docs/home-page.md, "Quality bars and how they are held"). */
 const BUDGET_BYTES = 200 * 1024;
 
 let browser: Browser;

@@ -12,7 +12,7 @@ import { budgetFit, DEFAULT_BUDGET_BYTES, MEMORY_MODEL, sideBySideFit } from '..
 /** The memory a file of `bytes` needs once loaded, as the model says. */
 const memoryNeeded = (bytes: number) => budgetFit(bytes).neededBytes;
 
-import { CACHE_BITS } from '../../src/lookup/records.ts';
+import { CACHE_BITS } from '../../src/lookup/entry-caches.ts';
 
 const MIB = 1_048_576;
 

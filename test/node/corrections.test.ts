@@ -20,7 +20,7 @@ import { identifyDatabase } from '../../src/geo/identity.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
 import { ALL_FIELDS } from '../../src/lookup/fields.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
-import { singleDocument } from '../../src/lookup/render.ts';
+import { singleBody } from '../../src/lookup/render.ts';
 import { type ExpectedRecord, expectedRecord } from '../support/expected-record.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 import { fromUtf8 } from '../support/utf8-text.ts';
@@ -56,7 +56,7 @@ function smallBuild(files: readonly string[], log: (line: string) => void = () =
 function answer(database: GeoDatabase, address: string, language = LANGUAGES.indexOf('en')): ExpectedRecord | string {
   const [outcome] = lookupAll(database, [address]);
   if (outcome?.kind !== 'found') return outcome?.kind ?? 'none';
-  return JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: ALL_FIELDS, language }))) as ExpectedRecord;
+  return JSON.parse(fromUtf8(singleBody(outcome, 'json', { fields: ALL_FIELDS, language }))) as ExpectedRecord;
 }
 
 /** The routing facts of `address` in the ASN test database, as `expectedRecord` takes them. */

@@ -1,6 +1,6 @@
 /**
- * @module The database's identity (`src/geo/identity.ts`): the version string of the issue's example,
- * staleness at the licence's 30 days with the clock passed in, and the identity read back from a file
+ * @module The database's identity (`src/geo/identity.ts`): the version string (docs/storage.md,
+ * "R2 bucket GEO_DATA"), staleness at the licence's 30 days with the clock passed in, and the identity read back from a file
  * compiled with sources, its SHA-256 checked against `node:crypto`.
  */
 import { createHash } from 'node:crypto';

@@ -20,7 +20,7 @@ import { ENGLISH, LANGUAGES } from '../../src/geo/languages.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE, type StoredRecord } from '../../src/geo/schema.ts';
 import { ALL_FIELDS, BULK_FIELDS, FIELDS, type FieldMask, type FieldName, parseFields, type View } from '../../src/lookup/fields.ts';
 import { lookupAll, type Outcome } from '../../src/lookup/pipeline.ts';
-import { singleDocument } from '../../src/lookup/render.ts';
+import { singleBody } from '../../src/lookup/render.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
 import { MmdbWriter } from '../support/mmdb-writer.ts';
 import { seededRandom } from '../support/seeded-random.ts';
@@ -132,8 +132,8 @@ function check(database: GeoDatabase, oracle: Oracle, texts: readonly string[], 
     found++;
     for (const view of views(random)) {
       const fields = pick(expected(oracle, text, LANGUAGES[view.language] as string) as Record20, view.fields);
-      expect(singleDocument(got, 'json', view), `${text} ${JSON.stringify(view)}`).toBe(utf8Of(JSON.stringify(fields)));
-      expect(singleDocument(got, 'xml', view), `${text} ${JSON.stringify(view)}`).toBe(utf8Of(toXml('response', fields)));
+      expect(singleBody(got, 'json', view), `${text} ${JSON.stringify(view)}`).toBe(utf8Of(JSON.stringify(fields)));
+      expect(singleBody(got, 'xml', view), `${text} ${JSON.stringify(view)}`).toBe(utf8Of(toXml('response', fields)));
     }
   });
   return found;
@@ -186,7 +186,7 @@ function smallDatabase(
 function json(database: GeoDatabase, text: string, view: View): string {
   const [outcome] = lookupAll(database, [text]);
   if (outcome?.kind !== 'found') throw new Error(`${text}: ${outcome?.kind}`);
-  return fromUtf8(singleDocument(outcome, 'json', view));
+  return fromUtf8(singleBody(outcome, 'json', view));
 }
 
 const at = (latitude: number, longitude: number) => ({ latitude: mmdbType.int32(latitude), longitude: mmdbType.int32(longitude) });
@@ -259,7 +259,7 @@ describe('answers over awkward data', () => {
     for (let round = 0; round < 2; round++) check(awkward.database, awkward.oracle, texts, random);
     const [controls] = lookupAll(awkward.database, ['1.0.2.1']);
     if (controls?.kind !== 'found') throw new Error('1.0.2.1 not found');
-    expect(fromUtf8(singleDocument(controls, 'xml', { fields: ALL_FIELDS, language: 1 }))).toContain('<cityName>Control\uFFFDCharacter\uFFFDCity</cityName>');
+    expect(fromUtf8(singleBody(controls, 'xml', { fields: ALL_FIELDS, language: 1 }))).toContain('<cityName>Control\uFFFDCharacter\uFFFDCity</cityName>');
     expect(json(awkward.database, '1.0.0.1', { fields: ALL_FIELDS, language: 1 })).toContain('"cityName":"Saint-Étienne & <Loire> \\"42\\""');
   });
 

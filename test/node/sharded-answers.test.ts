@@ -1,5 +1,5 @@
 /**
- * @module Issue 30's equality: a build of 3 shards, each address answered by the shard `shardIndexOf`
+ * @module The shards' equality (docs/sharding.md, "Serving"): a build of 3 shards, each address answered by the shard `shardIndexOf`
  * picks, answers every document (every field, JSON and XML, single and bulk, positions, every language)
  * exactly as the build of one file of the same sources does, over 100,000 seeded addresses: inside the
  * data's networks (as written, IPv4-mapped and 6to4), and uniform over IPv4 and over 2000::/3.

@@ -25,7 +25,7 @@ const BUDGET_BYTES = 96 * 1024 * 1024;
 
 /**
  * What `GET …/status` must answer for `database`, from the manifest: a database that is not sharded is
- * one shard covering the whole IPv6 space (issue 30), whose switch waits where two of its files alone
+ * one shard covering the whole IPv6 space (docs/sharding.md, "Status"), whose switch waits where two of its files alone
  * exceed the budget (the default build's 65 MB do).
  */
 export function expectedDatabase(manifest: ManifestForTests) {

@@ -1,5 +1,5 @@
 /**
- * @module The equality of issue 30: the answers of a build of N shards, each address answered by the
+ * @module The shards' equality (docs/sharding.md, "Serving"): the answers of a build of N shards, each address answered by the
  * shard `shardIndexOf` picks, against the answers of the build of one file, through the lookup pipeline
  * and the renderer (`src/lookup/`): every field, JSON and XML, single and bulk documents, positions,
  * every language. Used by `test/node/sharded-answers.test.ts` and by `bench/sharded-answers.ts`.
@@ -13,7 +13,7 @@ import { parseIp } from '../../src/ip/address.ts';
 import type { Format } from '../../src/lookup/entries.ts';
 import { ALL_FIELDS, BULK_FIELDS } from '../../src/lookup/fields.ts';
 import { type LookupFailure, lookupAll, type Outcome, positionOf } from '../../src/lookup/pipeline.ts';
-import { bulkDocument, singleDocument } from '../../src/lookup/render.ts';
+import { bulkBody, singleBody } from '../../src/lookup/render.ts';
 
 /** A build of N shards as the app holds it: each shard's database, and the ranges that route to them. */
 export interface ShardedDatabases {
@@ -90,8 +90,8 @@ export function compareAnswers(whole: GeoDatabase, sharded: ShardedDatabases, te
           for (const format of FORMATS) {
             differ(
               `${text} single ${format} in ${LANGUAGES[language]}`,
-              singleDocument(a, format, { fields: ALL_FIELDS, language }),
-              singleDocument(b, format, { fields: ALL_FIELDS, language }),
+              singleBody(a, format, { fields: ALL_FIELDS, language }),
+              singleBody(b, format, { fields: ALL_FIELDS, language }),
             );
           }
         });
@@ -100,8 +100,8 @@ export function compareAnswers(whole: GeoDatabase, sharded: ShardedDatabases, te
           const view = { fields: BULK_FIELDS, language };
           differ(
             `bulk of ${batch[0]}… ${format} in ${LANGUAGES[language]}`,
-            bulkDocument(format, batch, expected, view, failedText),
-            bulkDocument(format, batch, actual, view, failedText),
+            bulkBody(format, batch, expected, view, failedText),
+            bulkBody(format, batch, actual, view, failedText),
           );
         }
       }

@@ -1,6 +1,6 @@
 /**
- * @module Faults of the database in R2 and how the Worker answers and recovers (issue 19, item 1;
- * issue 17, switching): the current record or object missing, empty, truncated, damaged with intact
+ * @module Faults of the database in R2 and how the Worker answers and recovers
+ * (docs/storage.md, "What a running Worker does with it"; docs/decisions/0004-release-then-load-switching.md): the current record or object missing, empty, truncated, damaged with intact
  * metadata, a bad upload while a good version answers, damage found by a read, and a new version
  * switched to without a restart. Each case runs a {@link DatabaseSlot} of its own with a clock the
  * test moves, so no case sleeps; the routes' answer is checked through the Worker. The database is the

@@ -1,5 +1,5 @@
 /**
- * @module The free server's home page, `GET /` (issue 31): the visitor's record or `?ip=`'s rendered
+ * @module The free server's home page, `GET /` (docs/home-page.md): the visitor's record or `?ip=`'s rendered
  * by the Worker without script, with expected values from the sources read directly (`oracle.ts`) and
  * the lookup route's own answers; its headers and CSP; its counting as one free-plan request, its 429
  * page, and the refund of a 503. Client addresses: 100.64.31.0/24 (RFC 6598), used by this file only.

@@ -76,7 +76,7 @@ describe('a random sample of public addresses', () => {
     expect(tally.found).toBeGreaterThan(3000);
     expect(tally.notFound).toBeGreaterThan(100);
     expect(tally.reserved).toBeLessThan(addresses.length / 100);
-    // The source codes every subdivision it names (the sample: 100%).
+    // The source codes every subdivision it names, so every region of the sample has its code.
     expect(tally.coded).toBe(tally.regions);
     expect(tally.regions).toBeGreaterThan(1000);
   }, 300_000);

@@ -1,5 +1,5 @@
 /**
- * @module The slot of a shard Worker (issue 30): it answers the version the app asks for and no other,
+ * @module The slot of a shard Worker (docs/sharding.md, "Switching without waiting"): it answers the version the app asks for and no other,
  * loads the current one when asked for it, keeps the old one beside the new one while it is asked for
  * (when both fit the budget) and lets it go once nobody has asked for a minute, or releases it first
  * when two do not fit; a version neither held nor current is answered as gone, naming the current one.

@@ -1,5 +1,5 @@
 /**
- * @module What forged keys cost (issue 19, finding 3), counted in KV reads through the production
+ * @module What forged keys cost (docs/accounts.md, "API keys"), counted in KV reads through the production
  * cache sizes: 100,000 random keys of the right shape read nothing (their checksum fails); 100,000
  * requests with keys that pass the checksum but exist nowhere read once per distinct key; and the
  * entries of real customers stay cached through both. Accounts `forged-*`: this file only.

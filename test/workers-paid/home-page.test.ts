@@ -1,5 +1,5 @@
 /**
- * @module A paid server's home page, `GET /` (issue 31): open without a credential, it names the plan,
+ * @module A paid server's home page, `GET /` (docs/home-page.md): open without a credential, it names the plan,
  * the region, the data's version (the build's manifest) and its sources' attribution, links to /docs
  * and the status endpoint, and makes no lookup.
  */

@@ -13,7 +13,7 @@ import { parseIp } from '../../src/ip/address.ts';
 import { resetShardSetForTests } from '../../src/lookup/backend.ts';
 import { ALL_FIELDS, BULK_FIELDS } from '../../src/lookup/fields.ts';
 import { type Found, lookupAll, positionOf } from '../../src/lookup/pipeline.ts';
-import { singleDocument } from '../../src/lookup/render.ts';
+import { singleBody } from '../../src/lookup/render.ts';
 import { PAID_ORIGIN, paidFetch, postJson } from '../support/paid-fetch.ts';
 import { publishSharded, publishWithDamagedShard, type ShardedBuild, shardedBuild } from '../support/publish.ts';
 import { repoFile } from '../support/repo.ts';
@@ -75,9 +75,7 @@ describe('a sharded deployment', () => {
         const response = await paidFetch(`/api/${format}/${address}`);
         expect(response.status, address).toBe(200);
         expect(response.headers.get('X-Database-Version')).toBe(manifest.version);
-        expect(await response.text(), `${format} ${address}`).toBe(
-          fromUtf8(singleDocument(expected(address), format, { fields: ALL_FIELDS, language: ENGLISH })),
-        );
+        expect(await response.text(), `${format} ${address}`).toBe(fromUtf8(singleBody(expected(address), format, { fields: ALL_FIELDS, language: ENGLISH })));
       }
     }
   });
@@ -88,7 +86,7 @@ describe('a sharded deployment', () => {
     const body = (await response.json()) as Record<string, { code?: string }>;
     for (const address of ADDRESSES) {
       expect(body[address], address).toEqual(
-        JSON.parse(fromUtf8(singleDocument(expected(address), 'json', { fields: BULK_FIELDS, language: LANGUAGES.indexOf('de') }))),
+        JSON.parse(fromUtf8(singleBody(expected(address), 'json', { fields: BULK_FIELDS, language: LANGUAGES.indexOf('de') }))),
       );
     }
     expect([body['10.0.0.1']?.code, body.nonsense?.code, body['1.1.1.1']?.code]).toEqual(['IP_ADDRESS_RESERVED', 'IP_ADDRESS_INVALID', 'IP_ADDRESS_NOT_FOUND']);
@@ -138,9 +136,9 @@ describe('a shard that cannot answer', () => {
       string,
       { code?: string }
     >;
-    expect(bulk['81.2.69.142']).toEqual(JSON.parse(fromUtf8(singleDocument(expected('81.2.69.142'), 'json', { fields: BULK_FIELDS, language: ENGLISH }))));
+    expect(bulk['81.2.69.142']).toEqual(JSON.parse(fromUtf8(singleBody(expected('81.2.69.142'), 'json', { fields: BULK_FIELDS, language: ENGLISH }))));
     expect(bulk['216.160.83.56']?.code).toBe('DATA_UNAVAILABLE');
-    expect(bulk['2a02:cf40::1']).toEqual(JSON.parse(fromUtf8(singleDocument(expected('2a02:cf40::1'), 'json', { fields: BULK_FIELDS, language: ENGLISH }))));
+    expect(bulk['2a02:cf40::1']).toEqual(JSON.parse(fromUtf8(singleBody(expected('2a02:cf40::1'), 'json', { fields: BULK_FIELDS, language: ENGLISH }))));
 
     const distance = await postJson('/api/distance', { from: '81.2.69.142', to: '216.160.83.56' });
     expect(distance.status).toBe(503);
@@ -183,7 +181,7 @@ describe('a switch to a new version', () => {
           const response = await paidFetch(`/api/json/${address}`);
           versions.add(response.headers.get('X-Database-Version'));
           const body = await response.text();
-          if (response.status !== 200 || body !== fromUtf8(singleDocument(expected(address), 'json', { fields: ALL_FIELDS, language: ENGLISH }))) {
+          if (response.status !== 200 || body !== fromUtf8(singleBody(expected(address), 'json', { fields: ALL_FIELDS, language: ENGLISH }))) {
             failures.push(`${address}: ${response.status} ${body.slice(0, 200)}`);
           }
         }

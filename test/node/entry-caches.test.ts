@@ -1,12 +1,12 @@
 /**
- * @module The caches of one database (`src/lookup/records.ts`) over a database that counts its
+ * @module The caches of one database (`src/lookup/entry-caches.ts`) over a database that counts its
  * decodes: each record answered with its own parts, and decoded again only once a cache dropped it.
  */
 import { describe, expect, it } from 'vitest';
 import type { Utf8 } from '../../src/format/utf8.ts';
 import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
 import { ENGLISH, LANGUAGES, NO_NAMES } from '../../src/geo/languages.ts';
-import { Records } from '../../src/lookup/records.ts';
+import { EntryCaches } from '../../src/lookup/entry-caches.ts';
 import { fromUtf8 } from '../support/utf8-text.ts';
 
 // Record n points to location n + 1000 and network n + 2000; odd records are proxies.
@@ -31,11 +31,11 @@ const database = {
   continentNames: () => NO_NAMES,
 } as unknown as GeoDatabase;
 
-describe('Records over a database that counts its decodes', () => {
+describe('EntryCaches over a database that counts its decodes', () => {
   it('answers each record with its own parts, and decodes again only the locations and networks a set of two slots dropped', () => {
-    const records = new Records(database, { locations: 1, networks: 1, names: 1 });
+    const caches = new EntryCaches(database, { locations: 1, networks: 1, names: 1 });
     for (const offset of [1, 2, 1, 3, 1, 2]) {
-      const { location, network, proxy } = records.recordAt(offset);
+      const { location, network, proxy } = caches.recordAt(offset);
       expect([location.placeName('city', ENGLISH), network.asn, proxy]).toEqual([`city ${offset + 1000}`, String(offset + 2000), offset % 2 === 1]);
     }
     // Records are read each time; of their locations and networks, 1 and 2 decoded; 1 cached; 3 drops 2; 1 cached; 2 drops 3.
@@ -54,8 +54,8 @@ describe('Records over a database that counts its decodes', () => {
       },
     } as unknown as GeoDatabase;
     const namesRead: number[] = [];
-    const records = new Records(named, { locations: 2, networks: 2, names: 2 });
-    const location = records.recordAt(7).location;
+    const caches = new EntryCaches(named, { locations: 2, networks: 2, names: 2 });
+    const location = caches.recordAt(7).location;
     const place = (language: number) => JSON.parse(fromUtf8(`{${location.jsonPlace(language, false).slice(0, -1)}}` as Utf8));
     for (let i = 0; i < 2; i++) expect(place(ENGLISH)).toEqual({ zipCode: '', cityName: 'city 1007', regionName: '' });
     expect(namesRead).toEqual([]);

@@ -1,4 +1,8 @@
-/** @module The records of one loaded database as answers need them, through bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of the lookup path"). */
+/**
+ * @module The entry caches of one loaded database: a record's location and network as answers need
+ * them (entries, `entries.ts`), kept in bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of
+ * the lookup path"). The records themselves are decoded each time; only their parts' entries are cached.
+ */
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
 import { LANGUAGES, type LanguageIndex } from '../geo/languages.ts';
@@ -32,7 +36,7 @@ const MAX_KEY = 0x7fffffff;
  *   language, in UTF-8 (a place in another language is written per answer from them, without
  *   converting a name each time).
  */
-export class Records implements NameSource {
+export class EntryCaches implements NameSource {
   private readonly locations: OffsetCache<LocationEntry>;
   private readonly networks: OffsetCache<NetworkEntry>;
   private readonly names: OffsetCache<Utf8>;
@@ -103,14 +107,14 @@ export class Records implements NameSource {
   }
 }
 
-const byDatabase = new WeakMap<GeoDatabase, Records>();
+const byDatabase = new WeakMap<GeoDatabase, EntryCaches>();
 
-/** The records of `database`, made on first use; they go with the database when it is replaced. */
-export function recordsOf(database: GeoDatabase): Records {
-  let records = byDatabase.get(database);
-  if (records === undefined) {
-    records = new Records(database);
-    byDatabase.set(database, records);
+/** The entry caches of `database`, made on first use; they go with the database when it is replaced. */
+export function entryCachesOf(database: GeoDatabase): EntryCaches {
+  let caches = byDatabase.get(database);
+  if (caches === undefined) {
+    caches = new EntryCaches(database);
+    byDatabase.set(database, caches);
   }
-  return records;
+  return caches;
 }
