@@ -9,6 +9,7 @@ import { BULK_SIZE, type HttpReport, type HttpRow, OPTIONS_ROW, PAID_BULK_ROW, R
 import type { LookupReport } from './lookup.ts';
 import type { Machine, Revision } from './machine.ts';
 import { type MemoryReading, type MemoryReport, SETTLED_BYTES } from './memory.ts';
+import type { OperationsReport } from './operations.ts';
 import type { RouteProfile } from './profile.ts';
 import type { ShardedAnswersFigures } from './sharded-answers.ts';
 import { mib, percent, si, times } from './stats.ts';
@@ -28,6 +29,10 @@ export interface Results {
   readonly shards: ShardedAnswersFigures | string;
   readonly shardsCpu: AbFigures | string;
   readonly hopsCpu: AbFigures | string;
+  /** The whole paid app with usage counted, 3 shard Workers against one file (`ab.ts --app --b-shards`): docs/costs.md's sharded lookup. */
+  readonly shardsPaidCpu: AbFigures | string;
+  /** The billable operations of each kind of request (`operations.ts`), for docs/costs.md. */
+  readonly operations: OperationsReport | string;
 }
 
 type Row = [measure: string, result: string, latency: string, comparison: string, target: string];
@@ -86,6 +91,34 @@ function shardCpuRow(figures: AbFigures, floor: boolean): Row {
         ({ row, ratio }) => `${what(row)} ≤ ${times(SHARD_CPU_TARGETS[row] as number)}${floor ? '' : ` ${met(ratio <= (SHARD_CPU_TARGETS[row] as number))}`}`,
       )
       .join(', '),
+  ];
+}
+
+/** The paid app's lookup through 3 shard Workers against one file, usage counted in both (`bench:ab --app --b-shards`). */
+function shardsPaidRow(figures: AbFigures): Row {
+  const row = figures.rows.find((r) => r.row === 'paid');
+  return [
+    'shards: CPU per request of a paid lookup (the whole `de` app, API key, usage counted), 3 shard Workers against one file (`bench:ab --app --b-shards`, the workerd process)',
+    row ? `**${times(row.ratio)}** (${row.b.toFixed(0)} µs against ${row.a.toFixed(0)} µs)` : 'no paid row',
+    '',
+    `medians of ${figures.rounds} rounds, same run; priced in [docs/costs.md](docs/costs.md)`,
+    '',
+  ];
+}
+
+/** Per request of each kind, the billable operations counted under load (`bench:operations`). */
+function operationsRow(report: OperationsReport): Row {
+  const parts = Object.entries(report.kinds).map(([kind, counted]) => {
+    const per = (total: number) => (total / counted.requests).toPrecision(2);
+    const batch = counted.usage.calls === 0 ? '' : `, ${(counted.usage.answers / counted.usage.calls).toFixed(0)} answers per usage write`;
+    return `${kind}: DO ${per(counted.rateLimiter.calls + counted.usage.calls)}, rows ${per(counted.usage.rowsWritten)}, KV ${per(counted.kvReads)}, R2 B ${per(counted.r2ClassB)}, shard calls ${per(counted.serviceCalls)}${batch}`;
+  });
+  return [
+    `billable operations per request under load (\`bench:operations\`, ${report.connections} connections, ${report.seconds} s a kind, the production bundles with their bindings counted)`,
+    parts.join('; '),
+    '',
+    'priced in [docs/costs.md](docs/costs.md)',
+    '',
   ];
 }
 
@@ -244,6 +277,8 @@ export function table(results: Results): string {
   rows.push(typeof results.shards === 'string' ? failed('shards: every answer equal to one file’s', results.shards) : shardsRow(results.shards));
   rows.push(typeof results.shardsCpu === 'string' ? failed('shards: CPU per request', results.shardsCpu) : shardCpuRow(results.shardsCpu, false));
   rows.push(typeof results.hopsCpu === 'string' ? failed('shards: CPU of empty hops', results.hopsCpu) : shardCpuRow(results.hopsCpu, true));
+  rows.push(typeof results.shardsPaidCpu === 'string' ? failed('shards: CPU of a paid lookup', results.shardsPaidCpu) : shardsPaidRow(results.shardsPaidCpu));
+  rows.push(typeof results.operations === 'string' ? failed('billable operations per request', results.operations) : operationsRow(results.operations));
   const header: Row = ['measure', 'result', 'latency p50 / p99', 'compared', 'target'];
   const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
@@ -385,6 +420,7 @@ export function benchmarksMarkdown(results: Results, previous: string | undefine
 Written by \`npm run bench\` (scripts in \`bench/\`; about ${Math.ceil(results.seconds / 60)} minutes). Each part also runs alone:
 \`npm run bench:lookup\`, \`bench:http\`, \`bench:profile\`, \`bench:cold\`, \`bench:memory\`. Whether a change is faster is
 decided by \`npm run bench:ab\`, which runs two builds side by side in one run (figures of separate runs move by 5–10% here).
+The run's figures are also in \`BENCHMARKS.json\`, from which [docs/costs.md](docs/costs.md) prices a million requests of each kind.
 
 - **Measured:** commit \`${revision.commit}\`${revision.dirty ? ' with uncommitted changes in the working tree' : ''}, ${results.date}.
 - **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start (other work on the machine skews the figures).
