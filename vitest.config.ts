@@ -6,22 +6,44 @@
  * the Worker's answers against its OpenAPI document through `CONTRACT` (`test/support/contract.ts`).
  */
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { USAGE_WORKER } from './scripts/deploy/usage.ts';
 import { serveContractCheck } from './test/support/contract.ts';
 import { serveRepoFile } from './test/support/repo-files.ts';
 import { shardWorkers } from './test/support/shard-workers.ts';
 import { SMALL_SHARDS } from './test/support/sharded-build.ts';
+import { SECOND_PAID_WORKER } from './test/support/usage-names.ts';
+import { secondPaidWorker, usageWorker } from './test/support/usage-workers.ts';
 
 /** The environment of `wrangler.toml` that each plan's projects run: the free deployment, and the German one of the paid plan. */
 const ENVIRONMENT = { free: 'free', paid: 'de' } as const;
 
+/**
+ * The Workers beside the paid app: the usage Worker that its `USAGE` binding names (bound to the tests
+ * as `USAGE_STORE`, for the operator's reads), and a second paid deployment (`sg`), bound as
+ * `SECOND_PAID`, that counts into the same store.
+ */
+function paidNeighbours(environment: string) {
+  return {
+    workers: [usageWorker(environment), secondPaidWorker()],
+    serviceBindings: { SECOND_PAID: SECOND_PAID_WORKER, USAGE_STORE: USAGE_WORKER },
+  };
+}
+
 const workerProject = (plan: 'free' | 'paid') => ({
   extends: true as const,
   plugins: [
-    cloudflareTest({
-      wrangler: { configPath: './wrangler.toml', environment: ENVIRONMENT[plan] },
-      miniflare: { serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck } },
+    cloudflareTest(() => {
+      const neighbours = plan === 'paid' ? paidNeighbours(ENVIRONMENT[plan]) : { workers: [], serviceBindings: {} };
+      return {
+        wrangler: { configPath: './wrangler.toml', environment: ENVIRONMENT[plan] },
+        miniflare: {
+          serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...neighbours.serviceBindings },
+          workers: neighbours.workers,
+        },
+      };
     }),
   ],
   test: {
@@ -46,12 +68,14 @@ const shardedProject = (plan: 'free' | 'paid') => ({
   plugins: [
     cloudflareTest(() => {
       const shards = shardWorkers(ENVIRONMENT[plan], SMALL_SHARDS);
+      // A paid app's USAGE binding names the usage Worker (scripts/deploy/usage.ts).
+      const usage = plan === 'paid' ? [usageWorker(ENVIRONMENT[plan], resolve('.wrangler', 'test-usage', 'sharded'))] : [];
       return {
         wrangler: { configPath: './wrangler.toml', environment: ENVIRONMENT[plan] },
         miniflare: {
           serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...shards.bindings },
           r2Buckets: { ONE_FILE_DATA: 'ipgeo-data-one-file' },
-          workers: shards.workers,
+          workers: [...shards.workers, ...usage],
         },
       };
     }),

@@ -10,10 +10,13 @@
  *     npm run bench:ab -- --b-args=--minify
  *     npm run bench:ab -- --b-shards data/out/n3 --rows trivial,single,bulk   (N = 3 against N = 1)
  *     npm run bench:ab -- --b-hops 3 --rows trivial,single,bulk   (N = 1 plus the empty calls N = 3 makes)
+ *     npm run bench:ab -- --app --b-dir /tmp/main --rows trivial,paid,paidBulk   (the whole paid app, usage counted)
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `options` (single with `?lang=de` and six `fields`), `all` (single with `?fields=all`), `bulk`,
- * `bulkAll` (bulk with `?fields=all`), `bulkJa` (bulk with `?lang=ja`)); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
+ * `bulkAll` (bulk with `?fields=all`), `bulkJa` (bulk with `?lang=ja`)); with `--app`, the whole
+ * `de` deployment instead (rows `paid` and `paidBulk`: a single and a bulk lookup with an API key, through
+ * the access check and usage counting); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`; `free6`: the same from IPv6 clients; `status`: the uncounted status endpoint; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
  * per round, and B/A of the medians; then the same for the workerd process's CPU time per request,
  * and the median over rounds of each row's CPU per request over its own build's trivial row.
@@ -30,7 +33,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
-import { BULK_SIZE, OPTIONS_QUERY, REQUESTS_PER_CLIENT } from './http.ts';
+import { BULK_SIZE, OPTIONS_QUERY, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { median } from './stats.ts';
 import {
   buildBundle,
@@ -60,6 +63,9 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
                  (data:build -- --shards N --out DIR), e.g. N = 3 against A's N = 1 (--env de only)
   --a-shards DIR the same for A (two sharded builds against each other)
   --json FILE    also write each row's median CPU per request of A and B, and B/A, as JSON (for npm run bench)
+  --app          --env de: the whole de deployment instead of the lookup-only bundle, each build with
+                 an account and API key of its own; rows paid and paidBulk (a single and a bulk of 50
+                 with the key: access check and usage counting) beside trivial
   --b-hops N     build B as A's Worker that first calls N bench Workers with Workers RPC, calls that
                  carry and do nothing: one per lookup, N per bulk lookup, as N shards would; what
                  the hops alone cost, the least a sharded lookup can (bench/worker/empty-hops.js; --env de only)`;
@@ -84,6 +90,7 @@ const line = parseCommandLine(process.argv.slice(2), {
     'a-shards': { type: 'string' },
     'b-shards': { type: 'string' },
     'b-hops': { type: 'string' },
+    app: { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 });
@@ -93,8 +100,11 @@ const environment = values.env as Environment;
 if (environment !== 'de' && environment !== 'free')
   process.exit(commandLineError('npm run bench:ab', `--env is de (the lookup-only bundle) or free, not '${environment}'`));
 
+const wholeApp = values.app as boolean;
+if (wholeApp && environment !== 'de') process.exit(commandLineError('npm run bench:ab', '--app runs with --env de'));
+
 /** Builds the bundle of `checkout` as `http.ts` does (or of another bench entry), with extra wrangler arguments. */
-function build(checkout: string, outDir: string, extra: string, entry = environment === 'de' ? 'bench/worker/lookup-only.js' : undefined): string {
+function build(checkout: string, outDir: string, extra: string, entry = environment === 'de' && !wholeApp ? 'bench/worker/lookup-only.js' : undefined): string {
   return buildBundle(environment, outDir, entry, { checkout, wranglerArgs: extra.split(' ').filter(Boolean) });
 }
 
@@ -103,7 +113,8 @@ const address = addressCycle(20_000, 11, 12);
 const freeClient = clientCycle(REQUESTS_PER_CLIENT);
 const freeIpv6Client = clientCycle(REQUESTS_PER_CLIENT, 6);
 const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
-const ROWS: Record<string, () => AutocannonRequest> = {
+/** A row's next request; `authorization` is the API key of the deployment it goes to (`--app`). */
+const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
   trivial: () => get('/health'),
   single: () => get(`/api/json/${address()}`),
   xml: () => get(`/api/xml/${address()}`),
@@ -135,6 +146,14 @@ const ROWS: Record<string, () => AutocannonRequest> = {
   status: () => get('/api/v1/status', { 'CF-Connecting-IP': freeClient() }),
   // The free home page of the same lookup (docs/home-page.md): its cost beside `free` in one run.
   home: () => get(`/?ip=${address()}`, { 'CF-Connecting-IP': freeClient() }),
+  // The whole paid app (`--app`): the access check and usage counting in front of the lookups.
+  paid: (authorization) => get(`/api/json/${address()}`, { Authorization: authorization }),
+  paidBulk: (authorization) => ({
+    method: 'POST',
+    path: '/api/bulk/json',
+    headers: { 'content-type': 'application/json', Authorization: authorization },
+    body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
+  }),
 };
 const rows = (values.rows as string).split(',');
 for (const row of rows) if (!ROWS[row]) throw new Error(`no row ${row}; rows are ${Object.keys(ROWS).join(', ')}`);
@@ -144,7 +163,12 @@ function load(deployment: Deployment, row: string, seconds: number): Promise<{ p
   const before = cpuSeconds(deployment.pid);
   return new Promise((done, fail) => {
     autocannon(
-      { url: deployment.url.href, connections: 10, duration: seconds, requests: [{ setupRequest: (request) => ({ ...request, ...ROWS[row]?.() }) }] },
+      {
+        url: deployment.url.href,
+        connections: 10,
+        duration: seconds,
+        requests: [{ setupRequest: (request) => ({ ...request, ...ROWS[row]?.(authorizations.get(deployment) ?? '') }) }],
+      },
       (error, result) =>
         error ? fail(error) : done({ perSecond: result.requests.average, cpu: ((cpuSeconds(deployment.pid) - before) * 1e6) / result.requests.total }),
     );
@@ -158,6 +182,8 @@ const variants = {
 };
 // One after another: startDeployment tells its workerd process from the processes spawned since its call.
 const deployments: (readonly ['A' | 'B', Deployment])[] = [];
+/** Each deployment's API key (`--app`). */
+const authorizations = new Map<Deployment, string>();
 /** The sharded build `dir` (`--a-shards`, `--b-shards`), with its number of shards. */
 const shardedBuild = (dir: string | undefined) =>
   dir === undefined ? undefined : { dir, count: (JSON.parse(readFileSync(join(dir, 'ipgeo.manifest.json'), 'utf8')) as { shards: unknown[] }).shards.length };
@@ -184,6 +210,11 @@ for (const name of ['A', 'B'] as const) {
   const sharded = shardedBuilds[name];
   if (sharded) await seedShards(deployment, sharded.dir);
   else await seedDatabase(deployment, DATABASE_FILE);
+  if (wholeApp) {
+    const credential = await seedPaidAccount(deployment);
+    if (!('authorization' in credential)) throw new Error(`build ${name}: ${credential.pending}`);
+    authorizations.set(deployment, credential.authorization);
+  }
   deployments.push([name, deployment]);
 }
 const byName = Object.fromEntries(deployments) as Record<'A' | 'B', Deployment>;

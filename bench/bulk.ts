@@ -4,10 +4,10 @@
  *
  *     npm run bench:bulk -- [--rounds 200] [--timeout 180]
  *
- * How: a throwaway state directory gets the compiled database in its local R2 bucket and an account
- * with an API key in its local KV (wrangler's `getPlatformProxy`, with the operator tool's own
- * operations), then wrangler's `unstable_startWorker` serves the `de` deployment from it on
- * 127.0.0.1. After a warm-up (the first request loads the database), each round sends, in turn, one
+ * How: the `de` deployment is bundled as `wrangler deploy --dry-run` does and run in workerd through
+ * Miniflare (`bench/worker/deployment.ts`, with the usage Worker beside it), on a throwaway state
+ * directory that gets the compiled database in its local R2 bucket and an account with an API key in
+ * its local KV (the operator tool's own operations), served on 127.0.0.1. After a warm-up (the first request loads the database), each round sends, in turn, one
  * `GET /api/json/{ip}`, one `POST /api/bulk/json` with 50 addresses, one `POST /api/bulk/xml` with the
  * same 50, and the same 50 as sequential single lookups. Addresses are the benchmarks' seeded sample
  * (`bench/addresses.ts`): IPv4 and IPv6, every round different. Medians and 90th percentiles are
@@ -16,13 +16,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getPlatformProxy, unstable_startWorker } from 'wrangler';
 import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
-import { publishBuildFile } from '../data/publish/build-file.ts';
-import type { R2Like } from '../data/publish/r2-bucket.ts';
-import { createAccount, createApiKey, type KvStore } from '../src/access/admin.ts';
 import { randomIpv4, randomIpv6 } from './addresses.ts';
+import { seedPaidAccount } from './http.ts';
+import { buildBundle, type Deployment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
 const USAGE = `usage: npm run bench:bulk -- [--rounds N] [--timeout S]
 
@@ -42,25 +40,6 @@ const TIMEOUT_SECONDS = Number(values.timeout);
 const BATCH = 50;
 const WARM_UP = 10;
 const ENVIRONMENT = 'de';
-
-/** The bindings the preparation writes to. */
-interface PrepareEnv {
-  ACCOUNTS: KvStore;
-  GEO_DATA: R2Like;
-}
-
-/** Puts the database and an account into the local state under `persistTo`; returns an API key. */
-async function prepare(persistTo: string): Promise<string> {
-  // wrangler dev keeps its Miniflare state under <persist-to>/v3 (as scripts/accounts.ts does).
-  const proxy = await getPlatformProxy<PrepareEnv>({ environment: ENVIRONMENT, persist: { path: join(persistTo, 'v3') } });
-  try {
-    await publishBuildFile(proxy.env.GEO_DATA, DATABASE_FILE);
-    await createAccount(proxy.env.ACCOUNTS, 'bench-bulk');
-    return (await createApiKey(proxy.env.ACCOUNTS, 'bench-bulk')).key;
-  } finally {
-    await proxy.dispose();
-  }
-}
 
 function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
@@ -92,17 +71,14 @@ async function main(): Promise<void> {
     rmSync(state, { recursive: true, force: true });
     process.exit(1);
   }, TIMEOUT_SECONDS * 1000);
-  let worker: Awaited<ReturnType<typeof unstable_startWorker>> | undefined;
+  let worker: Deployment | undefined;
   try {
-    const key = await prepare(state);
-    worker = await unstable_startWorker({
-      config: 'wrangler.toml',
-      env: ENVIRONMENT,
-      dev: { persist: state, server: { hostname: '127.0.0.1', port: 0 }, inspector: false, watch: false, logLevel: 'warn' },
-    });
-    await worker.ready;
-    const origin = (await worker.url).origin;
-    const headers = { Authorization: `Bearer ${key}` };
+    worker = await startDeployment(ENVIRONMENT, buildBundle(ENVIRONMENT, join(state, 'bundle')), join(state, 'state'));
+    await seedDatabase(worker, DATABASE_FILE);
+    const credential = await seedPaidAccount(worker);
+    if (!('authorization' in credential)) throw new Error(credential.pending);
+    const origin = worker.url.origin;
+    const headers = { Authorization: credential.authorization };
     const single = (ip: string) => fetch(`${origin}/api/json/${encodeURIComponent(ip)}`, { headers });
     const bulk = (format: 'json' | 'xml', ips: readonly string[]) =>
       fetch(`${origin}/api/bulk/${format}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ ips }) });
@@ -131,7 +107,7 @@ async function main(): Promise<void> {
     }
 
     console.log(
-      `Paid Worker (${ENVIRONMENT}) in workerd via wrangler unstable_startWorker at ${origin}; Node ${process.version}; ${ROUNDS} rounds after ${WARM_UP} warm-up rounds.`,
+      `Paid Worker (${ENVIRONMENT}) in workerd via Miniflare at ${origin}; Node ${process.version}; ${ROUNDS} rounds after ${WARM_UP} warm-up rounds.`,
     );
     console.log(`${''.padEnd(34)}${'median'.padStart(9)}${'p90'.padStart(9)}${'ms/addr'.padStart(9)}   (milliseconds)`);
     console.log(summary('GET /api/json/{ip}', samples.single));

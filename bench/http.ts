@@ -10,8 +10,10 @@
  * - `free`, the production free deployment: a lookup behind the rate limiter (a Durable Object call
  *   per request); the client address (`CF-Connecting-IP`) changes every {@link REQUESTS_PER_CLIENT}
  *   requests, so that the limiter is measured, not its 429s (whose share is reported);
- * - `de`, the production paid deployment: a lookup behind the access check, with an API key of an
- *   account seeded into the local KV by the operator tool's own operations (`src/access/admin.ts`).
+ * - `de`, the production paid deployment: a single and a bulk lookup behind the access check, with an
+ *   API key of an account seeded into the local KV by the operator tool's own operations
+ *   (`src/access/admin.ts`), each answer counted for the account into the usage Worker beside it (in
+ *   the same workerd process, so its CPU is in the figure); and a distance between two addresses, the same way.
  *
  * Every row runs `--rounds` times for `--seconds` each, rows interleaved round by round, each round
  * after {@link ROUND_WARMUP_SECONDS} of the same load unmeasured; requests per second are the median
@@ -45,6 +47,12 @@ Requests per second and latency over HTTP against Worker bundles in workerd, loa
 export const REQUESTS_PER_CLIENT = 5;
 /** Addresses per bulk request. */
 export const BULK_SIZE = 50;
+
+/** The paid deployment's bulk row, beside the lookup-only one (`bulk of 50`). */
+export const PAID_BULK_ROW = `paid bulk of ${BULK_SIZE}`;
+
+/** The paid deployment's distance row: two addresses of the cycle, as docs/costs.md prices it. */
+const PAID_DISTANCE_ROW = 'paid distance';
 
 /** The single lookup with options (BENCHMARKS.md, "The targets"): German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';
@@ -244,10 +252,40 @@ async function benchHttp(
       {
         name: 'paid lookup',
         bundle: 'de',
-        request: 'GET /api/json/{ip}, access check (API key)',
+        request: 'GET /api/json/{ip}, access check (API key), usage counted',
         baseline: 'trivial (paid)',
         next:
           'authorization' in credential ? () => get(`/api/json/${address()}`, { Authorization: credential.authorization }) : { pending: credential.pending },
+      },
+      {
+        name: PAID_BULK_ROW,
+        bundle: 'de',
+        request: `POST /api/bulk/json, ${BULK_SIZE} addresses, access check (API key), usage counted`,
+        baseline: 'trivial (paid)',
+        next:
+          'authorization' in credential
+            ? () => ({
+                method: 'POST',
+                path: '/api/bulk/json',
+                headers: { 'content-type': 'application/json', Authorization: credential.authorization },
+                body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
+              })
+            : { pending: credential.pending },
+      },
+      {
+        name: PAID_DISTANCE_ROW,
+        bundle: 'de',
+        request: 'POST /api/distance, two addresses, access check (API key), usage counted',
+        baseline: 'trivial (paid)',
+        next:
+          'authorization' in credential
+            ? () => ({
+                method: 'POST',
+                path: '/api/distance',
+                headers: { 'content-type': 'application/json', Authorization: credential.authorization },
+                body: JSON.stringify({ from: address(), to: address() }),
+              })
+            : { pending: credential.pending },
       },
     ];
     if (options.rows) plans.splice(0, plans.length, ...plans.filter((plan) => options.rows?.includes(plan.name)));

@@ -5,10 +5,11 @@
 import type { AbFigures } from './ab.ts';
 import type { ColdStartReport } from './cold-start.ts';
 import type { ColdFigures, DistantReport, SweepReport, SwitchFigures } from './distant.ts';
-import { type HttpReport, type HttpRow, OPTIONS_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
+import { BULK_SIZE, type HttpReport, type HttpRow, OPTIONS_ROW, PAID_BULK_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
 import type { LookupReport } from './lookup.ts';
 import type { Machine, Revision } from './machine.ts';
 import { type MemoryReading, type MemoryReport, SETTLED_BYTES } from './memory.ts';
+import type { OperationsReport } from './operations.ts';
 import type { RouteProfile } from './profile.ts';
 import type { ShardedAnswersFigures } from './sharded-answers.ts';
 import { mib, percent, si, times } from './stats.ts';
@@ -28,6 +29,10 @@ export interface Results {
   readonly shards: ShardedAnswersFigures | string;
   readonly shardsCpu: AbFigures | string;
   readonly hopsCpu: AbFigures | string;
+  /** The whole paid app with usage counted, 3 shard Workers against one file (`ab.ts --app --b-shards`): docs/costs.md's sharded lookup. */
+  readonly shardsPaidCpu: AbFigures | string;
+  /** The billable operations of each kind of request (`operations.ts`), for docs/costs.md. */
+  readonly operations: OperationsReport | string;
 }
 
 type Row = [measure: string, result: string, latency: string, comparison: string, target: string];
@@ -89,12 +94,43 @@ function shardCpuRow(figures: AbFigures, floor: boolean): Row {
   ];
 }
 
+/** The paid app's lookup through 3 shard Workers against one file, usage counted in both (`bench:ab --app --b-shards`). */
+function shardsPaidRow(figures: AbFigures): Row {
+  const row = figures.rows.find((r) => r.row === 'paid');
+  return [
+    'shards: CPU per request of a paid lookup (the whole `de` app, API key, usage counted), 3 shard Workers against one file (`bench:ab --app --b-shards`, the workerd process)',
+    row ? `**${times(row.ratio)}** (${row.b.toFixed(0)} µs against ${row.a.toFixed(0)} µs)` : 'no paid row',
+    '',
+    `medians of ${figures.rounds} rounds, same run; priced in [docs/costs.md](docs/costs.md)`,
+    '',
+  ];
+}
+
+/** Per request of each kind, the billable operations counted under load (`bench:operations`). */
+function operationsRow(report: OperationsReport): Row {
+  const parts = Object.entries(report.kinds).map(([kind, counted]) => {
+    const per = (total: number) => (total / counted.requests).toPrecision(2);
+    const batch = counted.usage.calls === 0 ? '' : `, ${(counted.usage.answers / counted.usage.calls).toFixed(0)} answers per usage write`;
+    return `${kind}: DO ${per(counted.rateLimiter.calls + counted.usage.calls)}, rows ${per(counted.usage.rowsWritten)}, KV ${per(counted.kvReads)}, R2 B ${per(counted.r2ClassB)}, shard calls ${per(counted.serviceCalls)}${batch}`;
+  });
+  return [
+    `billable operations per request under load (\`bench:operations\`, ${report.connections} connections, ${report.seconds} s a kind, the production bundles with their bindings counted)`,
+    parts.join('; '),
+    '',
+    'priced in [docs/costs.md](docs/costs.md)',
+    '',
+  ];
+}
+
 /** ` (rounds 81–89%)`: the lowest and highest ratio of `row` to `baseline` within one round. */
 function spread(row: HttpRow, baseline: HttpRow): string {
   const ratios = row.rounds.map((perSecond, i) => perSecond / (baseline.rounds[i] ?? Number.NaN)).filter(Number.isFinite);
   if (ratios.length < 2) return '';
   return ` (rounds ${percent(Math.min(...ratios)).replace('%', '')}–${percent(Math.max(...ratios))})`;
 }
+
+/** The lookup-only row of the same lookups as each paid row. */
+const UNGATED: Readonly<Record<string, string>> = { 'paid lookup': 'single JSON', [PAID_BULK_ROW]: `bulk of ${BULK_SIZE}` };
 
 /** Ratios against a target carry one decimal, so that a result just under it never reads as the target itself (84.8%, not 85%). */
 function httpRows(report: HttpReport): Row[] {
@@ -108,6 +144,9 @@ function httpRows(report: HttpReport): Row[] {
     const comparison: string[] =
       row.name === row.baseline ? ['the runtime’s ceiling'] : [`${percent(ofTrivial, 1)} of ${row.baseline}${baseline ? spread(row, baseline) : ''}`];
     if (row.name !== row.baseline && baseline) comparison.push(`CPU per request ${times(row.cpuPerRequest / baseline.cpuPerRequest)} ${row.baseline}'s`);
+    // A paid row against the same lookups without the gate: what the access check and usage counting add.
+    const ungated = by(UNGATED[row.name] ?? '');
+    if (ungated && !ungated.pending) comparison.push(`CPU per request ${times(row.cpuPerRequest / ungated.cpuPerRequest)} ${ungated.name}'s (lookup-only)`);
     let target = '';
     if (row.name === 'single JSON') target = `≥ 90% of trivial ${met(ofTrivial >= 0.9)}`;
     if (row.name === 'single XML') target = `(≥ 90% of trivial ${met(ofTrivial >= 0.9)})`;
@@ -238,6 +277,8 @@ export function table(results: Results): string {
   rows.push(typeof results.shards === 'string' ? failed('shards: every answer equal to one file’s', results.shards) : shardsRow(results.shards));
   rows.push(typeof results.shardsCpu === 'string' ? failed('shards: CPU per request', results.shardsCpu) : shardCpuRow(results.shardsCpu, false));
   rows.push(typeof results.hopsCpu === 'string' ? failed('shards: CPU of empty hops', results.hopsCpu) : shardCpuRow(results.hopsCpu, true));
+  rows.push(typeof results.shardsPaidCpu === 'string' ? failed('shards: CPU of a paid lookup', results.shardsPaidCpu) : shardsPaidRow(results.shardsPaidCpu));
+  rows.push(typeof results.operations === 'string' ? failed('billable operations per request', results.operations) : operationsRow(results.operations));
   const header: Row = ['measure', 'result', 'latency p50 / p99', 'compared', 'target'];
   const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
@@ -379,12 +420,13 @@ export function benchmarksMarkdown(results: Results, previous: string | undefine
 Written by \`npm run bench\` (scripts in \`bench/\`; about ${Math.ceil(results.seconds / 60)} minutes). Each part also runs alone:
 \`npm run bench:lookup\`, \`bench:http\`, \`bench:profile\`, \`bench:cold\`, \`bench:memory\`. Whether a change is faster is
 decided by \`npm run bench:ab\`, which runs two builds side by side in one run (figures of separate runs move by 5–10% here).
+The run's figures are also in \`BENCHMARKS.json\`, from which [docs/costs.md](docs/costs.md) prices a million requests of each kind.
 
 - **Measured:** commit \`${revision.commit}\`${revision.dirty ? ' with uncommitted changes in the working tree' : ''}, ${results.date}.
 - **Machine:** ${machine.cpu}, ${machine.cores} cores, ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM; ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at the start (other work on the machine skews the figures).
 - **Software:** Node ${machine.node} for the lookups and the load generator (autocannon ${machine.autocannon}); the Worker bundles (\`wrangler deploy --dry-run\`) run by workerd ${machine.workerd} through Miniflare ${machine.miniflare}, which simulates R2, KV and Durable Objects inside the same workerd process and is otherwise out of the way: each Worker is served on a loopback socket of its own, without Miniflare's entry worker or wrangler's proxy in front. The cold start runs \`workerd serve\` on a configuration of only the Worker and the simulators of what it binds (\`bench/worker/serve.ts\`), since Miniflare's other services start in the same process before the Worker listens; its figure through Miniflare is given beside it.
 - **Lookups:** ${lookup ? `${lookup.ipv4.toLocaleString('en')} random public IPv4 and ${lookup.ipv6.toLocaleString('en')} IPv6 addresses (seed ${lookup.seed}), the same for every reader, medians of ${lookup.runs} runs after a warm-up, readers alternating` : 'see the table'}.
-- **HTTP:** ${http ? `autocannon with ${http.connections} connections, each row ${http.rounds} × ${http.seconds} s, rows interleaved round by round, each round after ${ROUND_WARMUP_SECONDS} s of the same load unmeasured; requests/s are medians over rounds and ratios are of those medians, with in brackets the lowest and highest ratio within one round (how much the figures move on this machine); latencies are percentiles of every response` : 'see the table'}. \`lookup-only\` is \`bench/worker/lookup-only.js\`: the production lookup and bulk routes without the plan gate in front; \`free\` and \`de\` are the production deployments.
+- **HTTP:** ${http ? `autocannon with ${http.connections} connections, each row ${http.rounds} × ${http.seconds} s, rows interleaved round by round, each round after ${ROUND_WARMUP_SECONDS} s of the same load unmeasured; requests/s are medians over rounds and ratios are of those medians, with in brackets the lowest and highest ratio within one round (how much the figures move on this machine); latencies are percentiles of every response` : 'see the table'}. \`lookup-only\` is \`bench/worker/lookup-only.js\`: the production lookup and bulk routes without the plan gate in front; \`free\` and \`de\` are the production deployments; the paid rows' answers are counted for their account into the usage Worker beside \`de\`, in the same workerd process, so the CPU of counting and of writing it is in their figures.
 
 ${table(results)}
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type CommandLineOutput, commandLineError, parseCommandLine } from '../data/command-line.ts';
-import { AccountInputError, standingOf } from '../src/access/account.ts';
+import { AccountInputError, checkDate, standingOf } from '../src/access/account.ts';
 import {
   AccountStateError,
   type AccountView,
@@ -36,8 +36,20 @@ import {
   renewAccount,
   revokeApiKey,
   rotateApiKey,
+  setQuotas,
   showAccount,
 } from '../src/access/admin.ts';
+import {
+  accountReport,
+  localUsage,
+  monthDays,
+  monthReport,
+  remoteUsage,
+  USAGE_GROUPS,
+  type UsageGroup,
+  UsageReadError,
+  type UsageSource,
+} from './accounts-usage.ts';
 import { ACCOUNTS_NAMESPACE_TITLE, accountsKvIdSetting, SETTINGS_FILE } from './deploy/settings.ts';
 
 export const USAGE = `Usage: npm run accounts -- <command> [arguments] [options]
@@ -57,13 +69,30 @@ Commands:
   rotate-key <account> [--key <key-id>] [--grace <n>m|h|d]
                                             make a new key (printed once, on the last line) and revoke the old
                                             one at once, or after the grace period (at most 90d)
+  set-quota <account> [--monthly N|none] [--daily-website N|none]
+                                            cap the account's lookups per UTC month, and those authenticated by a
+                                            whitelisted website alone per UTC day; none removes a cap
+  usage <account> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|deployment|kind|credential] [--csv]
+                                            the account's usage, summed by day (default), deployment, kind or
+                                            credential; from the first of this month to today (UTC) by default
+  usage --all --month YYYY-MM [--csv]       every account's usage in that month, one line each
 
 Options:
   --expires YYYY-MM-DD  the last day of access, UTC (create, renew)
   --key <key-id>        the key to replace (rotate-key; needed when the account has several)
   --grace <duration>    how long the replaced key keeps working: 0, or a number with m, h or d (rotate-key)
+  --monthly N|none      lookups per calendar month, UTC (set-quota)
+  --daily-website N|none
+                        lookups per UTC day authenticated by a whitelisted website alone (set-quota)
+  --from, --to          the first and last day of a usage report, UTC (usage)
+  --by <what>           what a usage report sums by: day, deployment, kind or credential (usage)
+  --month YYYY-MM       the month of a report (usage; with --all, required)
+  --all                 every account, one line each (usage)
+  --csv                 CSV with a header line instead of a table (usage)
   --env <name>          wrangler environment whose ACCOUNTS namespace to use (default: de)
-  --remote              work on the deployed namespace instead of the local one of wrangler dev
+  --remote              work on the deployed namespace instead of the local one of wrangler dev; usage is
+                        then read from the deployed usage Worker at IPGEO_USAGE_URL with the token
+                        IPGEO_USAGE_TOKEN (its secret USAGE_READ_TOKEN; docs/accounts.md)
   --persist-to <dir>    local state directory, as wrangler dev's --persist-to (default: .wrangler/state)
   --help                print this help`;
 
@@ -83,6 +112,8 @@ const COMMANDS = {
   'disallow-domain': ['account', 'hostname'],
   renew: ['account'],
   'rotate-key': ['account'],
+  'set-quota': ['account'],
+  usage: ['account'],
 } as const satisfies Record<string, readonly string[]>;
 type Command = keyof typeof COMMANDS;
 
@@ -202,6 +233,18 @@ function remoteNamespaceId(): string {
   return found.id;
 }
 
+/** What `usage` is asked for. */
+interface UsageRequest {
+  /** One account's report, or every account's month (`--all`). */
+  all: boolean;
+  from: string;
+  to: string;
+  by: UsageGroup;
+  csv: boolean;
+  /** `YYYY-MM` with `--all`. */
+  month: string;
+}
+
 /** The parsed command line. */
 interface Invocation {
   command: Command;
@@ -209,6 +252,9 @@ interface Invocation {
   expires: string | undefined;
   key: string | undefined;
   graceSeconds: number;
+  /** `set-quota`: each quota to set (a number), remove (null) or leave (undefined). */
+  quotas: { monthly: number | null | undefined; dailyWebsite: number | null | undefined };
+  usage: UsageRequest;
   environment: string;
   remote: boolean;
   persistTo: string | undefined;
@@ -231,6 +277,14 @@ function parse(argv: string[], output: Output): Invocation | number {
         expires: { type: 'string' },
         key: { type: 'string' },
         grace: { type: 'string' },
+        monthly: { type: 'string' },
+        'daily-website': { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        by: { type: 'string' },
+        month: { type: 'string' },
+        all: { type: 'boolean', default: false },
+        csv: { type: 'boolean', default: false },
         env: { type: 'string', default: 'de' },
         remote: { type: 'boolean', default: false },
         'persist-to': { type: 'string' },
@@ -245,7 +299,10 @@ function parse(argv: string[], output: Output): Invocation | number {
   if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command '${name}'`);
   const command = name as Command;
   const expected = COMMANDS[command];
-  if (args.length !== expected.length) {
+  const all = values.all as boolean;
+  // `usage --all` names no account.
+  if (command === 'usage' && all && args.length > 0) throw new UsageError('usage --all takes no <account>');
+  if (args.length !== expected.length && !(command === 'usage' && all)) {
     throw new UsageError(
       `${command} takes ${expected.map((arg) => `<${arg}>`).join(' ') || 'no arguments'}; got ${args.length} argument${args.length === 1 ? '' : 's'}`,
     );
@@ -255,6 +312,15 @@ function parse(argv: string[], output: Output): Invocation | number {
   for (const option of ['key', 'grace'] as const) {
     if (values[option] !== undefined && command !== 'rotate-key') throw new UsageError(`--${option} belongs to rotate-key only`);
   }
+  for (const option of ['monthly', 'daily-website'] as const) {
+    if (values[option] !== undefined && command !== 'set-quota') throw new UsageError(`--${option} belongs to set-quota only`);
+  }
+  if (command === 'set-quota' && values.monthly === undefined && values['daily-website'] === undefined) {
+    throw new UsageError('set-quota needs --monthly N|none or --daily-website N|none');
+  }
+  for (const option of ['from', 'to', 'by', 'month', 'all', 'csv'] as const) {
+    if (values[option] !== undefined && values[option] !== false && command !== 'usage') throw new UsageError(`--${option} belongs to usage only`);
+  }
   if (values.remote && values['persist-to'] !== undefined) throw new UsageError('--persist-to is for local state; it cannot go with --remote');
   return {
     command,
@@ -262,10 +328,42 @@ function parse(argv: string[], output: Output): Invocation | number {
     expires: values.expires,
     key: values.key,
     graceSeconds: values.grace === undefined ? 0 : graceSeconds(values.grace),
+    quotas: { monthly: quotaOf('monthly', values.monthly), dailyWebsite: quotaOf('daily-website', values['daily-website']) },
+    usage: usageRequest(values, all),
     environment: values.env as string,
     remote: values.remote as boolean,
     persistTo: values['persist-to'],
   };
+}
+
+/** A quota option's value: a whole number of lookups, `none` (null), or undefined when not given. */
+function quotaOf(option: string, text: string | undefined): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'none') return null;
+  if (!/^\d{1,15}$/.test(text)) throw new UsageError(`--${option} takes a whole number of lookups or none; got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** What `usage` reports: by default this month (UTC) to today, by day. */
+function usageRequest(
+  values: { from?: string | undefined; to?: string | undefined; by?: string | undefined; month?: string | undefined; csv?: boolean | undefined },
+  all: boolean,
+): UsageRequest {
+  const by = (values.by ?? 'day') as UsageGroup;
+  if (!USAGE_GROUPS.includes(by)) throw new UsageError(`--by takes ${USAGE_GROUPS.join(', ')}; got ${JSON.stringify(values.by)}`);
+  if (all && values.month === undefined) throw new UsageError('usage --all needs --month YYYY-MM');
+  if (all && (values.by !== undefined || values.from !== undefined || values.to !== undefined))
+    throw new UsageError('usage --all reports whole months: --month only');
+  if (values.month !== undefined && (values.from !== undefined || values.to !== undefined)) throw new UsageError('--month goes without --from and --to');
+  const today = new Date().toISOString().slice(0, 10);
+  let from = values.from ?? `${today.slice(0, 7)}-01`;
+  let to = values.to ?? today;
+  if (values.month !== undefined) {
+    const days = monthDays(values.month);
+    if (days === null) throw new UsageError(`--month takes YYYY-MM; got ${JSON.stringify(values.month)}`);
+    ({ from, to } = days);
+  }
+  return { all, from, to, by, csv: values.csv === true, month: values.month ?? '' };
 }
 
 /** `0`, `90m`, `24h`, `7d` → seconds. */
@@ -276,7 +374,13 @@ function graceSeconds(text: string): number {
   return Number(match[1]) * { m: 60, h: 3600, d: 86_400 }[(match[2] ?? 'm') as 'm' | 'h' | 'd'];
 }
 
-async function execute(kv: OpenStore, { command, args, expires, key, graceSeconds }: Invocation, output: Output): Promise<void> {
+/**
+ * Runs one command.
+ *
+ * @param openUsage opens where usage is read from (`usage` alone calls it).
+ */
+async function execute(kv: OpenStore, invocation: Invocation, output: Output, openUsage: () => Promise<UsageSource>): Promise<void> {
+  const { command, args, expires, key, graceSeconds, quotas } = invocation;
   const [account = '', second = ''] = args;
   const summary = (view: AccountView) => output.out(describe(view));
   switch (command) {
@@ -325,9 +429,55 @@ async function execute(kv: OpenStore, { command, args, expires, key, graceSecond
       output.out(rotated.key);
       return;
     }
+    case 'set-quota':
+      summary(await setQuotas(kv, account, quotas));
+      return;
+    case 'usage':
+      await reportUsage(kv, await openUsage(), invocation, output);
+      return;
     default:
       command satisfies never;
   }
+}
+
+/**
+ * `usage`: one account's report (refused for an account that does not exist), or every account's month.
+ *
+ * @throws {AccountInputError} for a day that is not a date, or a range that ends before it starts.
+ */
+async function reportUsage(kv: OpenStore, source: UsageSource, { args, usage }: Invocation, output: Output): Promise<void> {
+  if (usage.all) {
+    output.out(
+      await monthReport(
+        source,
+        (await listAccounts(kv)).map((view) => view.id),
+        usage.month,
+        usage.csv,
+      ),
+    );
+    return;
+  }
+  const [account = ''] = args;
+  const [from, to] = [checkDate(usage.from), checkDate(usage.to)];
+  if (from > to) throw new AccountInputError(`The report would end (${to}) before it starts (${from}).`);
+  await showAccount(kv, account);
+  output.out(await accountReport(source, account, from, to, usage.by, usage.csv));
+}
+
+/**
+ * The deployed usage Worker, from `IPGEO_USAGE_URL` and `IPGEO_USAGE_TOKEN` (docs/accounts.md, "Usage").
+ *
+ * @throws {Error} when either is not set.
+ */
+function remoteUsageSource(): UsageSource {
+  const url = process.env.IPGEO_USAGE_URL;
+  const token = process.env.IPGEO_USAGE_TOKEN;
+  if (!url || !token) {
+    throw new Error(
+      'usage --remote reads the deployed usage Worker: set IPGEO_USAGE_URL (e.g. https://ipgeo-usage.<your-subdomain>.workers.dev) and IPGEO_USAGE_TOKEN (its secret USAGE_READ_TOKEN).',
+    );
+  }
+  return remoteUsage(url, token);
 }
 
 /** `list`: one row per account, columns aligned. LAST DAY is the last day with access: a cancelled account's is the day it was cancelled. */
@@ -378,7 +528,17 @@ function describe(view: AccountView): string {
     `  keys: ${keys.join(', ') || 'none'}`,
     `  server addresses: ${view.ips.join(', ') || 'none'}`,
     `  website hostnames: ${view.domains.join(', ') || 'none'}`,
+    `  quotas: ${quotaText(view.quotas)}`,
   ].join('\n');
+}
+
+/** An account's quotas in words. */
+function quotaText(quotas: AccountView['quotas']): string {
+  const parts = [
+    ...(quotas.monthly === null ? [] : [`${quotas.monthly} lookups per month`]),
+    ...(quotas.dailyWebsite === null ? [] : [`${quotas.dailyWebsite} lookups per day by a whitelisted website alone`]),
+  ];
+  return parts.join(', ') || 'none';
 }
 
 /**
@@ -396,17 +556,23 @@ export async function run(argv: string[], output: Output): Promise<number> {
   }
   if (typeof invocation === 'number') return invocation;
   let kv: OpenStore | undefined;
+  let source: UsageSource | undefined;
   try {
     kv = invocation.remote
       ? new WranglerKv(invocation.environment, 'remote', undefined, remoteNamespaceId())
       : await localKv(invocation.environment, invocation.persistTo);
-    await execute(kv, invocation, output);
+    const { remote, environment, persistTo } = invocation;
+    await execute(kv, invocation, output, async () => {
+      source = remote ? remoteUsageSource() : await localUsage(environment, persistTo);
+      return source;
+    });
     return 0;
   } catch (error) {
-    const known = error instanceof AccountInputError || error instanceof AccountStateError;
+    const known = error instanceof AccountInputError || error instanceof AccountStateError || error instanceof UsageReadError;
     output.err(`accounts: ${known ? error.message : String(error instanceof Error ? error.message : error)}`);
     return 1;
   } finally {
+    await source?.close();
     await kv?.close();
   }
 }

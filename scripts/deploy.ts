@@ -14,7 +14,9 @@
  *    version has the build's number of shards is left as it is (`data:publish` replaces it,
  *    `data:rollback` goes back), and the deploy stops when that version would not fit the isolate
  *    budget (`data/budget.ts`, `--budget-mib`);
- * 4. deploys the app from `wrangler.toml` with the operator's values put in (`deploy/config.ts`),
+ * 4. before the first paid app, deploys the usage Worker `ipgeo-usage` (`deploy/usage.ts`), which
+ *    defines the Durable Object class that the paid apps count their usage into;
+ * 5. deploys the app from `wrangler.toml` with the operator's values put in (`deploy/config.ts`),
  *    bound to its shard Workers where there are any, prints its URLs, and checks `/health` and the
  *    status endpoint of its origin.
  *
@@ -47,6 +49,7 @@ import {
   settingsFile,
 } from './deploy/settings.ts';
 import { shardBinding, shardWorkerName, withShardBindings, writeShardConfigs } from './deploy/shards.ts';
+import { USAGE_WORKER, writeUsageConfig } from './deploy/usage.ts';
 import { copyDocsAssets } from './docs-assets.ts';
 import { prepareHomeAssets } from './home-assets.ts';
 
@@ -125,6 +128,7 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
   const budgetBytes = request.budgetBytes ?? DEFAULT_BUDGET_BYTES;
   let database: BuildFile<string> | undefined;
   const outcomes: DeployOutcome[] = [];
+  let usageDeployed = false;
   for (const environment of request.environments) {
     const facts = environmentFacts(wranglerToml, environment);
     log(`\n== ${environment}: Worker ${facts.workerName}, bucket ${facts.bucket}${dryRun ? ' (dry run)' : ''}`);
@@ -164,6 +168,11 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
         await publishTo(bucket, database, new Date(), log, record, { newShardCount: true });
       }
     }
+    // The usage store's class, which the paid apps' USAGE bindings name: before the first paid app.
+    if (facts.plan === 'paid' && !usageDeployed) {
+      deployUsageWorker(cloudflare, writeUsageConfig(wranglerToml, ROOT, dirname(configPath)), environment, dryRun, log);
+      usageDeployed = true;
+    }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
     const origin = settings.origins[environment];
     const domains = settings.customDomains[environment];
@@ -182,6 +191,16 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
     outcomes.push({ environment, urls: all, check: await checkDeployment(origin, facts.plan, tools) });
   }
   return outcomes;
+}
+
+/** Deploys (or with `dryRun` checks) the usage Worker from its configuration at `configPath`, and says how its operator reads are opened. */
+function deployUsageWorker(cloudflare: Cloudflare, configPath: string, environment: Environment, dryRun: boolean, log: (line: string) => void): void {
+  const urls = cloudflare.deploy(configPath, environment, dryRun, USAGE_WORKER);
+  log(
+    dryRun
+      ? `Usage Worker ${USAGE_WORKER} checked: it defines the Durable Object class that the paid deployments count usage into.`
+      : `Usage Worker ${USAGE_WORKER} deployed${urls.length > 0 ? ` at ${urls.join(', ')}` : ''}: the paid deployments count usage into it. For \`npm run accounts -- usage --remote\`, give it a read token once: npx wrangler secret put USAGE_READ_TOKEN --name ${USAGE_WORKER} (docs/accounts.md).`,
+  );
 }
 
 /** The `ACCOUNTS` namespace's id: the configured one, checked to exist, or the one titled {@link ACCOUNTS_NAMESPACE_TITLE}, created if missing. */

@@ -1,7 +1,8 @@
 /**
  * @module `npm run dev` / `npm run dev:paid`: builds the database if it is missing, publishes it into the
  * local R2 bucket of the chosen deployment as the current version (as `npm run data:publish` does;
- * skipped when it is current already), and runs `wrangler dev` on loopback.
+ * skipped when it is current already), and runs `wrangler dev` on loopback; a paid deployment with the
+ * usage Worker beside it, which counts its usage (`scripts/deploy/usage.ts`).
  *
  *     tsx scripts/dev.ts --env free --port 8787      (npm run dev)
  *     tsx scripts/dev.ts --env de --port 8788        (npm run dev:paid)
@@ -18,7 +19,9 @@ import { bucketOf, deployments } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { wranglerBucket } from '../data/publish/wrangler-bucket.ts';
 import { readWranglerToml, writeDeployConfig } from './deploy/config.ts';
+import { PAID_ENVIRONMENTS } from './deploy/settings.ts';
 import { withShardBindings, writeShardConfigs } from './deploy/shards.ts';
+import { writeUsageConfig } from './deploy/usage.ts';
 import { prepareHomeAssets } from './home-assets.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -68,25 +71,31 @@ try {
 }
 
 /**
- * The configurations `wrangler dev` runs: `wrangler.toml` alone for a build of one file; for a sharded
- * build (`docs/sharding.md`), the app bound to its shard Workers and one configuration per shard, all
- * in one `wrangler dev` (the first is the app, which alone listens), on the local bucket of
- * `.wrangler/state` that the publish above wrote.
+ * The configurations `wrangler dev` runs, in one `wrangler dev` (the first is the app, which alone
+ * listens), on the local state of `.wrangler/state` that the publish above wrote: `wrangler.toml` alone
+ * for the free deployment with a build of one file; a paid one also runs the usage Worker that its
+ * `USAGE` binding names (`scripts/deploy/usage.ts`); a sharded build (`docs/sharding.md`) runs the app
+ * bound to its shard Workers, and one configuration per shard.
  */
 function devConfigs(environment: string): string[] {
   const count = manifestShards(JSON.parse(readFileSync(MANIFEST_FILE, 'utf8')) as Parameters<typeof manifestShards>[0]).length;
-  if (count <= 1) return [];
+  const paid = PAID_ENVIRONMENTS.includes(environment as (typeof PAID_ENVIRONMENTS)[number]);
+  if (count <= 1 && !paid) return [];
   const dir = join(ROOT, '.wrangler', 'dev');
   const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
-  const app = withShardBindings(
-    { ...toml, main: resolve(ROOT, String(toml.main)), assets: { ...(toml.assets as object), directory: join(ROOT, 'assets') } },
-    environment,
-    count,
-  );
-  writeDeployConfig(join(dir, 'wrangler.json'), app);
-  const shards = writeShardConfigs(toml, environment, count, ROOT, dir);
-  console.log(`The build has ${count} shards: serving them with ${count} shard Workers beside the app.`);
-  return [join(dir, 'wrangler.json'), ...shards].flatMap((config) => ['-c', config]).concat(['--persist-to', join(ROOT, '.wrangler', 'state')]);
+  let configs = [join(ROOT, 'wrangler.toml')];
+  if (count > 1) {
+    const app = withShardBindings(
+      { ...toml, main: resolve(ROOT, String(toml.main)), assets: { ...(toml.assets as object), directory: join(ROOT, 'assets') } },
+      environment,
+      count,
+    );
+    writeDeployConfig(join(dir, 'wrangler.json'), app);
+    configs = [join(dir, 'wrangler.json'), ...writeShardConfigs(toml, environment, count, ROOT, dir)];
+    console.log(`The build has ${count} shards: serving them with ${count} shard Workers beside the app.`);
+  }
+  if (paid) configs.push(writeUsageConfig(toml, ROOT, dir));
+  return configs.flatMap((config) => ['-c', config]).concat(['--persist-to', join(ROOT, '.wrangler', 'state')]);
 }
 
 // The page's map follows src/pages/world.ts: drawn again when it changed since `npm install`.

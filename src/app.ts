@@ -19,6 +19,7 @@ import { registerPaidRoutes } from './routes/paid.ts';
 import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { registerStatusRoute } from './routes/status.ts';
+import { usageGate } from './usage/middleware.ts';
 
 /**
  * Marks `answer` `X-Content-Type-Options: nosniff`, as every answer of the Worker is: no browser reads
@@ -60,6 +61,9 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   // The free plan's answers are readable from any page; its preflights are answered before the gate, uncounted.
   if (plan === 'free') app.use('*', publicCors());
   app.use('*', planGate(plan));
+  // Paid plans: each granted answer counted for its account, and its quotas enforced (usage/middleware.ts).
+  // On every path, as the gate: a middleware of `/api/*` would cost the lookup paths the router's shortcut.
+  if (plan === 'paid') app.use('*', usageGate());
   // X-Database-Version on every lookup answer, set after the route has answered.
   app.use('*', databaseVersionHeader(plan));
 

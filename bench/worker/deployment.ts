@@ -1,6 +1,7 @@
 /**
  * @module Runs a built Worker bundle in workerd through Miniflare, the way the benchmarks need it:
- * bindings from `wrangler.toml` (R2, KV, the rate limiter's Durable Object), local storage in a
+ * bindings from `wrangler.toml` (R2, KV, the rate limiter's Durable Object; beside a paid app, the usage
+ * Worker whose Durable Objects count its usage), local storage in a
  * directory of its own, and the Worker served on a loopback socket of its own
  * (`unsafeDirectSockets`), so that requests reach it without Miniflare's entry worker or wrangler's
  * proxy in front.
@@ -18,6 +19,7 @@ import { publishBuildFile } from '../../data/publish/build-file.ts';
 import type { R2Like } from '../../data/publish/r2-bucket.ts';
 import { readWranglerToml } from '../../scripts/deploy/config.ts';
 import { writeShardConfigs } from '../../scripts/deploy/shards.ts';
+import { USAGE_WORKER, writeUsageConfig } from '../../scripts/deploy/usage.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 
 /** The project root (where `wrangler.toml` is). */
@@ -89,6 +91,23 @@ function lastWorkerd(): { at: number; pid: number } {
   return { at: found.at, pid: found.process.pid as number };
 }
 
+/** The usage Worker's bundle (`src/usage-store.ts`), built once per process, removed at its exit. */
+let usageBundle: string | undefined;
+
+/**
+ * The usage Worker that a paid deployment's `USAGE` binding names (`scripts/deploy/usage.ts`), bundled
+ * from this checkout: it runs beside every paid app, whichever checkout the app is of.
+ */
+function usageWorkerBundle(): string {
+  if (usageBundle === undefined) {
+    const dir = join(ROOT, '.wrangler', 'bench', `usage-${process.pid}`);
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const config = writeUsageConfig(readWranglerToml(join(ROOT, 'wrangler.toml')), ROOT, dir);
+    usageBundle = buildBundle('de', join(dir, 'bundle'), undefined, { wranglerArgs: ['--config', config] });
+  }
+  return usageBundle;
+}
+
 /**
  * Miniflare's options for running `bundle` as `environment` of `wrangler.toml` (its bindings, compatibility
  * date and flags), in the shape Miniflare takes them (`convertV4MiniflareOptions`). Shared by
@@ -111,6 +130,21 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
     cacheAPI: options.cache ?? true,
     r2Buckets: w.r2Buckets,
   }));
+  // The paid deployment counts usage into the usage Worker's Durable Objects, kept on disk as wrangler dev keeps them.
+  const usage =
+    environment === 'de'
+      ? [
+          {
+            name: USAGE_WORKER,
+            rootPath: dirname(usageWorkerBundle()),
+            modules: true,
+            scriptPath: basename(usageWorkerBundle()),
+            compatibilityDate: w.compatibilityDate,
+            compatibilityFlags: w.compatibilityFlags,
+            durableObjects: { USAGE: { className: 'UsageLedger', useSQLite: true } },
+          },
+        ]
+      : [];
   return convertV4MiniflareOptions({
     host: '127.0.0.1',
     port: nextPort(),
@@ -148,6 +182,7 @@ export function miniflareOptions(environment: Environment, bundle: string, persi
         ),
       },
       ...shards,
+      ...usage,
     ],
   } as Parameters<typeof convertV4MiniflareOptions>[0]);
 }

@@ -41,6 +41,8 @@ export interface AccountView {
   ips: string[];
   domains: string[];
   keys: { id: string; createdAt: string; revokedAt: string | null }[];
+  /** Its quotas of lookups (docs/accounts.md, "Quotas"): null where it has none. */
+  quotas: { monthly: number | null; dailyWebsite: number | null };
 }
 
 /**
@@ -173,6 +175,7 @@ function accountView(account: AccountDocument): AccountView {
     ips: [...account.ips],
     domains: [...account.domains],
     keys: account.keys.map(({ id, createdAt, revokedAt }) => ({ id, createdAt, revokedAt })),
+    quotas: { monthly: account.quotas?.monthly ?? null, dailyWebsite: account.quotas?.dailyWebsite ?? null },
   };
 }
 
@@ -303,6 +306,33 @@ export async function renewAccount(kv: KvStore, accountId: string, expires: stri
   account.expires = date;
   account.status = 'active';
   account.cancelledAt = null;
+  await writeAccount(kv, account);
+  return accountView(account);
+}
+
+/**
+ * Sets or removes an account's quotas (docs/accounts.md, "Quotas"); a quota left out stays as it is.
+ * An account with neither keeps no `quotas` member, as before quotas existed.
+ *
+ * @param quotas.monthly lookups per calendar month (UTC), or null to remove it.
+ * @param quotas.dailyWebsite lookups per UTC day authenticated by a whitelisted website alone, or null to remove it.
+ * @throws {AccountInputError} for a quota that is not a whole number from 0 to 2^53 - 1.
+ * @throws {AccountStateError} when the account does not exist.
+ */
+export async function setQuotas(
+  kv: KvStore,
+  accountId: string,
+  quotas: { monthly?: number | null | undefined; dailyWebsite?: number | null | undefined },
+): Promise<AccountView> {
+  for (const value of [quotas.monthly, quotas.dailyWebsite]) {
+    if (value != null && !(Number.isSafeInteger(value) && value >= 0))
+      throw new AccountInputError(`A quota is a whole number of lookups, 0 or more; got ${value}.`);
+  }
+  const account = await existingAccount(kv, accountId);
+  const monthly = quotas.monthly === undefined ? (account.quotas?.monthly ?? null) : quotas.monthly;
+  const dailyWebsite = quotas.dailyWebsite === undefined ? (account.quotas?.dailyWebsite ?? null) : quotas.dailyWebsite;
+  if (monthly === null && dailyWebsite === null) delete account.quotas;
+  else account.quotas = { monthly, dailyWebsite };
   await writeAccount(kv, account);
   return accountView(account);
 }

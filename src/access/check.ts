@@ -7,7 +7,7 @@
 import { canonicalAddress, originHostname, type Standing, standingOf } from './account.ts';
 import { apiKeyForm, bearerToken, hashApiKey } from './api-key.ts';
 import type { AccountDirectory, KvReader } from './directory.ts';
-import type { AccountDocument } from './kv-schema.ts';
+import type { AccountDocument, Quotas } from './kv-schema.ts';
 
 /** How a request proved its right to a paid server. */
 type Credential = 'key' | 'address' | 'origin';
@@ -42,11 +42,22 @@ export type AccessFailure =
   | { readonly kind: 'inactive'; readonly via: Credential; readonly accountId: string; readonly reason: 'cancelled' | 'expired'; readonly since: string }
   | { readonly kind: 'origin-forbidden'; readonly origin: string };
 
+/** The prefix of the credential of a request granted by a whitelisted website alone: `website:app.example.com`. */
+export const WEBSITE_CREDENTIAL_PREFIX = 'website:';
+
+/** A granted request: its account, and the credential that granted it (what usage is counted by, `usage/wire.ts`). */
+export interface AccessGrant {
+  readonly granted: true;
+  readonly accountId: string;
+  readonly via: Credential;
+  /** `key_…` (the key's id), `ip:<address>` (the whitelisted address) or `website:<hostname>` (the whitelisted hostname). */
+  readonly credential: string;
+  /** The account's quotas; undefined when it has none. */
+  readonly quotas: Quotas | undefined;
+}
+
 /** The outcome of {@link checkAccess}. */
-export type AccessResult = (
-  | { readonly granted: true; readonly accountId: string; readonly via: Credential }
-  | { readonly granted: false; readonly failure: AccessFailure }
-) & {
+export type AccessResult = (AccessGrant | { readonly granted: false; readonly failure: AccessFailure }) & {
   /** The `Origin` value to answer CORS for, or null. */
   readonly corsOrigin: string | null;
 };
@@ -101,7 +112,7 @@ export async function corsOriginOf(
   return (await originAccountOf(origin, kv, directory, policy)) !== null ? (origin ?? null) : null;
 }
 
-type Decision = { granted: true; accountId: string; via: Credential } | { granted: false; failure: AccessFailure };
+type Decision = AccessGrant | { granted: false; failure: AccessFailure };
 
 async function decide(
   request: AccessRequest,
@@ -119,7 +130,7 @@ async function decide(
   const byAddress = address === null ? null : await directory.byAddress(kv, address);
   if (byAddress !== null) {
     const standing = standingOf(byAddress, now);
-    if (standing.active) return { granted: true, accountId: byAddress.id, via: 'address' };
+    if (standing.active) return grant(byAddress, 'address', `ip:${address}`);
     inactive = inactiveFailure('address', byAddress, standing);
   }
 
@@ -127,7 +138,7 @@ async function decide(
     const byOrigin = await originAccount;
     if (byOrigin !== null) {
       const standing = standingOf(byOrigin, now);
-      if (standing.active) return { granted: true, accountId: byOrigin.id, via: 'origin' };
+      if (standing.active) return grant(byOrigin, 'origin', `${WEBSITE_CREDENTIAL_PREFIX}${originHostname(request.origin, policy.httpOrigins) ?? ''}`);
       return { granted: false, failure: inactiveFailure('origin', byOrigin, standing) };
     }
     return { granted: false, failure: inactive ?? { kind: 'origin-forbidden', origin: request.origin } };
@@ -148,7 +159,11 @@ async function decideByKey(token: string, kv: KvReader, directory: AccountDirect
     return { granted: false, failure: { kind: 'key-revoked', accountId: match.account.id, keyId: match.key.id } };
   const standing = standingOf(match.account, now);
   if (!standing.active) return { granted: false, failure: inactiveFailure('key', match.account, standing) };
-  return { granted: true, accountId: match.account.id, via: 'key' };
+  return grant(match.account, 'key', match.key.id);
+}
+
+function grant(account: AccountDocument, via: Credential, credential: string): AccessGrant {
+  return { granted: true, accountId: account.id, via, credential, quotas: account.quotas };
 }
 
 function inactiveFailure(via: Credential, account: AccountDocument, standing: Exclude<Standing, { active: true }>): AccessFailure {

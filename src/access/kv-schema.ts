@@ -29,6 +29,14 @@ const StoredKeySchema = z.object({
   revokedAt: InstantSchema.nullable(),
 });
 
+/** An account's optional caps on lookups (docs/accounts.md, "Quotas"); null: none. Absent: none at all. */
+const QuotasSchema = z.object({
+  /** Lookups per calendar month, UTC. */
+  monthly: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
+  /** Lookups per UTC day of answers authenticated by a whitelisted website alone. */
+  dailyWebsite: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
+});
+
 /** The value of `account:<id>`. */
 export const AccountDocumentSchema = z.object({
   /** Schema version of this document. */
@@ -44,6 +52,7 @@ export const AccountDocumentSchema = z.object({
   /** Whitelisted website hostnames, lower case, punycode (as `new URL(…).hostname` gives them). */
   domains: z.array(z.string()),
   keys: z.array(StoredKeySchema),
+  quotas: QuotasSchema.optional(),
 });
 
 /** The value of `apikey:<sha256 hex>`. */
@@ -54,6 +63,8 @@ export const WhitelistIndexSchema = z.object({ account: AccountIdSchema });
 
 /** An account as stored. */
 export type AccountDocument = z.infer<typeof AccountDocumentSchema>;
+/** An account's quotas. */
+export type Quotas = z.infer<typeof QuotasSchema>;
 /** One stored API key. */
 export type StoredKey = z.infer<typeof StoredKeySchema>;
 

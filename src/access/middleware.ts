@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, clientIpOf, type OptionalVars } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
-import { type AccessFailure, type AccessPolicy, checkAccess, corsOriginOf } from './check.ts';
+import { type AccessFailure, type AccessGrant, type AccessPolicy, checkAccess, corsOriginOf } from './check.ts';
 import { corsHeaders, isPreflight, preflightHeaders, varyOnOrigin } from './cors.ts';
 import { AccountDirectory, AccountsUnavailableError } from './directory.ts';
 
@@ -17,6 +17,19 @@ import { AccountDirectory, AccountsUnavailableError } from './directory.ts';
 export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes', '/api/status']);
 
 const directory = new AccountDirectory();
+
+/** What the gate hands the middleware after it (usage counting) about a granted request. */
+export type PaidGrant = Pick<AccessGrant, 'accountId' | 'credential' | 'quotas'>;
+
+/** The context variable that holds it. */
+interface GrantEnv extends AppEnv {
+  Variables: { paidGrant: PaidGrant };
+}
+
+/** The grant of this request, or undefined: not granted, an open path, a preflight, or a free server. */
+export function paidGrantOf(c: Context): PaidGrant | undefined {
+  return (c as unknown as Context<GrantEnv>).get('paidGrant');
+}
 
 /**
  * Hono middleware of the paid plan.
@@ -52,6 +65,7 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
     const headers = result.corsOrigin === null ? varyOnOrigin() : corsHeaders(result.corsOrigin);
     setHeaders(c, headers);
     if (!result.granted) throw problemOf(result.failure);
+    (c as unknown as Context<GrantEnv>).set('paidGrant', result);
     await next();
     // Again on the final answer: a handler may have returned a Response built without the context.
     setHeaders(c, headers);

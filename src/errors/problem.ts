@@ -31,9 +31,11 @@ export const PROBLEMS = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   RATE_LIMITED: { status: 429, title: 'Rate limit exceeded' },
+  QUOTA_EXCEEDED: { status: 429, title: 'Quota exceeded' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   DATA_UNAVAILABLE: { status: 503, title: 'Geolocation data unavailable' },
   ACCOUNTS_UNAVAILABLE: { status: 503, title: 'Account data unavailable' },
+  USAGE_UNAVAILABLE: { status: 503, title: 'Usage data unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 /** A machine-readable problem code, e.g. `IP_ADDRESS_INVALID`. */

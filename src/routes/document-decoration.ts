@@ -15,6 +15,8 @@ import { formatOf } from '../errors/render.ts';
 import { isCounted } from '../ratelimit/middleware.ts';
 import { RATE_LIMIT_HEADERS, RATE_LIMITED_HEADERS } from '../ratelimit/openapi.ts';
 import { codesOfProblemSchema, ProblemSchema, problemMediaType, problemResponse, problemSchemaOf } from '../schemas/problem.ts';
+import { usageKindOf } from '../usage/middleware.ts';
+import { QUOTA_HEADERS } from '../usage/openapi.ts';
 import { carriesDatabaseVersion, DATABASE_VERSION_HEADER, DATABASE_VERSION_HEADER_OBJECT } from './database-version.ts';
 import { HEALTH_PATH } from './health.ts';
 
@@ -44,7 +46,10 @@ function gateHeaders(plan: Plan, method: string, path: string): Json {
     const cors = { 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin'), 'Access-Control-Expose-Headers': ref('Access-Control-Expose-Headers') };
     return isCounted(method.toUpperCase(), path) ? { 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit'), ...cors } : cors;
   }
-  return path.startsWith('/api/') ? { Vary: ref('Vary'), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') } : {};
+  if (!path.startsWith('/api/')) return {};
+  const cors = { Vary: ref('Vary'), 'Access-Control-Allow-Origin': ref('Access-Control-Allow-Origin') };
+  // An account's quotas, on the answers the usage gate counts (usage/middleware.ts).
+  return usageKindOf(path) === null ? cors : { ...cors, 'RateLimit-Policy': ref('RateLimit-Policy'), RateLimit: ref('RateLimit') };
 }
 
 /** The header every answer carries (`app.ts`, `withoutSniffing`). */
@@ -92,6 +97,8 @@ function decorateOperation(operation: Operation, plan: Plan, method: string, pat
       addProblems(responses, ['AUTHORIZATION_REQUIRED', 'AUTHORIZATION_INVALID', 'SUBSCRIPTION_INACTIVE', 'ORIGIN_FORBIDDEN'], format);
     }
     addProblems(responses, ['ACCOUNTS_UNAVAILABLE'], format);
+    // The usage gate refuses what does not fit in an account's quota (usage/middleware.ts).
+    if (usageKindOf(path) !== null) addProblems(responses, ['QUOTA_EXCEEDED'], format);
   }
   // The rate-limit gate refuses the /api/ requests it counts; a counted page answers its own 429 (routes/home.ts).
   if (plan === 'free' && api && isCounted(method.toUpperCase(), path)) addProblems(responses, ['RATE_LIMITED'], format);
@@ -192,7 +199,7 @@ export function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
   const header = (name: string, text: string, schema: Json = { type: 'string' }) => registry.registerComponent('headers', name, { description: text, schema });
   registry.register('Problem', ProblemSchema);
   registry.registerComponent('headers', 'Retry-After', {
-    description: `Whole seconds to wait before trying again: on 503 \`DATA_UNAVAILABLE\`${plan === 'free' ? ', and on 429 `RATE_LIMITED` until a request of this client will be admitted again' : ' and 503 `ACCOUNTS_UNAVAILABLE`'}.`,
+    description: `Whole seconds to wait before trying again: on 503 \`DATA_UNAVAILABLE\`${plan === 'free' ? ', and on 429 `RATE_LIMITED` until a request of this client will be admitted again' : ', 503 `ACCOUNTS_UNAVAILABLE` and 503 `USAGE_UNAVAILABLE`, and on 429 `QUOTA_EXCEEDED` until the quota that refused resets'}.`,
     schema: RATE_LIMITED_HEADERS['Retry-After'].schema,
     required: true,
   });
@@ -237,6 +244,8 @@ export function registerComponents(app: OpenAPIHono<AppEnv>, plan: Plan): void {
       schema: { type: 'string', example: 'Bearer realm="ipgeo"' },
       required: true,
     });
+    registry.registerComponent('headers', 'RateLimit-Policy', QUOTA_HEADERS['RateLimit-Policy']);
+    registry.registerComponent('headers', 'RateLimit', QUOTA_HEADERS.RateLimit);
     registry.registerComponent('headers', 'Accept-Post', {
       description: 'The media type the body must have: `application/json`.',
       schema: { type: 'string', example: 'application/json' },

@@ -1,16 +1,18 @@
 /**
  * @module The paid plan's endpoints beyond single lookup (docs/specification.md, 4.3 to 4.6): bulk lookup, distance,
- * and the reference routes. The free server refuses these paths itself (`paid-only.ts`).
+ * the reference routes, and the account's usage. The free server refuses these paths itself (`paid-only.ts`).
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { registerBulkRoutes } from './bulk.ts';
 import { registerDistanceRoute } from './distance.ts';
 import { registerReferenceRoutes } from './reference.ts';
+import { registerUsageRoute } from './usage.ts';
 
-/** Registers bulk lookup, distance, countries, languages, phone codes and time zones on a paid app. */
+/** Registers bulk lookup, distance, countries, languages, phone codes, time zones and the account's usage on a paid app. */
 export function registerPaidRoutes(app: OpenAPIHono<AppEnv>): void {
   registerBulkRoutes(app);
   registerDistanceRoute(app);
   registerReferenceRoutes(app);
+  registerUsageRoute(app);
 }

@@ -292,6 +292,7 @@ describe('deploy', () => {
       `r2 create ipgeo-data-de ${LOCATION_HINTS.de}`,
       `put ipgeo-data-de/${objectKey}`,
       'put ipgeo-data-de/ipgeo-current.json',
+      'deploy ipgeo-usage',
       'deploy de',
     ]);
     expect(LOCATION_HINTS.de).toBe('weur');
@@ -318,7 +319,7 @@ describe('deploy', () => {
     cloudflare.calls = [];
     const again = tools(cloudflare);
     await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, again);
-    expect(cloudflare.calls).toEqual(['deploy de']);
+    expect(cloudflare.calls).toEqual(['deploy ipgeo-usage', 'deploy de']);
     expect(again.builds).toBe(0);
     expect(again.lines.join('\n')).toContain(`has a current database version already: ${small.version}; not publishing`);
   });
@@ -373,7 +374,7 @@ describe('deploy', () => {
     expect(cloudflare.calls).toEqual([]);
     // With a budget it fits, the deploy goes on.
     await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS, budgetBytes: 200 * 1_048_576 }, toml, tools(cloudflare));
-    expect(cloudflare.calls).toEqual(['deploy de']);
+    expect(cloudflare.calls).toEqual(['deploy ipgeo-usage', 'deploy de']);
   });
 
   it('says to build from a MaxMind account when the build it publishes comes from the npm packages', async () => {
@@ -395,7 +396,14 @@ describe('deploy', () => {
     cloudflare.loggedIn = false;
     const run = tools(cloudflare);
     const outcomes = await deploy({ environments: ['de', 'us', 'sg', 'au', 'free'], dryRun: true, settings: SETTINGS }, toml, run);
-    expect(cloudflare.calls).toEqual(['deploy de --dry-run', 'deploy us --dry-run', 'deploy sg --dry-run', 'deploy au --dry-run', 'deploy free --dry-run']);
+    expect(cloudflare.calls).toEqual([
+      'deploy ipgeo-usage --dry-run',
+      'deploy de --dry-run',
+      'deploy us --dry-run',
+      'deploy sg --dry-run',
+      'deploy au --dry-run',
+      'deploy free --dry-run',
+    ]);
     expect(cloudflare.objects.size).toBe(0);
     expect(run.builds).toBe(0);
     expect(outcomes.map((outcome) => outcome.check)).toEqual([null, null, null, null, null]);
@@ -404,6 +412,20 @@ describe('deploy', () => {
       'Served on de.geo.test only: workers_dev = false, preview_urls = false.',
       ...['us', 'sg', 'au', 'free'].map(() => 'Served on its workers.dev address, with preview URLs (no custom domain in the settings).'),
     ]);
+  });
+
+  it('deploys the usage Worker before the first paid app, and binds the four paid apps, not the free one, to its class', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    await deploy({ environments: ['de', 'us', 'sg', 'au', 'free'], dryRun: true, settings: SETTINGS }, toml, tools(cloudflare));
+    const [usage, app] = cloudflare.deployed.map(({ configPath }) => JSON.parse(readFileSync(configPath, 'utf8')));
+    expect(usage.name).toBe('ipgeo-usage');
+    expect(usage.env.de).toMatchObject({ name: 'ipgeo-usage', durable_objects: { bindings: [{ name: 'USAGE', class_name: 'UsageLedger' }] } });
+    expect(usage.migrations).toEqual([{ tag: 'v1', new_sqlite_classes: ['UsageLedger'] }]);
+    for (const environment of ['de', 'us', 'sg', 'au']) {
+      expect(app.env[environment].durable_objects.bindings).toContainEqual({ name: 'USAGE', class_name: 'UsageLedger', script_name: 'ipgeo-usage' });
+    }
+    expect(JSON.stringify(app.env.free)).not.toContain('UsageLedger');
   });
 });
 
@@ -419,6 +441,7 @@ describe('deploy with a sharded build', () => {
       'deploy ipgeo-de-shard-0-of-3 --dry-run',
       'deploy ipgeo-de-shard-1-of-3 --dry-run',
       'deploy ipgeo-de-shard-2-of-3 --dry-run',
+      'deploy ipgeo-usage --dry-run',
       'deploy de --dry-run',
       'deploy ipgeo-free-shard-0-of-3 --dry-run',
       'deploy ipgeo-free-shard-1-of-3 --dry-run',
@@ -434,7 +457,7 @@ describe('deploy with a sharded build', () => {
       expect([section.workers_dev, section.preview_urls, section.routes, section.route]).toEqual([false, false, undefined, undefined]);
       expect(section.vars.SHARD_COUNT).toBe('3');
     }
-    const app = configs.find(({ environment, config }) => environment === 'de' && !String(config.name).includes('-shard-'))?.config;
+    const app = configs.find(({ environment, config }) => environment === 'de' && String(config.name) === 'ipgeo')?.config;
     expect(app.env.de.services.filter((service: { binding: string }) => service.binding.startsWith('SHARD_'))).toEqual(
       [0, 1, 2].map((k) => ({
         binding: `SHARD_${k}`,
@@ -462,6 +485,7 @@ describe('deploy with a sharded build', () => {
       keys(1),
       keys(2),
       'put ipgeo-data-de/ipgeo-current.json',
+      'deploy ipgeo-usage',
       'deploy de',
     ]);
     const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
@@ -473,8 +497,8 @@ describe('deploy with a sharded build', () => {
     const cloudflare = new FakeCloudflare();
     cloudflare.loggedIn = false;
     await deploy({ environments: ['de'], dryRun: true, settings: SETTINGS, shards: 1 }, toml, tools(cloudflare));
-    expect(cloudflare.calls).toEqual(['deploy de --dry-run']);
-    const app = JSON.parse(readFileSync(cloudflare.deployed[0]?.configPath ?? '', 'utf8'));
+    expect(cloudflare.calls).toEqual(['deploy ipgeo-usage --dry-run', 'deploy de --dry-run']);
+    const app = JSON.parse(readFileSync(cloudflare.deployed[1]?.configPath ?? '', 'utf8'));
     expect(JSON.stringify(app)).not.toContain('SHARD_');
   });
 });

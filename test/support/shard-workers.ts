@@ -4,14 +4,12 @@
  * configuration `npm run deploy` would write (`scripts/deploy/shards.ts`), and the Miniflare options of
  * one auxiliary Worker per shard, bound to the app under test as `SHARD_0` … with the `Shard` entrypoint.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LegacyWorkerOptions } from 'miniflare';
 import { readWranglerToml } from '../../scripts/deploy/config.ts';
 import { SHARD_ENTRYPOINT, shardBinding, shardConfig } from '../../scripts/deploy/shards.ts';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { bundleWorker, ROOT } from './bundle.ts';
 
 /** One shard Worker as Miniflare runs it, and the app's binding to it. */
 export interface ShardWorkers {
@@ -33,13 +31,7 @@ export function shardWorkers(environment: string, count: number, dir = join(ROOT
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, 'shard.json');
   writeFileSync(configPath, JSON.stringify(shardConfig(toml, environment, 0, count, ROOT)));
-  const outDir = join(dir, 'bundle');
-  execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--config', configPath, '--env', environment, '--outdir', outDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const script = readdirSync(outDir).find((name) => name.endsWith('.js'));
-  if (!script) throw new Error(`wrangler wrote no bundle into ${outDir}`);
+  const scriptPath = bundleWorker(configPath, environment, join(dir, 'bundle'));
   const workers = Array.from({ length: count }, (_, index): LegacyWorkerOptions & { name: string } => {
     const config = shardConfig(toml, environment, index, count, ROOT) as {
       name: string;
@@ -51,7 +43,7 @@ export function shardWorkers(environment: string, count: number, dir = join(ROOT
     return {
       name: config.name,
       modules: true,
-      scriptPath: join(outDir, script),
+      scriptPath,
       compatibilityDate: config.compatibility_date,
       compatibilityFlags: config.compatibility_flags,
       bindings: config.vars,

@@ -58,6 +58,7 @@ describe('account operations', () => {
       ips: [],
       domains: [],
       keys: [],
+      quotas: { monthly: null, dailyWebsite: null },
     });
     await expect(createAccount(env.ACCOUNTS, 'admin-create')).rejects.toThrow(AccountStateError);
   });

@@ -1,0 +1,266 @@
+/**
+ * @module Counts a paid isolate's answers in memory and writes them to the usage store (`ledger.ts`)
+ * in batches, so that an answer waits for nothing and costs a few map updates. A batch gathers the
+ * counts of {@link FLUSH_MS}, then one call per account writes it; the store applies each part once by
+ * its id, so a write may be retried, by any request. Nothing is lost when the isolate ends after an
+ * answer: the request that opens a batch keeps the isolate alive with its own `waitUntil` until the
+ * batch is written, and a later request takes over when that one's time runs out. Requests share
+ * settled state only (the batches' maps and flags), never a promise: each writes or waits by itself
+ * (docs/decisions/0007-usage-counted-in-batches.md).
+ */
+
+import type { UsageLedger } from './ledger.ts';
+import { DayClock, monthStart } from './period.ts';
+import { withRows } from './totals.ts';
+import { type AccountTotals, NO_USE, type UsageKind, type UsagePart, type UsageRow } from './wire.ts';
+
+/** How long a batch gathers counts before it is written, in ms: also what an isolate's view of its accounts' totals may lag by (docs/accounts.md, "Quotas"). */
+const FLUSH_MS = 1_000;
+/** How long one request's `waitUntil` holds the isolate for a batch, at most: Workers allow 30 s after the answer. */
+const KEEP_MS = 25_000;
+/** How long a write may go unanswered before another request writes the batch again, in ms (a writer's request may have ended). */
+const WRITE_TIMEOUT_MS = 5_000;
+/** How often a request waiting for its batch looks again while another request writes, in ms. */
+const POLL_MS = 50;
+/** After a failed write, how long before the next try, in ms. */
+const RETRY_MS = 1_000;
+/** How many accounts' totals an isolate keeps (about 200 bytes each); the longest unused goes first, and is read again at its next write. */
+const MAX_VIEWS = 10_000;
+
+/** One answer to count. */
+export interface UsageCount {
+  readonly account: string;
+  /** The deployment that answered (`REGION`). */
+  readonly deployment: string;
+  readonly kind: UsageKind;
+  /** `key_…`, `ip:<address>` or `website:<hostname>` (`wire.ts`). */
+  readonly credential: string;
+  /** A success (2xx) counts a request and its lookups; a problem (4xx) counts a problem. */
+  readonly outcome: 'success' | 'problem';
+  /** The lookups of a success. */
+  readonly lookups: number;
+}
+
+/** What the quota check needs of an account's use in this period: lookups this month, and website lookups today. */
+export interface UsedLookups {
+  readonly month: number;
+  readonly websiteToday: number;
+}
+
+/** The request context that the recorder uses: its `waitUntil`, and the binding it writes with. */
+export interface RecordingRequest {
+  readonly ctx: Pick<ExecutionContext, 'waitUntil'>;
+  readonly store: DurableObjectNamespace<UsageLedger>;
+}
+
+type Row = { -readonly [measure in keyof UsageRow]: UsageRow[measure] };
+
+/** One account's counts in one batch. */
+class Part {
+  readonly rows = new Map<string, Row>();
+  /** Whether the store has confirmed it. */
+  acked = false;
+
+  add(count: UsageCount, day: string): void {
+    const key = `${day}\u0000${count.deployment}\u0000${count.kind}\u0000${count.credential}`;
+    let row = this.rows.get(key);
+    if (row === undefined) {
+      row = { day, deployment: count.deployment, kind: count.kind, credential: count.credential, requests: 0, lookups: 0, problems: 0 };
+      this.rows.set(key, row);
+    }
+    if (count.outcome === 'success') {
+      row.requests += 1;
+      row.lookups += count.lookups;
+    } else {
+      row.problems += 1;
+    }
+  }
+}
+
+/** The counts of {@link FLUSH_MS} of one isolate, by account. */
+class Batch {
+  readonly parts = new Map<string, Part>();
+  /** Until when (ms, `performance.now()`) a request's `waitUntil` keeps the isolate for this batch. */
+  keptUntil = 0;
+  written = false;
+
+  constructor(
+    readonly id: string,
+    /** When it was opened (ms, `performance.now()`). */
+    readonly openedAt: number,
+  ) {}
+}
+
+/** A write in progress, since when (taken over after {@link WRITE_TIMEOUT_MS}). */
+interface Writer {
+  readonly since: number;
+}
+
+/** Counts one isolate's paid answers; one instance per isolate (`middleware.ts`). */
+export class UsageRecorder {
+  readonly #days = new DayClock();
+  /** This isolate's prefix of batch ids; made on first use (random values cannot be made at start-up). */
+  #isolate = '';
+  #sequence = 0;
+  /** The batch that gathers counts. */
+  #open: Batch | null = null;
+  /** The batch being written: at most one, so that an isolate writes its batches in order and holds at most two. */
+  #sealed: Batch | null = null;
+  #writer: Writer | null = null;
+  /** When the last write failed (ms, `performance.now()`), or -Infinity. */
+  #failedAt = Number.NEGATIVE_INFINITY;
+  /** Each account's totals as the store last answered a write of this isolate. */
+  readonly #views = new Map<string, AccountTotals>();
+
+  /** The UTC day that counts are recorded under now (`Date.now()`, which tests move with fake timers). */
+  today(): string {
+    return this.#days.dayOf(Date.now());
+  }
+
+  /**
+   * Counts one answer. Synchronous: the batch is written later, and the first request of a batch
+   * keeps the isolate alive until then with its own `waitUntil`.
+   */
+  record(count: UsageCount, request: RecordingRequest): void {
+    const day = this.today();
+    const now = performance.now();
+    let batch = this.#open;
+    if (batch === null) {
+      if (this.#isolate === '') this.#isolate = crypto.randomUUID();
+      batch = new Batch(`${this.#isolate}.${++this.#sequence}`, now);
+      this.#open = batch;
+    }
+    // The request that opened the batch keeps it; while the store fails for long, a later one takes over.
+    if (batch.keptUntil - now < KEEP_MS / 2) {
+      batch.keptUntil = now + KEEP_MS;
+      request.ctx.waitUntil(this.#keep(batch, request.store));
+    }
+    let part = batch.parts.get(count.account);
+    if (part === undefined) {
+      part = new Part();
+      batch.parts.set(count.account, part);
+    }
+    part.add(count, day);
+  }
+
+  /**
+   * What an account has used as far as this isolate knows: the store's totals at this isolate's last
+   * write for it, and what this isolate counted since. Never more than the store will hold; less by
+   * what other isolates counted and have not yet written, or wrote after this isolate's last write:
+   * about two {@link FLUSH_MS} of their answers (docs/accounts.md, "Quotas").
+   */
+  used(account: string): UsedLookups {
+    const day = this.today();
+    const view = this.#views.get(account);
+    let known: AccountTotals = {
+      day,
+      dayTotals: view?.day === day ? view.dayTotals : NO_USE,
+      month: monthStart(day),
+      monthTotals: view?.month === monthStart(day) ? view.monthTotals : NO_USE,
+    };
+    for (const part of this.#unacked(account)) known = withRows(known, part.rows.values());
+    return { month: known.monthTotals.lookups, websiteToday: known.dayTotals.websiteLookups };
+  }
+
+  /**
+   * An account's totals for today and this month, exact as far as this isolate goes: the store's, and
+   * this isolate's counts that the store has not applied yet (it says which of their ids it holds).
+   *
+   * @throws whatever the store's call throws.
+   */
+  async totals(account: string, store: DurableObjectNamespace<UsageLedger>): Promise<AccountTotals> {
+    const day = this.today();
+    const parts = [...this.#unackedWithIds(account)];
+    const { totals, applied } = await store.getByName(account).totals(
+      day,
+      parts.map(([id]) => id),
+    );
+    let result: AccountTotals = totals;
+    for (const [id, part] of parts) if (!applied.includes(id)) result = withRows(result, part.rows.values());
+    return result;
+  }
+
+  /** The waitUntil of the request that keeps `batch`: waits until it is due, then writes (or waits for another's write), until it is written or this request's time is up. */
+  async #keep(batch: Batch, store: DurableObjectNamespace<UsageLedger>): Promise<void> {
+    const until = performance.now() + KEEP_MS;
+    await sleep(batch.openedAt + FLUSH_MS - performance.now());
+    while (!batch.written && performance.now() < until) {
+      if (this.#sealed === null && this.#open !== null && performance.now() - this.#open.openedAt >= FLUSH_MS) {
+        this.#sealed = this.#open;
+        this.#open = null;
+      }
+      const writer = this.#writer;
+      const idle = writer === null || performance.now() - writer.since > WRITE_TIMEOUT_MS + POLL_MS;
+      if (this.#sealed !== null && idle && performance.now() - this.#failedAt >= RETRY_MS) {
+        await this.#write(this.#sealed, store);
+        continue;
+      }
+      await sleep(POLL_MS);
+    }
+    if (!batch.written) {
+      const requests = [...batch.parts.values()].reduce((sum, part) => sum + [...part.rows.values()].reduce((n, row) => n + row.requests + row.problems, 0), 0);
+      console.error(
+        `usage store unreachable for ${KEEP_MS / 1000} s: ${requests} answers of batch ${batch.id} are not written yet; they are lost if this isolate ends first`,
+      );
+    }
+  }
+
+  /** Writes each account's part of `batch` that the store has not confirmed, one call per account; marks the batch written once all are. */
+  async #write(batch: Batch, store: DurableObjectNamespace<UsageLedger>): Promise<void> {
+    const writer: Writer = { since: performance.now() };
+    this.#writer = writer;
+    try {
+      const day = this.today();
+      const pending = [...batch.parts].filter(([, part]) => !part.acked);
+      const results = await Promise.allSettled(pending.map(([account, part]) => store.getByName(account).add([wirePart(batch.id, part)], day)));
+      let failed: unknown = null;
+      for (const [index, result] of results.entries()) {
+        const [account, part] = pending[index] as [string, Part];
+        if (result.status === 'rejected') {
+          failed = result.reason;
+          continue;
+        }
+        part.acked = true;
+        this.#remember(account, result.value);
+      }
+      if (failed === null) {
+        batch.written = true;
+        if (this.#sealed === batch) this.#sealed = null;
+      } else {
+        this.#failedAt = performance.now();
+        console.error(`usage store write failed; batch ${batch.id} is tried again in ${RETRY_MS} ms`, failed);
+      }
+    } finally {
+      if (this.#writer === writer) this.#writer = null;
+    }
+  }
+
+  /** Keeps the store's answer as the account's view, unless this isolate holds a later one (counts only grow within a month). */
+  #remember(account: string, totals: AccountTotals): void {
+    const known = this.#views.get(account);
+    if (known !== undefined && known.month === totals.month && known.monthTotals.lookups > totals.monthTotals.lookups) return;
+    // Deleted first, so that the map's order is that of last use.
+    this.#views.delete(account);
+    this.#views.set(account, totals);
+    if (this.#views.size > MAX_VIEWS) this.#views.delete(this.#views.keys().next().value as string);
+  }
+
+  *#unackedWithIds(account: string): Generator<[string, Part]> {
+    for (const batch of [this.#sealed, this.#open]) {
+      const part = batch?.parts.get(account);
+      if (batch && part && !part.acked) yield [batch.id, part];
+    }
+  }
+
+  *#unacked(account: string): Generator<Part> {
+    for (const [, part] of this.#unackedWithIds(account)) yield part;
+  }
+}
+
+function wirePart(id: string, part: Part): UsagePart {
+  return { id, rows: [...part.rows.values()] };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}

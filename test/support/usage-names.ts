@@ -1,0 +1,7 @@
+/** @module Names that the paid test projects' configuration (Node) and the usage tests (workerd) share. */
+
+/** The operator's read token of the usage Worker in the tests (its secret `USAGE_READ_TOKEN`). */
+export const TEST_USAGE_READ_TOKEN = 'test-usage-read-token';
+
+/** The name of the second paid deployment's Worker in the tests; the runner reaches it as `SECOND_PAID`. */
+export const SECOND_PAID_WORKER = 'ipgeo-sg';
