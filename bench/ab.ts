@@ -13,7 +13,8 @@
  *     npm run bench:ab -- --app --b-dir /tmp/main --rows trivial,paid,paidBulk   (the whole paid app, usage counted)
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
- * `options` (single with `?lang=de` and six `fields`), `bulk`, `bulkJa` (bulk with `?lang=ja`)); with `--app`, the whole
+ * `options` (single with `?lang=de` and six `fields`), `all` (single with `?fields=all`), `bulk`,
+ * `bulkAll` (bulk with `?fields=all`), `bulkJa` (bulk with `?lang=ja`)); with `--app`, the whole
  * `de` deployment instead (rows `paid` and `paidBulk`: a single and a bulk lookup with an API key, through
  * the access check and usage counting); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`; `free6`: the same from IPv6 clients; `status`: the uncounted status endpoint; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
@@ -53,7 +54,7 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --b-dir DIR    the checkout of build B, e.g. a git worktree of the baseline (default: this one)
   --a-args ARGS  extra wrangler arguments for build A, e.g. --a-args=--minify
   --b-args ARGS  extra wrangler arguments for build B
-  --env de|free  de: the lookup-only bundle (rows trivial, single, xml, options, bulk, bulkJa);
+  --env de|free  de: the lookup-only bundle (rows trivial, single, xml, options, all, bulk, bulkAll, bulkJa);
                  free: the free deployment (rows trivial, free, free6, status, home) (default de)
   --rows LIST    comma-separated rows (default trivial,single)
   --rounds N     rounds (default 5)
@@ -119,9 +120,17 @@ const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
   xml: () => get(`/api/xml/${address()}`),
   // The option row (BENCHMARKS.md, "The targets"): German names, six fields.
   options: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
+  // Every field: the twenty, then the flags, radius, network, EU and local time (docs/api.md).
+  all: () => get(`/api/json/${address()}?fields=all`),
   bulk: () => ({
     method: 'POST',
     path: '/api/bulk/json',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
+  }),
+  bulkAll: () => ({
+    method: 'POST',
+    path: '/api/bulk/json?fields=all',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),

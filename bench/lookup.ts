@@ -26,7 +26,7 @@ import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
 import { GeoDatabase } from '../src/geo/database.ts';
 import { ENGLISH } from '../src/geo/languages.ts';
-import { ALL_FIELDS } from '../src/lookup/fields.ts';
+import { DEFAULT_FIELDS } from '../src/lookup/fields.ts';
 import { lookupAll } from '../src/lookup/pipeline.ts';
 import { singleBody } from '../src/lookup/render.ts';
 import { randomIpv4, randomIpv6, SEED } from './addresses.ts';
@@ -96,7 +96,7 @@ async function contenders(): Promise<Contender[]> {
   const ours = counting(found);
   const oursJson = counting((address) => {
     const outcome = found(address);
-    return outcome && singleBody(outcome, 'json', { fields: ALL_FIELDS, language: ENGLISH });
+    return outcome && singleBody(outcome, 'json', { fields: DEFAULT_FIELDS, language: ENGLISH });
   });
   const lib = new Reader(bytes);
   const libGet = counting((address) => lib.get(address));

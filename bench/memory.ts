@@ -20,11 +20,12 @@
  * {@link SETTLED_BYTES} to the isolate (the caches are then full: their slots are fixed, see
  * `src/lookup/entry-caches.ts`), at most {@link MAX_ROUNDS} rounds.
  *
- *     npm run bench:memory -- [--lookups 100000] [--file data/out/ipgeo.mmdb] [--json FILE]
+ *     npm run bench:memory -- [--lookups 100000] [--file data/out/ipgeo.mmdb] [--fields all] [--json FILE]
  *     npm run bench:memory -- --shards data/out/n3     (each shard Worker's isolate, `docs/sharding.md`)
  *
  * `--file` measures another build (its manifest beside it): the budget's model (`src/geo/budget.ts`) is
- * fitted on builds of several sizes.
+ * fitted on builds of several sizes. `--fields all` asks every field, so that the lookups also keep
+ * what the fields answered only when asked for keep (each time zone's offsets and formatters).
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,7 @@ const USAGE = `usage: npm run bench:memory -- [--lookups N] [--file FILE] [--jso
 The workerd isolate's and process's memory before and after the database loads, and after rounds of lookups.
   --lookups N  lookups per round (default 100000)
   --file FILE  the compiled database to load (default data/out/ipgeo.mmdb; its manifest beside it)
+  --fields LIST the lookups' fields (default: none given, the default record; all: every field)
   --json FILE  also write the report as JSON
   --shards DIR instead, the isolate of each shard Worker of the sharded build in DIR, loaded, then after
                rounds of lookups through the app until every one settles (its caches full of what it sees)`;
@@ -122,7 +124,10 @@ async function peakOfLoad(bundle: string, state: string, log: (line: string) => 
 }
 
 /** Runs the benchmark; `work` holds the bundle and the local R2 store. */
-async function benchMemory(options: { lookups?: number; file?: string; work: string }, log: (line: string) => void = () => {}): Promise<MemoryReport> {
+async function benchMemory(
+  options: { lookups?: number; file?: string; fields?: string; work: string },
+  log: (line: string) => void = () => {},
+): Promise<MemoryReport> {
   const lookups = options.lookups ?? 100_000;
   const file = options.file ?? DATABASE_FILE;
   const bundle = buildBundle('de', join(options.work, 'memory-bundle'), 'bench/worker/lookup-only.js');
@@ -135,7 +140,8 @@ async function benchMemory(options: { lookups?: number; file?: string; work: str
   // Names in every language (BENCHMARKS.md, "Memory"): each lookup asks the next of the eight, English among them.
   const languages = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'];
   let asked = 0;
-  const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}?lang=${languages[asked++ % languages.length]}` });
+  const fields = options.fields ? `&fields=${encodeURIComponent(options.fields)}` : '';
+  const lookup = (): AutocannonRequest => ({ method: 'GET', path: `/api/json/${address()}?lang=${languages[asked++ % languages.length]}${fields}` });
 
   const loadPeak = { cacheEmpty: await peakOfLoad(bundle, state, log), cacheFilled: await peakOfLoad(bundle, state, log) };
   const deployment = await startDeployment('de', bundle, state, { inspectorPort: INSPECTOR_PORT });
@@ -255,13 +261,16 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const line = parseCommandLine(process.argv.slice(2), {
     command: 'npm run bench:memory',
     usage: USAGE,
-    options: { lookups: { type: 'string', default: '100000' }, file: { type: 'string' }, json: { type: 'string' } },
+    options: { lookups: { type: 'string', default: '100000' }, file: { type: 'string' }, fields: { type: 'string' }, json: { type: 'string' } },
   });
   if (typeof line === 'number') process.exit(line);
   const { values } = line;
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-bench-memory-'));
   try {
-    const report = await benchMemory({ lookups: Number(values.lookups), work, ...(values.file ? { file: resolve(values.file) } : {}) }, console.log);
+    const report = await benchMemory(
+      { lookups: Number(values.lookups), work, ...(values.file ? { file: resolve(values.file) } : {}), ...(values.fields ? { fields: values.fields } : {}) },
+      console.log,
+    );
     for (const key of ['isolate', 'committed', 'process'] as const) {
       const at = (reading: MemoryReading) => reading[key];
       const rounds = report.afterRounds.map((reading, i) => mib(at(reading) - at(report.afterRounds[i - 1] ?? report.afterControl)));

@@ -5,7 +5,8 @@
  *
  *     npm run data:build                          default sources; the fewest shards that fit (one file if it fits)
  *     npm run data:build -- --maxmind-city GeoIP2-City.mmdb --maxmind-asn GeoLite2-ASN.mmdb \
- *                           --maxmind-anonymous-ip GeoIP2-Anonymous-IP.mmdb --proxy-list tor-exits.txt
+ *                           --maxmind-anonymous-ip GeoIP2-Anonymous-IP.mmdb --proxy-list tor-exits.txt \
+ *                           --flag-list aws=ip-ranges.json --flag-list cloudflare=ips-v4 --flag-list cloudflare=ips-v6
  *     npm run data:build -- --corrections ours.csv  RFC 8805 lines that take precedence over the sources (repeatable)
  *     npm run data:build -- --shards 3             three shards, whatever fits
  *     npm run data:build -- --if-missing          only when data/out/ holds no build of this schema
@@ -23,7 +24,7 @@ import { DATABASE_TYPE, SCHEMA_VERSION } from '../src/geo/schema.ts';
 import { formatPosition } from '../src/geo/shard-ranges.ts';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from './budget.ts';
 import { commandLineError, parseCommandLine } from './command-line.ts';
-import { overlay } from './compile.ts';
+import { flagsSet, overlay } from './compile.ts';
 import { correctionsFile, describeCorrections, type FetchedGeofeed } from './corrections/corrections.ts';
 import {
   type Manifest,
@@ -36,6 +37,7 @@ import {
   shardsFromOption,
   writeBuild,
 } from './output.ts';
+import { FLAG_LIST_IDS, type FlagListId, flagList, isFlagListId } from './sources/flag-lists/lists.ts';
 import { geolite2City } from './sources/geolite2-city.ts';
 import { ipLocationDbAsn } from './sources/ip-location-db.ts';
 import { maxmindAnonymousIp, maxmindAsn, maxmindCity } from './sources/maxmind.ts';
@@ -52,14 +54,19 @@ export const DATABASE_FILE = join(OUT_DIR, 'ipgeo.mmdb');
 export const MANIFEST_FILE = join(OUT_DIR, 'ipgeo.manifest.json');
 
 const USAGE = `usage: npm run data:build -- [--maxmind-city FILE] [--maxmind-asn FILE]
-                               [--maxmind-anonymous-ip FILE] [--proxy-list FILE]... [--corrections FILE]...
+                               [--maxmind-anonymous-ip FILE] [--proxy-list FILE]... [--flag-list ID=FILE]...
+                               [--corrections FILE]...
                                [--if-missing] [--out DIR] [--budget-mib N] [--shards N]
 
 Without options the default sources are used: geolite2-city and @ip-location-db/asn.
   --maxmind-city FILE          a GeoIP2/GeoLite2 City or Country database, replacing the default locations
   --maxmind-asn FILE           a GeoLite2/GeoIP2 ASN database, replacing the default ASN ranges
-  --maxmind-anonymous-ip FILE  a GeoIP2 Anonymous-IP database: its anonymising networks set isProxy
+  --maxmind-anonymous-ip FILE  a GeoIP2 Anonymous-IP database: sets isVpn, isTor, isHosting and isProxy
   --proxy-list FILE            addresses or CIDR networks, one per line, that set isProxy (repeatable)
+  --flag-list ID=FILE          a file of a published list that sets a privacy or hosting flag, as data:update
+                               --flag-lists fetches it (repeatable; repeat the ID for each of a list's files),
+                               ID one of ${FLAG_LIST_IDS.slice(0, 6).join(', ')},
+                               ${FLAG_LIST_IDS.slice(6).join(', ')}
   --corrections FILE           an RFC 8805 geofeed (prefix,country,region,city,postal) whose lines take
                                precedence over the sources (repeatable; a later file wins for the same prefix)
   --if-missing                 do nothing when ${relative(ROOT, OUT_DIR)} holds a build (any number of shards) in this schema version
@@ -67,12 +74,20 @@ Without options the default sources are used: geolite2-city and @ip-location-db/
   --budget-mib N               ${BUDGET_HELP}
   --shards N                   ${SHARDS_HELP}`;
 
+/** The files of one published list of flags (`data/sources/flag-lists/lists.ts`), e.g. both of Cloudflare's. */
+export interface FlagListFiles {
+  readonly id: FlagListId;
+  readonly paths: readonly string[];
+}
+
 /** Options of one build, as parsed from the command line. */
 export interface BuildOptions {
   maxmindCity?: string;
   maxmindAsn?: string;
   maxmindAnonymousIp?: string;
   proxyLists: string[];
+  /** Published lists that set the privacy and hosting flags (`data:update --flag-lists` fetches them). */
+  flagLists?: FlagListFiles[];
   /** The operator's corrections in precedence order (a later one wins for the same prefix): files, and geofeeds `data:update` fetched. */
   corrections?: readonly CorrectionsInput[];
   /** The default location package's folder, when not the installed one (`data:update` fetches newer ones). */
@@ -109,14 +124,15 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const corrections = (options.corrections ?? []).map(({ path, fetched }) => correctionsFile(path, fetched));
   const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City(options.locationPackageDir)];
   const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn(options.asnPackageDir)];
-  const proxies = [
+  const flags = [
     ...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []),
     ...options.proxyLists.map((path) => proxyList(path)),
+    ...(options.flagLists ?? []).map(({ id, paths }) => flagList(id, paths)),
   ];
-  const sources = [...locations, ...networks, ...proxies].map((s) => s.info);
+  const sources = [...locations, ...networks, ...flags].map((s) => s.info);
   // Corrections carry no date of their own: the build's date stays the newest source's.
   const buildEpoch = newestSourceEpoch(sources);
-  const compiled = overlay({ locations, networks, proxies, corrections, buildEpoch }, (line) => log(`  ${line}`));
+  const compiled = overlay({ locations, networks, flags, corrections, buildEpoch }, (line) => log(`  ${line}`));
   const { files, counts } = shardsFitting(compiled, options.shards, budgetBytes, outDir, log);
 
   const builtAt = new Date(buildEpoch * 1000).toISOString();
@@ -141,8 +157,13 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
     shards,
     sourceBytes: sources.flatMap((s) => s.files).reduce((sum, f) => sum + f.bytes, 0),
     counts,
-    isProxyConfigured: proxies.length > 0,
-    sources: sources.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })) })),
+    flags: flagsSet(flags),
+    isProxyConfigured: flagsSet(flags).some((flag) => flag !== 'hosting'),
+    sources: [...locations, ...networks, ...flags].map((source) => ({
+      ...source.info,
+      ...('sets' in source ? { flags: flagsSet([source]) } : {}),
+      files: source.info.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })),
+    })),
     corrections: corrections.map(({ info }) => ({ ...info, path: relative(ROOT, info.path) })),
   };
   writeBuild(outDir, files, manifest);
@@ -187,6 +208,7 @@ function main(argv: string[]): number {
       'maxmind-asn': { type: 'string' },
       'maxmind-anonymous-ip': { type: 'string' },
       'proxy-list': { type: 'string', multiple: true },
+      'flag-list': { type: 'string', multiple: true },
       corrections: { type: 'string', multiple: true },
       'if-missing': { type: 'boolean' },
       out: { type: 'string' },
@@ -209,8 +231,11 @@ function main(argv: string[]): number {
   if (typeof budgetBytes !== 'number') return commandLineError('npm run data:build', budgetBytes.error);
   const shards = shardsFromOption(values.shards);
   if (typeof shards === 'object') return commandLineError('npm run data:build', shards.error);
+  const flagLists = flagListsFromOption(values['flag-list'] ?? []);
+  if ('error' in flagLists) return commandLineError('npm run data:build', flagLists.error);
   const options: BuildOptions = {
     proxyLists: values['proxy-list'] ?? [],
+    flagLists: flagLists.lists,
     corrections: (values.corrections ?? []).map((path) => ({ path: resolve(path) })),
     budgetBytes,
     ...(shards ? { shards } : {}),
@@ -239,6 +264,23 @@ function main(argv: string[]): number {
 }
 
 /**
+ * The lists of `--flag-list ID=FILE` options, a list's files in the order given.
+ *
+ * @returns the lists, or the error to print for an option that names no list.
+ */
+function flagListsFromOption(options: readonly string[]): { lists: FlagListFiles[] } | { error: string } {
+  const lists = new Map<FlagListId, string[]>();
+  for (const option of options) {
+    const [id, path] = [option.slice(0, option.indexOf('=')), option.slice(option.indexOf('=') + 1)];
+    if (!isFlagListId(id) || path === '') {
+      return { error: `--flag-list takes ID=FILE, ID one of ${FLAG_LIST_IDS.join(', ')}; not '${option}'` };
+    }
+    lists.set(id, [...(lists.get(id) ?? []), resolve(path)]);
+  }
+  return { lists: [...lists].map(([id, paths]) => ({ id, paths })) };
+}
+
+/**
  * What a build says once written: its files, version and counts; each file's range, its memory against
  * `budgetBytes` and whether its switch waits; the age of its sources.
  */
@@ -252,7 +294,9 @@ export function describeBuild(manifest: Manifest, outDir: string, budgetBytes: n
     `Wrote ${files}, version ${manifest.version} (${mib(total)} from ${mib(manifest.sourceBytes)} of sources) in ${manifest.buildSeconds} s: ` +
       `${manifest.counts.networks} networks, ${manifest.counts.records} records; ` +
       `${manifest.counts.regions.coded} of ${manifest.counts.regions.named} regions have an ISO 3166-2 code.` +
-      (manifest.isProxyConfigured ? '' : ' No anonymising-network source: isProxy is false everywhere.'),
+      (manifest.flags.length > 0
+        ? ` Flag sources set ${manifest.flags.join(', ')}.`
+        : ' No flag source: isProxy, isVpn, isTor, isRelay and isHosting are false everywhere.'),
   ];
   const corrected = manifest.counts.corrections;
   if (corrected) {

@@ -1,10 +1,13 @@
 /**
- * @module The ids the overlay (`compile.ts`) gives what it reads: each distinct location and set of
- * routing facts once, and each (location, network, proxy) combination once, whose id is a leaf of the
- * search tree. Ids are indices into the arrays kept here, stable for the whole build.
+ * @module The ids the overlay (`compile.ts`) gives what it reads: each distinct location, set of
+ * routing facts and set of flags once, and each (location, accuracy radius, network, flags) combination
+ * once, whose id is a leaf of the search tree. Ids are indices into the arrays kept here, stable for the whole build.
  */
 
-/** The id of a part a combination lacks (no location, no routing facts). */
+import type { StoredLocation, StoredNetwork } from '../src/geo/schema.ts';
+import type { RecordFlags } from './stored-values.ts';
+
+/** The id of a part a combination lacks (no location, no routing facts, no flags). */
 export const NONE = -1;
 
 /** Each distinct value once, by its contents: `values[id]` is the value of `id`. */
@@ -31,22 +34,42 @@ export class Interner<T extends object> {
   }
 }
 
-/** Combinations of (location, network, proxy) ids, each with a stable id used as a tree leaf. */
+/** Combinations of (location id, accuracy radius in km or 0, network id, flags id), each with a stable id used as a tree leaf. */
 export class Combinations {
   readonly location: number[] = [];
+  readonly radius: number[] = [];
   readonly network: number[] = [];
-  readonly proxy: boolean[] = [];
+  readonly flags: number[] = [];
   private readonly ids = new Map<string, number>();
-  id(location: number, network: number, proxy: boolean): number {
-    const key = `${location},${network},${proxy ? 1 : 0}`;
+  id(location: number, radius: number, network: number, flags: number): number {
+    const key = `${location},${radius},${network},${flags}`;
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.location.length;
       this.location.push(location);
+      this.radius.push(radius);
       this.network.push(network);
-      this.proxy.push(proxy);
+      this.flags.push(flags);
       this.ids.set(key, id);
     }
     return id;
   }
+
+  /** The id of combination `id` with its network or flags replaced. */
+  with(id: number, changes: { readonly network?: number; readonly flags?: number }): number {
+    return this.id(
+      this.location[id] as number,
+      this.radius[id] as number,
+      changes.network ?? (this.network[id] as number),
+      changes.flags ?? (this.flags[id] as number),
+    );
+  }
+}
+
+/** What the overlay's leaves are made of: the distinct parts, and their combinations (the leaf ids). */
+export interface Parts {
+  readonly locations: Interner<StoredLocation>;
+  readonly networks: Interner<StoredNetwork>;
+  readonly flagSets: Interner<RecordFlags>;
+  readonly combos: Combinations;
 }

@@ -1,42 +1,49 @@
 /**
- * @module Combines the sources into the service database: locations, routing facts and proxy flags
- * are overlaid in one search tree, then each distinct combination is written once.
+ * @module Combines the sources into the service database: locations, routing facts and privacy and
+ * hosting flags are overlaid in one search tree, then each distinct combination is written once.
  *
  * The overlay never materialises address ranges: a location source inserts its networks, the
  * operator's corrections replace the locations under their prefixes (`corrections/`), and the routing
- * and proxy sources rewrite the leaves under theirs (`SearchTree.update`), so a network ends up split
- * exactly where any source or correction draws a boundary.
+ * and flag sources rewrite the leaves under theirs (`SearchTree.update`), so a network ends up split
+ * exactly where any source or correction draws a boundary. Flags from several sources add up (a union);
+ * a hosting provider's name is the most specific network's (docs/api.md, "Privacy and hosting flags").
  */
 import { LANGUAGES } from '../src/geo/languages.ts';
 import {
   DATABASE_TYPE,
+  FLAG_BIT,
+  FLAGS,
   SCHEMA_VERSION,
   type StoredCorrections,
+  type StoredFlag,
   type StoredLocation,
   type StoredMetadata,
   type StoredNames,
   type StoredNetwork,
-  type StoredRecord,
   type StoredShard,
   type StoredSource,
 } from '../src/geo/schema.ts';
 import { formatPosition, type ShardRange } from '../src/geo/shard-ranges.ts';
-import { Combinations, Interner, NONE } from './combinations.ts';
+import { Combinations, Interner, NONE, type Parts } from './combinations.ts';
 import { applyCorrections, type CorrectionsCounts, type CorrectionsFile, describeCorrections } from './corrections/corrections.ts';
 import { SourcePlaces } from './corrections/places.ts';
 import { leafParts } from './leaf-parts.ts';
 import { DataSectionWriter, MmdbPointer, type MmdbValue } from './mmdb/data-section.ts';
-import { type FinalTree, SearchTree } from './mmdb/search-tree.ts';
+import { type FinalTree, type Network, SearchTree } from './mmdb/search-tree.ts';
 import { assembleMmdb, chooseRecordSize } from './mmdb/writer.ts';
-import type { LocationSource, NetworkSource, ProxySource } from './sources/source.ts';
+import type { FlagSource, LocationSource, NetworkFlag, NetworkSource } from './sources/source.ts';
 import { positionBytes, splitRanges } from './split.ts';
-import { STORED_KEYS, toStored } from './stored-values.ts';
+import { type RecordFlags, recordMembers, STORED_KEYS, toStored } from './stored-values.ts';
 
-/** The sources of one build, applied in order (later sources of a kind win where they overlap). */
+/**
+ * The sources of one build, applied in order: later location and network sources win where they
+ * overlap; flags add up, and of two equally specific networks naming a hosting provider the earlier
+ * flag source's name is kept.
+ */
 export interface CompileInput {
   readonly locations: readonly LocationSource[];
   readonly networks: readonly NetworkSource[];
-  readonly proxies: readonly ProxySource[];
+  readonly flags: readonly FlagSource[];
   /** The operator's corrections, in precedence order (a later file wins for the same prefix); none by default. */
   readonly corrections?: readonly CorrectionsFile[];
   /** Seconds since the Unix epoch, written as the database's build_epoch. */
@@ -52,8 +59,8 @@ export interface CompileCounts {
   /** Distinct locations and routing facts read from the sources. */
   locations: number;
   asns: number;
-  /** Networks flagged as anonymising. */
-  proxyNetworks: number;
+  /** Networks that the flag sources list with each flag, summed over the sources (a network listed twice counts twice). */
+  flagNetworks: Record<NetworkFlag, number>;
   /** Distinct (country, region name) pairs, and how many of them carry an ISO 3166-2 code. */
   regions: { named: number; coded: number };
   /** Distinct names arrays of cities and regions (languages beyond English), and the countries and continents named. */
@@ -111,20 +118,24 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
   const tree = new SearchTree();
   const locations = new Interner<StoredLocation>();
   const networks = new Interner<StoredNetwork>();
+  const flagSets = new Interner<RecordFlags>();
   const combos = new Combinations();
-  const countryNames = new Map<string, StoredNames>();
-  const continentNames = new Map<string, StoredNames>();
+  const places: Places = { countryNames: new Map(), continentNames: new Map(), europeanUnion: new Set() };
   /** Networks per location id: how often the source gives each place, which the corrections go by. */
   const networksOf: number[] = [];
 
   for (const source of input.locations) {
     let count = 0;
-    source.forEach((network, location, places) => {
+    source.forEach((network, location, named, radius) => {
       const id = locations.id(location);
       networksOf[id] = (networksOf[id] ?? 0) + 1;
-      tree.insert(network, combos.id(id, NONE, false));
-      if (places.country && !countryNames.has(places.country.code)) countryNames.set(places.country.code, places.country.names);
-      if (places.continent && !continentNames.has(places.continent.code)) continentNames.set(places.continent.code, places.continent.names);
+      tree.insert(network, combos.id(id, radius ?? 0, NONE, NONE));
+      const { country, continent } = named;
+      if (country && !places.countryNames.has(country.code)) {
+        places.countryNames.set(country.code, country.names);
+        if (country.inEuropeanUnion) places.europeanUnion.add(country.code);
+      }
+      if (continent && !places.continentNames.has(continent.code)) places.continentNames.set(continent.code, continent.names);
       count++;
     });
     stage(`${source.info.name}: ${count} networks`);
@@ -133,7 +144,8 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
   if (input.corrections?.length) {
     const report = applyCorrections(input.corrections, new SourcePlaces(locations.values, networksOf), (network, location) => {
       if (location === undefined) tree.update(network, () => undefined);
-      else tree.insert(network, combos.id(locations.id(location), NONE, false));
+      // A corrected location has no accuracy radius: the source's was of the place it replaces.
+      else tree.insert(network, combos.id(locations.id(location), 0, NONE, NONE));
     });
     corrections = report.counts;
     for (const note of report.notes) log(`corrections: ${note}`);
@@ -143,24 +155,66 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
     let count = 0;
     source.forEach((network, facts) => {
       const id = networks.id(facts);
-      tree.update(network, (old) =>
-        old === undefined ? combos.id(NONE, id, false) : combos.id(combos.location[old] as number, id, combos.proxy[old] as boolean),
-      );
+      tree.update(network, (old) => (old === undefined ? combos.id(NONE, 0, id, NONE) : combos.with(old, { network: id })));
       count++;
     });
     stage(`${source.info.name}: ${count} networks`);
   }
-  let proxyNetworks = 0;
-  for (const source of input.proxies) {
-    source.forEach((network) => {
-      tree.update(network, (old) =>
-        old === undefined ? combos.id(NONE, NONE, true) : combos.id(combos.location[old] as number, combos.network[old] as number, true),
-      );
-      proxyNetworks++;
+  const flagNetworks = overlayFlags(input.flags, tree, combos, flagSets, stage);
+  return new SourceOverlay(input, tree, { locations, networks, flagSets, combos }, places, flagNetworks, corrections, stage);
+}
+
+/** The country and continent names the location sources give, and the countries they place in the EU. */
+interface Places {
+  readonly countryNames: Map<string, StoredNames>;
+  readonly continentNames: Map<string, StoredNames>;
+  readonly europeanUnion: Set<string>;
+}
+
+/**
+ * Overlays the flag sources on `tree` in two passes. First every flag, in any order, since they add up.
+ * Then the hosting providers' names, from the least specific network to the most specific, so that the
+ * most specific one's name stands; between networks of the same prefix length, the earlier source's
+ * is applied last. A name brings the `hosting` flag.
+ *
+ * @returns the networks listed with each flag, summed over the sources.
+ */
+function overlayFlags(
+  sources: readonly FlagSource[],
+  tree: SearchTree,
+  combos: Combinations,
+  flagSets: Interner<RecordFlags>,
+  stage: (what: string) => void,
+): Record<NetworkFlag, number> {
+  const counts = Object.fromEntries(FLAGS.map((flag) => [flag, 0])) as Record<NetworkFlag, number>;
+  const named: { network: Network; provider: string; source: number }[] = [];
+  const withFlags = (old: number | undefined, bits: number, provider?: string): number => {
+    const oldFlags = old === undefined ? NONE : (combos.flags[old] as number);
+    const before = oldFlags === NONE ? undefined : flagSets.values[oldFlags];
+    const flags: RecordFlags = { flags: (before?.flags ?? 0) | bits };
+    const name = provider ?? before?.hosting_provider;
+    if (name) flags.hosting_provider = name;
+    const id = flagSets.id(flags);
+    return old === undefined ? combos.id(NONE, 0, NONE, id) : combos.with(old, { flags: id });
+  };
+  sources.forEach((source, index) => {
+    let count = 0;
+    source.forEach((network, facts) => {
+      let bits = facts.flags.reduce((sum, flag) => sum | FLAG_BIT[flag], 0);
+      for (const flag of FLAGS) if (bits & FLAG_BIT[flag]) counts[flag]++;
+      if (facts.hostingProvider) {
+        bits |= FLAG_BIT.hosting;
+        named.push({ network, provider: facts.hostingProvider, source: index });
+      }
+      if (bits !== 0) tree.update(network, (old) => withFlags(old, bits));
+      count++;
     });
-    stage(`${source.info.name}: ${proxyNetworks} networks`);
-  }
-  return new SourceOverlay(input, tree, locations, networks, combos, countryNames, continentNames, proxyNetworks, corrections, stage);
+    stage(`${source.info.name}: ${count} networks`);
+  });
+  named.sort((a, b) => a.network.prefixLength - b.network.prefixLength || b.source - a.source);
+  for (const { network, provider } of named) tree.update(network, (old) => withFlags(old, FLAG_BIT.hosting, provider));
+  if (named.length > 0) stage(`hosting providers: ${named.length} networks named`);
+  return counts;
 }
 
 /** The sources overlaid in one search tree, ready to be written as one file or as shards. */
@@ -180,12 +234,9 @@ class SourceOverlay implements Overlay {
   constructor(
     private readonly input: CompileInput,
     private readonly tree: SearchTree,
-    private readonly locations: Interner<StoredLocation>,
-    private readonly networks: Interner<StoredNetwork>,
-    private readonly combos: Combinations,
-    private readonly countryNames: Map<string, StoredNames>,
-    private readonly continentNames: Map<string, StoredNames>,
-    private readonly proxyNetworks: number,
+    private readonly parts: Parts,
+    private readonly places: Places,
+    private readonly flagNetworks: Record<NetworkFlag, number>,
     private readonly corrections: CorrectionsCounts | undefined,
     private readonly stage: (what: string) => void,
   ) {}
@@ -199,7 +250,7 @@ class SourceOverlay implements Overlay {
   split(count: number): CompiledShards {
     // The tree as `whole` (which finalizes it) leaves it: a split after it cuts the same ranges.
     this.tree.settle();
-    const ranges = splitRanges(this.tree, leafParts(this.combos, this.locations, this.networks), count);
+    const ranges = splitRanges(this.tree, leafParts(this.parts), count);
     this.stage(`ranges of ${count} shards, starting at ${ranges.map((r) => formatPosition(r.first)).join(', ')}`);
     const leafIds = new Set<number>();
     const shards = ranges.map((range, index): CompiledShard => {
@@ -218,7 +269,8 @@ class SourceOverlay implements Overlay {
 
   /** The counts of what the leaves `leafIds` reach (records, regions, names) and of the sources read. */
   private contentCounts(leafIds: ReadonlySet<number>): Omit<CompileCounts, 'networks' | 'nodes' | 'recordSize'> {
-    const { combos, locations, networks } = this;
+    const { combos, locations, networks } = this.parts;
+    const { countryNames, continentNames } = this.places;
     const regionPairs = new Map<string, boolean>();
     // Names arrays are told apart by their contents, as the data section writes each distinct one once.
     const names = { cities: new Set<string>(), regions: new Set<string>() };
@@ -233,16 +285,17 @@ class SourceOverlay implements Overlay {
       records: leafIds.size,
       locations: locations.values.length,
       asns: networks.values.length,
-      proxyNetworks: this.proxyNetworks,
+      flagNetworks: this.flagNetworks,
       regions: { named: regionPairs.size, coded: [...regionPairs.values()].filter(Boolean).length },
-      names: { cities: names.cities.size, regions: names.regions.size, countries: this.countryNames.size, continents: this.continentNames.size },
+      names: { cities: names.cities.size, regions: names.regions.size, countries: countryNames.size, continents: continentNames.size },
       ...(this.corrections ? { corrections: this.corrections } : {}),
     };
   }
 
   /** Writes the data that `final` reaches and assembles the file; `shard` adds its metadata. */
   private write(final: FinalTree, shard?: StoredShard): CompiledFile {
-    const { input, combos, locations, networks } = this;
+    const { input } = this;
+    const { combos, locations, networks } = this.parts;
     const data = new DataSectionWriter();
     const offsets = new Map<number, number>();
     const reached = final.leafIds();
@@ -286,11 +339,11 @@ class SourceOverlay implements Overlay {
       const locationOffset = locationOffsets.get(combos.location[id] as number);
       const networkOffset = networkOffsets.get(combos.network[id] as number);
       // The stored shape of StoredRecord, its parts as pointers to their one copy.
-      const record: { [K in keyof StoredRecord]?: MmdbValue } = {};
-      if (locationOffset !== undefined) record.location = new MmdbPointer(locationOffset);
-      if (networkOffset !== undefined) record.network = new MmdbPointer(networkOffset);
-      if (combos.proxy[id]) record.proxy = true;
-      offsets.set(id, data.write(record as MmdbValue));
+      const record = recordMembers(this.parts, id, {
+        location: locationOffset === undefined ? undefined : new MmdbPointer(locationOffset),
+        network: networkOffset === undefined ? undefined : new MmdbPointer(networkOffset),
+      });
+      offsets.set(id, data.write(record));
     }
     const what = shard ? `shard ${shard.index} of ${shard.count}: ` : '';
     this.stage(`${what}data section: ${offsets.size} records, ${data.size} bytes`);
@@ -303,16 +356,19 @@ class SourceOverlay implements Overlay {
     const sorted = (names: Map<string, StoredNames>) => Object.fromEntries([...names].sort(([a], [b]) => (a < b ? -1 : 1)));
     const extra: StoredMetadata = {
       languages: LANGUAGES,
-      country_names: sorted(this.countryNames),
-      continent_names: sorted(this.continentNames),
-      sources: [...input.locations, ...input.networks, ...input.proxies].map(
-        ({ info }): StoredSource => ({
-          name: info.name,
-          provides: info.provides,
-          version: info.version,
-          built_at: info.builtAt,
-          licence: info.licence,
-          attribution: info.attribution,
+      country_names: sorted(this.places.countryNames),
+      continent_names: sorted(this.places.continentNames),
+      european_union: [...this.places.europeanUnion].sort(),
+      flags: flagsSet(input.flags),
+      sources: [...input.locations, ...input.networks, ...input.flags].map(
+        (source): StoredSource => ({
+          name: source.info.name,
+          provides: source.info.provides,
+          version: source.info.version,
+          built_at: source.info.builtAt,
+          licence: source.info.licence,
+          attribution: source.info.attribution,
+          ...('sets' in source ? { flags: flagsSet([source]) } : {}),
         }),
       ),
       counts: { networks: leaves, records: offsets.size },
@@ -339,4 +395,12 @@ class SourceOverlay implements Overlay {
     this.stage(`${what}assembled: ${bytes.length} bytes`);
     return { bytes, counts: { ...this.contentCounts(reached), networks: leaves, nodes: final.nodeCount, recordSize } };
   }
+}
+
+/**
+ * The flags that `sources` can set, in `FLAGS` order: with a hosting provider's name a source sets
+ * `hosting` too, which it then lists itself.
+ */
+export function flagsSet(sources: readonly FlagSource[]): StoredFlag[] {
+  return FLAGS.filter((flag) => sources.some((source) => source.sets.includes(flag)));
 }

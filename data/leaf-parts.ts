@@ -4,17 +4,18 @@
  * section writes it in a file of many. Sizes are estimates: each part's own encoding, without the
  * deduplication that a file's writer does.
  */
-import type { StoredLocation, StoredNames, StoredNetwork } from '../src/geo/schema.ts';
-import { type Combinations, type Interner, NONE } from './combinations.ts';
+import type { StoredLocation, StoredNames } from '../src/geo/schema.ts';
+import { NONE, type Parts } from './combinations.ts';
 import { DataSectionWriter, MmdbPointer, type MmdbValue } from './mmdb/data-section.ts';
 import type { LeafParts } from './split.ts';
-import { STORED_KEYS, toStored } from './stored-values.ts';
+import { recordMembers, STORED_KEYS, toStored } from './stored-values.ts';
 
 /**
  * The data parts each leaf id (a combination of `combos`) reaches, and their sizes, for `splitRanges`
- * (`split.ts`).
+ * (`split.ts`). A record's flags are written in the record itself, so they count in its size.
  */
-export function leafParts(combos: Combinations, locations: Interner<StoredLocation>, networks: Interner<StoredNetwork>): LeafParts {
+export function leafParts(parts: Parts): LeafParts {
+  const { combos, locations, networks } = parts;
   const records = combos.location.length;
   const locationPart = (index: number) => records + index;
   const networkPart = (index: number) => records + locations.values.length + index;
@@ -48,17 +49,23 @@ export function leafParts(combos: Combinations, locations: Interner<StoredLocati
   // parts before it, whose strings it points to as a file of many of them does.
   const { writer: sizes, far } = sizingWriter();
   const partBytes = new Float64Array(records + locations.values.length + networks.values.length + namesParts.size);
-  // Records of one shape differ in their pointers only: each shape is sized once, on a writer of its own.
+  // Records of one shape differ in their pointers and in numbers of the same size only: each shape is
+  // sized once, on a writer of its own. A shape: which members, and the bytes of the radius's value.
   const shapes = new Map<string, number>();
   for (let id = 0; id < records; id++) {
-    const shape = `${combos.location[id] !== NONE},${combos.network[id] !== NONE},${combos.proxy[id]}`;
+    const radius = combos.radius[id] as number;
+    const flagsId = combos.flags[id] as number;
+    const provider = flagsId !== NONE && parts.flagSets.values[flagsId]?.hosting_provider !== undefined;
+    const shape = `${combos.location[id] !== NONE},${combos.network[id] !== NONE},${radius === 0 ? 0 : radius < 256 ? 1 : 2},${flagsId !== NONE},${provider}`;
     let bytes = shapes.get(shape);
     if (bytes === undefined) {
       const sizing = sizingWriter();
-      const record: Record<string, MmdbValue> = {};
-      if (combos.location[id] !== NONE) record.location = sizing.far;
-      if (combos.network[id] !== NONE) record.network = sizing.far;
-      if (combos.proxy[id]) record.proxy = true;
+      // A provider's name is one string that many records point to: sized as a pointer far away.
+      const record = recordMembers(parts, id, {
+        location: combos.location[id] === NONE ? undefined : sizing.far,
+        network: combos.network[id] === NONE ? undefined : sizing.far,
+        provider: sizing.far,
+      }) as MmdbValue;
       bytes = bytesOf(sizing.writer, record);
       shapes.set(shape, bytes);
     }

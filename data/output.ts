@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { budgetFit } from '../src/geo/budget.ts';
+import type { StoredFlag } from '../src/geo/schema.ts';
 import { FIRST_POSITION, formatPosition, LAST_POSITION, type ShardRange, WHOLE_SPACE } from '../src/geo/shard-ranges.ts';
 import { checkBudget, mib } from './budget.ts';
 import type { CompileCounts, Overlay } from './compile.ts';
@@ -173,10 +174,12 @@ export interface Manifest {
   /** Total size of the source files read, in bytes. */
   sourceBytes: number;
   counts: CompileCounts;
-  /** False when no anonymising-network source was given: every isProxy is then false. */
+  /** The flags the flag sources can set, in the order of `FLAGS` (`src/geo/schema.ts`): every other flag is false everywhere. */
+  flags: StoredFlag[];
+  /** Whether a flag source can set isProxy (a flag of `flags` other than `hosting`): without one, every isProxy is false. */
   isProxyConfigured: boolean;
-  /** Every source with its name, version, build date, licence, attribution, notice and files. */
-  sources: SourceInfo[];
+  /** Every source with its name, version, build date, licence, attribution, notice and files; a flag source with the flags it can set. */
+  sources: (SourceInfo & { flags?: StoredFlag[] })[];
   /**
    * The operator's corrections in precedence order (a later file wins for the same prefix), each with
    * its SHA-256, lines and prefixes; empty without any. Absent in manifests written before corrections.

@@ -13,18 +13,9 @@ import type { Network } from './search-tree.ts';
 export function parseNetwork(cidr: string): Network {
   const slash = cidr.lastIndexOf('/');
   const [address, prefix] = ipaddr.parseCIDR(`${embeddedIpv4ToHex(cidr.slice(0, slash))}${cidr.slice(slash)}`);
-  return address.kind() === 'ipv4'
-    ? { bytes: addressBytes(address.toString()), prefixLength: 96 + prefix }
-    : { bytes: addressBytes(address.toString()), prefixLength: prefix };
-}
-
-/** The 16 bytes of an IPv4 (placed at ::a.b.c.d) or IPv6 address. */
-function addressBytes(text: string): Uint8Array {
-  const address = ipaddr.parse(embeddedIpv4ToHex(text));
   const bytes = new Uint8Array(16);
-  if (address.kind() === 'ipv4') bytes.set(address.toByteArray(), 12);
-  else bytes.set(address.toByteArray());
-  return bytes;
+  bytes.set(address.toByteArray(), address.kind() === 'ipv4' ? 12 : 0);
+  return { bytes, prefixLength: address.kind() === 'ipv4' ? 96 + prefix : prefix };
 }
 
 /**

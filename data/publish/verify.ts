@@ -4,7 +4,7 @@
  * the Worker would find damaged on some lookup is never published. The Worker itself checks the bytes it
  * loads against the SHA-256 recorded at publishing, which makes this check hold for what it serves.
  */
-import { GeoDatabase } from '../../src/geo/database.ts';
+import { GeoDatabase, type RecordParts } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
 import type { StoredShard } from '../../src/geo/schema.ts';
 import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
@@ -25,14 +25,14 @@ export function verifyDatabase(bytes: Uint8Array, label: string): { networks: nu
     throw new PublishError(`${label} is not a compiled service database`);
   }
   const seen = new Set<number>();
-  const parts = { location: -1, network: -1, proxy: false };
+  const parts: RecordParts = { location: -1, network: -1, accuracyRadius: 0, flags: 0, provider: -1 };
   let networks = 0;
   try {
     database.reader.walk((_bytes, _prefixLength, offset) => {
       networks++;
       if (seen.has(offset)) return;
       seen.add(offset);
-      // Every part an answer reads: the record's map, its location with its names in every language, its network.
+      // Every part an answer reads: the record's map, its location with its names in every language, its network, its provider's name.
       database.partsAt(offset, parts);
       if (parts.location >= 0) {
         const { regionNamesOffset, cityNamesOffset } = database.locationAt(parts.location);
@@ -42,6 +42,7 @@ export function verifyDatabase(bytes: Uint8Array, label: string): { networks: nu
         }
       }
       if (parts.network >= 0) database.networkAt(parts.network);
+      if (parts.provider >= 0) database.providerAt(parts.provider);
     });
   } catch (error) {
     if (error instanceof MmdbFormatError || database.damage !== undefined) {

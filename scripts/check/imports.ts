@@ -48,6 +48,7 @@ function namesIn(text: string): string[] {
  * files limits that import to those files. Each row may import only what rows before it name.
  *
  * @throws ImportRulesError when the table is missing, empty, or imports a module no earlier row names.
+ * @internal Exported for the repository checks' test, which reads tables of its own with it.
  */
 export function readImportRules(markdown: string): ImportRules {
   const start = markdown.indexOf(TABLE_HEADING);

@@ -1,10 +1,10 @@
 /** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`slot.ts` loads it from R2). */
-import type { IpAddress } from '../ip/address.ts';
+import { cidrText, type IpAddress } from '../ip/address.ts';
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
 import { LANGUAGES, type LanguageIndex, type Names, NO_NAMES } from './languages.ts';
 import { KEY, MapReader } from './map-reader.ts';
-import { COORDINATE_SCALE, DATABASE_TYPE } from './schema.ts';
+import { COORDINATE_SCALE, DATABASE_TYPE, FLAG_BIT } from './schema.ts';
 
 /**
  * The database cannot answer: it is missing, unreadable, not a compiled database, or corrupt where a
@@ -46,13 +46,18 @@ export interface GeoNetwork {
 }
 
 /**
- * A record's parts, located but not decoded: the data offsets of its location and network maps
- * (-1 when absent), which identify them for caches (records share them by pointer), and its proxy flag.
+ * A record's parts, located but not decoded: the data offsets of its location and network maps and of
+ * its hosting provider's name (-1 when absent), which identify them for caches (records share them by
+ * pointer), and its own numbers.
  */
 export interface RecordParts {
   location: number;
   network: number;
-  proxy: boolean;
+  /** Kilometres (the record's `accuracy_radius`), 0 when the data gives none. */
+  accuracyRadius: number;
+  /** The record's flags as `FLAG_BIT`s (`schema.ts`), 0 when none; a file of schema 3 or before sets `proxy` from its proxy key. */
+  flags: number;
+  provider: number;
 }
 
 /** A location with every field empty, for records without one. */
@@ -108,6 +113,7 @@ export class GeoDatabase {
   private readonly storedIndex: readonly number[];
   private readonly countryNameTable: ReadonlyMap<string, Names>;
   private readonly continentNameTable: ReadonlyMap<string, Names>;
+  private readonly europeanUnion: ReadonlySet<string>;
   /** Country and continent codes, each held once: a decoded string is a new copy, which every cached location would keep. */
   private readonly codes = new Map<string, string>();
   /** Reads the values of the maps; `map` is scratch for the reads below, none of which calls another. */
@@ -129,6 +135,40 @@ export class GeoDatabase {
     this.storedIndex = LANGUAGES.map((code) => languages.indexOf(code));
     this.countryNameTable = this.nameTable(map.country_names);
     this.continentNameTable = this.nameTable(map.continent_names);
+    this.europeanUnion = new Set(Array.isArray(map.european_union) ? map.european_union.filter((code) => typeof code === 'string') : []);
+  }
+
+  /** Whether the location sources say country `code` (ISO 3166-1 alpha-2) is in the European Union (the metadata's `european_union`). */
+  isInEuropeanUnion(code: string): boolean {
+    return this.europeanUnion.has(code);
+  }
+
+  /**
+   * The network that holds `address` in the data, as CIDR text (`81.2.69.0/24`; an IPv4 address's in
+   * the IPv4 space): the largest network around it whose addresses share its record.
+   *
+   * @throws DataUnavailableError when the tree is corrupt where it reads.
+   */
+  networkOf(address: IpAddress): string {
+    try {
+      const { w0, w1, w2, w3 } = address;
+      return cidrText(address, this.reader.prefixLengthOf(w0, w1, w2, w3, address.version === 4));
+    } catch (error) {
+      throw this.corrupt(error);
+    }
+  }
+
+  /**
+   * The hosting provider's name at `offset` (a {@link RecordParts} offset).
+   *
+   * @throws DataUnavailableError when it is corrupt.
+   */
+  providerAt(offset: number): string {
+    try {
+      return this.values.stringAt(offset);
+    } catch (error) {
+      throw this.corrupt(error);
+    }
   }
 
   /** The names of country `code` (ISO 3166-1 alpha-2) in every language, from the metadata's `country_names`; {@link NO_NAMES} when it has none. */
@@ -194,7 +234,9 @@ export class GeoDatabase {
   partsAt(offset: number, out: RecordParts): RecordParts {
     out.location = -1;
     out.network = -1;
-    out.proxy = false;
+    out.accuracyRadius = 0;
+    out.flags = 0;
+    out.provider = -1;
     try {
       const data = this.reader.data;
       const { map } = this;
@@ -214,6 +256,12 @@ export class GeoDatabase {
           else out.network = target;
           continue;
         }
+        if (key === KEY.hosting_provider) {
+          // A name is read only when an answer asks for it: where it is, past a pointer or in place.
+          out.provider = data.target(at);
+          at = data.referenceEnd >= 0 ? data.referenceEnd : data.skip(at);
+          continue;
+        }
         data.field(at, value);
         at = value.next;
         if (target >= 0) {
@@ -221,8 +269,12 @@ export class GeoDatabase {
           if (value.type !== MmdbType.Map) throw new MmdbFormatError(`${key === KEY.location ? 'location' : 'network'} at offset ${value.start} is not a map`);
           if (key === KEY.location) out.location = value.start;
           else out.network = value.start;
-        } else if (key === KEY.proxy && value.type === MmdbType.Boolean) {
-          out.proxy = value.size === 1;
+        } else if (key === KEY.accuracy_radius) {
+          out.accuracyRadius = data.numberOf(value);
+        } else if (key === KEY.flags) {
+          out.flags |= data.numberOf(value);
+        } else if (key === KEY.proxy && value.type === MmdbType.Boolean && value.size === 1) {
+          out.flags |= FLAG_BIT.proxy;
         }
       }
     } catch (error) {

@@ -7,12 +7,13 @@
  */
 import { isMmdbMap } from '../mmdb/decoder.ts';
 import { readMetadata } from '../mmdb/metadata.ts';
+import { FLAGS, type StoredFlag } from './schema.ts';
 
 /** One source of the loaded database. */
 export interface DatabaseSource {
   /** Short identifier, e.g. `geolite2-city`. */
   readonly name: string;
-  /** What the source contributes: locations, routing facts (ASN) or anonymising networks. */
+  /** What the source contributes: locations, routing facts (ASN), or privacy and hosting flags (`proxy`). */
   readonly provides: 'location' | 'network' | 'proxy';
   /** Package or database version, e.g. `1.0.101`. */
   readonly version: string;
@@ -20,6 +21,8 @@ export interface DatabaseSource {
   readonly builtAt: string;
   readonly licence: string;
   readonly attribution: string;
+  /** A flag source's: the flags it can set, in `FLAGS` order (`schema.ts`); absent for other sources. */
+  readonly flags?: readonly StoredFlag[];
 }
 
 /**
@@ -52,11 +55,19 @@ export interface DatabaseIdentity {
   /** Hex SHA-256 of the whole file. */
   readonly sha256: string;
   readonly sources: readonly DatabaseSource[];
+  /**
+   * The flags its flag sources can set, in `FLAGS` order: every other flag is false in every answer. A
+   * file of schema 3 or before, built with a source of anonymising networks, sets `proxy` only.
+   */
+  readonly flags: readonly StoredFlag[];
   /** The operator's corrections compiled in, in precedence order; empty without any. */
   readonly corrections: readonly DatabaseCorrections[];
 }
 
-/** A database is stale when a source was built more than this many days ago (GeoLite2 licence, section 6c). */
+/**
+ * A database is stale when a location or routing (ASN) source was built more than this many days ago
+ * (GeoLite2 licence, section 6c).
+ */
 const STALE_AFTER_DAYS = 30;
 
 /**
@@ -78,12 +89,16 @@ export function databaseVersion(
 }
 
 /**
- * True when the oldest source was built more than {@link STALE_AFTER_DAYS} days before `now`.
+ * True when the oldest location or routing (ASN) source was built more than {@link STALE_AFTER_DAYS}
+ * days before `now`. Lists of flagged networks do not count: the licence's rule is GeoLite2's, and a
+ * list its publisher leaves unchanged for months (Cloudflare's ranges) keeps the date it was first
+ * fetched (docs/operations.md, "The data's identity and age").
  *
  * @param now milliseconds since the Unix epoch.
  */
 export function isStale(identity: Pick<DatabaseIdentity, 'sources'>, now: number): boolean {
-  const oldest = Math.min(...identity.sources.map((s) => Date.parse(s.builtAt)));
+  const dates = identity.sources.filter((s) => s.provides === 'location' || s.provides === 'network').map((s) => Date.parse(s.builtAt));
+  const oldest = Math.min(...dates);
   return Number.isFinite(oldest) && now - oldest > STALE_AFTER_DAYS * 86_400_000;
 }
 
@@ -106,8 +121,10 @@ export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIden
       builtAt: text(s.built_at),
       licence: text(s.licence),
       attribution: text(s.attribution),
+      ...(Array.isArray(s.flags) ? { flags: flagsOf(s.flags) } : {}),
     }),
   );
+  const legacy: StoredFlag[] = sources.some((source) => source.provides === 'proxy') ? ['proxy'] : [];
   const corrections = (Array.isArray(map.corrections) ? map.corrections : [])
     .filter(isMmdbMap)
     .map((c): DatabaseCorrections => ({ name: text(c.name), sha256: text(c.sha256), lines: count(c.lines), prefixes: count(c.prefixes) }));
@@ -121,8 +138,14 @@ export async function identifyDatabase(bytes: ArrayBuffer): Promise<DatabaseIden
     bytes: bytes.byteLength,
     sha256,
     sources,
+    flags: Array.isArray(map.flags) ? flagsOf(map.flags) : legacy,
     corrections,
   };
+}
+
+/** The flags a metadata list names, in `FLAGS` order; anything else in it is ignored. */
+function flagsOf(list: readonly unknown[]): StoredFlag[] {
+  return FLAGS.filter((flag) => list.includes(flag));
 }
 
 /** Bytes handed to the digest at a time. */

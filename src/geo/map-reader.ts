@@ -19,6 +19,9 @@ export const KEY = {
   region_names: 13,
   city_names: 14,
   continent_code: 15,
+  accuracy_radius: 16,
+  flags: 17,
+  hosting_provider: 18,
 } as const;
 /** Any other key: stepped over. */
 const OTHER_KEY = -1;

@@ -9,8 +9,10 @@
 export const DATABASE_TYPE = 'ipgeo-compact';
 /**
  * The layout's version, bumped whenever it changes (2: names in eight languages, identity metadata; 3: a
- * location's own `continent_code`). Readers step over keys they do not know, so a Worker reads every
- * version; `data:build --if-missing` rebuilds a build of another one. The layout:
+ * location's own `continent_code`; 4: a record's `accuracy_radius`, `flags` and `hosting_provider` in
+ * place of `proxy`, the metadata's `flags` and `european_union`). Readers step over
+ * keys they do not know, so a Worker reads every version; `data:build --if-missing` rebuilds a build of
+ * another one. The layout:
  *
  * Records (data section):
  *
@@ -21,14 +23,19 @@ export const DATABASE_TYPE = 'ipgeo-compact';
  *             │                                                   (one array per distinct name set,
  *             │                                                    shared by pointer; '' = no name)
  *             ├─ network?  ──▶ { asn, organization }                     (shared by pointer)
- *             └─ proxy?    ──▶ true
+ *             ├─ accuracy_radius? ──▶ uint16                              km, the location source's own
+ *             ├─ flags?    ──▶ uint16: bit i set for FLAGS[i]            (vpn 1, tor 2, relay 4, hosting 8, proxy 16)
+ *             ├─ hosting_provider? ──▶ "Amazon Web Services"             (one string per name, shared by pointer)
+ *             └─ proxy?    ──▶ true                                      schema 3 and before: read as the proxy flag
  *
  * Metadata (beside the standard keys, which MaxMind DB readers ignore when unknown):
  *
  *     languages        [de, en, es, fr, ja, pt-BR, ru, zh-CN]      the order of every names array
  *     country_names    { GB: [UK, United Kingdom, Reino Unido, …], … }   by ISO 3166-1 alpha-2
  *     continent_names  { EU: [Europa, Europe, Europa, …], … }             by continent code
- *     sources          [{ name, provides, version, built_at, licence, attribution }, …]
+ *     european_union   [AT, BE, …]                                the countries its location sources say are in the EU
+ *     flags            [vpn, tor, …]                              the flags its sources can set, in FLAGS order
+ *     sources          [{ name, provides, version, built_at, licence, attribution, flags? }, …]
  *     corrections      [{ name, sha256, lines, prefixes }, …]          the operator's, absent without any
  *     counts           { networks, records }
  *     shard            { index, count, first, last }              a shard's own, absent in a whole database
@@ -44,9 +51,33 @@ export const DATABASE_TYPE = 'ipgeo-compact';
  * Russia is in Europe); files built before it was stored, and locations whose source names no
  * continent, have none, and a reader falls back to the country's continent.
  *
+ * A record's `flags` are what every flag source says of the networks that hold its addresses, together
+ * (a union); `hosting_provider` is the name that the most specific of those networks is given (between
+ * equally specific ones, the earlier source's in the build's order), and brings the `hosting` flag.
+ * A country is in the EU where its code is in `european_union`, whatever network it is found in; a
+ * file of schema 3 or before has no such list (no country is in the EU there), and a record's `proxy`
+ * stands for the `proxy` flag.
+ *
  * Empty strings are left out of a map; a missing key reads as '' (or 0, or false).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+
+/**
+ * The privacy and hosting flags a record can carry, in the order of their bits in `flags` (bit i is
+ * `FLAGS[i]`; docs/api.md defines each): `vpn`, `tor` (an exit node), `relay` (iCloud Private Relay and
+ * other relay egress), `hosting` (a data centre's or cloud provider's network), `proxy` (a public or
+ * residential proxy).
+ */
+export const FLAGS = ['vpn', 'tor', 'relay', 'hosting', 'proxy'] as const;
+
+/** A flag of {@link FLAGS}. */
+export type StoredFlag = (typeof FLAGS)[number];
+
+/** The bit of each flag in a record's `flags`. */
+export const FLAG_BIT: { readonly [flag in StoredFlag]: number } = { vpn: 1, tor: 2, relay: 4, hosting: 8, proxy: 16 };
+
+/** The flags that make isProxy true: every one but `hosting` (a data centre alone hides no one). */
+export const PROXY_BITS = FLAG_BIT.vpn | FLAG_BIT.tor | FLAG_BIT.relay | FLAG_BIT.proxy;
 
 /** Degrees are stored as int32 in units of 1e-4 degree (MaxMind publishes four decimals). */
 export const COORDINATE_SCALE = 10_000;
@@ -95,7 +126,17 @@ export interface StoredNetwork {
 export interface StoredRecord {
   location?: StoredLocation;
   network?: StoredNetwork;
-  /** Present (true) only when a configured anonymising-network source lists the address. */
+  /**
+   * Kilometres around the location's position within which its source places the address (GeoLite2's
+   * `location.accuracy_radius`), absent where it gives none. In the record, not the location: the same
+   * place comes with several radii, and a location of each would more than double the locations.
+   */
+  accuracy_radius?: number;
+  /** The flags its flag sources set ({@link FLAG_BIT} of each, or'ed), absent when none. */
+  flags?: number;
+  /** The hosting provider's name, where a flag source names one (then `flags` has `hosting`). */
+  hosting_provider?: string;
+  /** Schema 3 and before: true when an anonymising-network source listed the address (read as the `proxy` flag). */
   proxy?: boolean;
 }
 
@@ -112,6 +153,8 @@ export interface StoredSource {
   licence: string;
   /** The attribution line the licence asks for. */
   attribution: string;
+  /** A flag source's (`provides: 'proxy'`): the flags it can set, in {@link FLAGS} order. */
+  flags?: readonly StoredFlag[];
 }
 
 /**
@@ -137,6 +180,10 @@ export interface StoredMetadata {
   country_names: Readonly<Record<string, StoredNames>>;
   /** Continent names by two-letter continent code, in `languages` order. */
   continent_names: Readonly<Record<string, StoredNames>>;
+  /** The ISO 3166-1 alpha-2 codes of the countries that the location sources say are in the European Union (GeoLite2's `is_in_european_union`), sorted. */
+  european_union: readonly string[];
+  /** The flags the flag sources can set, in {@link FLAGS} order: a flag not listed is false everywhere. */
+  flags: readonly StoredFlag[];
   sources: readonly StoredSource[];
   /** The operator's corrections compiled in, in precedence order; absent when there are none. */
   corrections?: readonly StoredCorrections[];

@@ -140,6 +140,24 @@ function parseIpv6(text: string): IpAddress | undefined {
 }
 
 /**
+ * The network of `prefixLength` bits that holds `address`, as CIDR text: an IPv4 address's in the
+ * IPv4 space (`a.b.c.d/n`, n from 0 to 32), an IPv6 address's in RFC 5952 (`2001:db8::/32`).
+ *
+ * @example cidrText(parseIp('81.2.69.142'), 24)  // '81.2.69.0/24'
+ * @example cidrText(parseIp('2001:db8::1'), 32) // '2001:db8::/32'
+ */
+export function cidrText(address: IpAddress, prefixLength: number): string {
+  /** The bits of word `index` (0 = most significant) that the prefix keeps. */
+  const masked = (word: number, index: number) => {
+    const kept = prefixLength - index * 32;
+    return kept >= 32 ? word : kept <= 0 ? 0 : (word & ~(0xffffffff >>> kept)) >>> 0;
+  };
+  if (address.version === 4) return `${ipv4Text(masked(address.w3, 0))}/${prefixLength}`;
+  const { w0, w1, w2, w3 } = address;
+  return `${ipv6Text({ w0: masked(w0, 0), w1: masked(w1, 1), w2: masked(w2, 2), w3: masked(w3, 3) })}/${prefixLength}`;
+}
+
+/**
  * The RFC 5952 text of 128 bits given as four words, in hexadecimal groups only (no dotted tail).
  *
  * @example ipv6Text({ w0: 0x20010db8, w1: 0, w2: 0, w3: 1 }) // '2001:db8::1'

@@ -265,6 +265,7 @@ async function composedIdentity(version: string, shards: readonly ShardFile[], i
     bytes: shards.reduce((sum, shard) => sum + shard.bytes, 0),
     sha256,
     sources: first.sources,
+    flags: first.flags,
     corrections: first.corrections,
   };
 }

@@ -57,6 +57,8 @@ export class CountryEntry {
   private readonly names: Readonly<Partial<Record<FieldName, Names>>>;
   private readonly zones: readonly string[];
   private readonly byOwnZone = new Map<string, ZonesEntry>();
+  /** The country is in the European Union, as the location data says (`GeoDatabase.isInEuropeanUnion`); false for ''. */
+  readonly isEu: boolean;
   /** Rendered fields by format, language and field ({@link FIELD_INDEX}), and runs by language; made when first asked. */
   private readonly rendered: (Utf8 | undefined)[] = [];
   private readonly runs: (Utf8 | undefined)[] = [];
@@ -70,7 +72,7 @@ export class CountryEntry {
   constructor(
     readonly code: string,
     continentCode: string,
-    database: Pick<GeoDatabase, 'countryNames' | 'continentNames'>,
+    database: Pick<GeoDatabase, 'countryNames' | 'continentNames' | 'isInEuropeanUnion'>,
   ) {
     const facts = code ? countryFacts(code) : undefined;
     const continent = continentCode || facts?.continent || '';
@@ -87,6 +89,7 @@ export class CountryEntry {
       languages: Object.freeze([...(facts?.languages ?? [])]),
     };
     this.zones = facts?.timeZones ?? [];
+    this.isEu = code !== '' && database.isInEuropeanUnion(code);
   }
 
   /** The `timeZones` of an address in this country whose own zone is `own` ('' when unknown). */

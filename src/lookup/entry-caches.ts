@@ -16,8 +16,21 @@ export const CACHE_BITS = { locations: 15, networks: 15, names: 15 } as const;
 export interface RecordEntry {
   readonly location: LocationEntry;
   readonly network: NetworkEntry;
-  readonly proxy: boolean;
+  /** Kilometres around the position within which the address is (the location source's), 0 when the data gives none. */
+  readonly accuracyRadius: number;
+  /** Its privacy and hosting flags as `FLAG_BIT`s (`geo/schema.ts`), 0 when none. */
+  readonly flags: number;
+  /** The hosting provider's name in UTF-8 as a JSON string (`""` when none), and the name itself. */
+  readonly provider: ProviderEntry;
 }
+
+/** A hosting provider's name: as text, and as a JSON string in UTF-8 (what an answer writes). */
+export interface ProviderEntry {
+  readonly name: string;
+  readonly json: Utf8;
+}
+
+const NO_PROVIDER: ProviderEntry = Object.freeze({ name: '', json: '""' as Utf8 });
 
 const EMPTY_NETWORK = new NetworkEntry(NO_NETWORK);
 
@@ -42,9 +55,11 @@ export class EntryCaches implements NameSource {
   private readonly names: OffsetCache<Utf8>;
   /** Country entries by country and continent code (`GB|EU`): a few hundred at most, so a table, not a cache. */
   private readonly countries = new Map<string, CountryEntry>();
+  /** Hosting providers' names by offset: the build writes each name once, and there are few (one per provider). */
+  private readonly providers = new Map<number, ProviderEntry>();
   private readonly emptyLocation: LocationEntry;
   /** Where {@link recordAt} locates a record's parts, read at once (a record's own bytes are few). */
-  private readonly parts: RecordParts = { location: -1, network: -1, proxy: false };
+  private readonly parts: RecordParts = { location: -1, network: -1, accuracyRadius: 0, flags: 0, provider: -1 };
 
   /** @param bits log2 of each cache's slots, at least 1 (a test makes them tiny to see evictions). */
   constructor(
@@ -77,12 +92,25 @@ export class EntryCaches implements NameSource {
    * @throws DataUnavailableError when the data is corrupt there.
    */
   recordAt(offset: number): RecordEntry {
-    const { location, network, proxy } = this.database.partsAt(offset, this.parts);
+    const { location, network, accuracyRadius, flags, provider } = this.database.partsAt(offset, this.parts);
     return {
       location: location < 0 ? this.emptyLocation : (this.locations.get(location) ?? this.locations.set(location, this.locationEntry(location))),
       network: network < 0 ? EMPTY_NETWORK : (this.networks.get(network) ?? this.networks.set(network, new NetworkEntry(this.database.networkAt(network)))),
-      proxy,
+      accuracyRadius,
+      flags,
+      provider: provider < 0 ? NO_PROVIDER : this.provider(provider),
     };
+  }
+
+  /** The hosting provider's name at `offset`. @throws DataUnavailableError when it is corrupt. */
+  private provider(offset: number): ProviderEntry {
+    let entry = this.providers.get(offset);
+    if (entry === undefined) {
+      const name = this.database.providerAt(offset);
+      entry = { name, json: utf8(JSON.stringify(name)) };
+      this.providers.set(offset, entry);
+    }
+    return entry;
   }
 
   /** The name at `offset` in `language`, '' where the data has none in it. @throws DataUnavailableError when it is corrupt. */

@@ -27,11 +27,12 @@ export type LookupFailure =
   | { readonly kind: 'no-location'; readonly address: string }
   | { readonly kind: 'unavailable'; readonly address: string };
 
-/** An address and its record. */
+/** An address and its record, in the database it was found in (which knows its network). */
 export interface Found {
   readonly kind: 'found';
   readonly address: IpAddress;
   readonly record: RecordEntry;
+  readonly database: GeoDatabase;
 }
 
 /**
@@ -109,18 +110,18 @@ export function locateAll(database: GeoDatabase, addresses: readonly IpAddress[]
   const caches = entryCachesOf(database);
   const offsets = database.offsetsOf(addresses);
   const located: Located[] = new Array(addresses.length);
-  for (let k = 0; k < addresses.length; k++) located[k] = locatedAt(caches, addresses[k] as IpAddress, offsets[k] as number, options);
+  for (let k = 0; k < addresses.length; k++) located[k] = locatedAt(database, caches, addresses[k] as IpAddress, offsets[k] as number, options);
   return located;
 }
 
 /** The outcome of a public address whose data offset is `offset` (-1: none). */
-function locatedAt(caches: EntryCaches, address: IpAddress, offset: number, options: LookupOptions): Located {
+function locatedAt(database: GeoDatabase, caches: EntryCaches, address: IpAddress, offset: number, options: LookupOptions): Located {
   if (offset < 0) return { kind: 'not-found', address: address.canonical };
   const record = caches.recordAt(offset);
   if (options.positions && record.location.location.latitude === 0 && record.location.location.longitude === 0) {
     return { kind: 'no-location', address: address.canonical };
   }
-  return { kind: 'found', address, record };
+  return { kind: 'found', address, record, database };
 }
 
 const INVALID: LookupFailure = Object.freeze({ kind: 'invalid' });

@@ -6,6 +6,7 @@
  */
 import type { ProblemBody } from '../errors/render.ts';
 import { LANGUAGES, type Language } from '../geo/languages.ts';
+import type { StoredFlag } from '../geo/schema.ts';
 import { documentText, type FooterData, Page } from './document.tsx';
 import { WorldMap } from './map.tsx';
 import { type Allowance, coordinates, type IpInfo, indentedJson, type LocalTime, reportLink } from './view.ts';
@@ -36,10 +37,10 @@ export type HomeResult =
       readonly xml: string;
       /** Where the record's position falls on the map; undefined when the data has none (0, 0). */
       readonly point: MapPoint | undefined;
-      /** The local time in the record's own time zone; undefined when it has none. */
+      /** The local time in the record's first time zone; undefined when it has none. */
       readonly time: LocalTime | undefined;
-      /** False when the build compiled no list of anonymising networks (`isProxy` is then always false). */
-      readonly knowsProxies: boolean;
+      /** The flags the data can set (the others are always false), in `FLAGS` order. */
+      readonly flags: readonly StoredFlag[];
     }
   | {
       readonly kind: 'problem';
@@ -66,11 +67,30 @@ interface HomeProps {
   readonly correctionsUrl?: string | undefined;
 }
 
-/** The single lookup's path for an address as typed ('' for one's own), in the format, with `lang` unless English. */
+/** The single lookup's path for an address as typed ('' for one's own), in the format, with every field and `lang` unless English. */
 function apiPath(format: 'json' | 'xml', ip: string, language: Language): string {
   // Quotes encoded too, so that the command's single quotes hold whatever was typed.
   const segment = encodeURIComponent(ip).replaceAll("'", '%27');
-  return `/api/v1/${format}/${segment}${language === 'en' ? '' : `?lang=${language}`}`;
+  return `/api/v1/${format}/${segment}?fields=all${language === 'en' ? '' : `&lang=${language}`}`;
+}
+
+/** Each flag in the page's words. */
+const FLAG_WORDS: Readonly<Record<StoredFlag, string>> = { vpn: 'VPN', tor: 'Tor exit', relay: 'relay', hosting: 'hosting', proxy: 'proxy' };
+
+/** What the record says of anonymising networks: which of them, in the page's words, or 'No'. */
+function proxyText(record: IpInfo): string {
+  const kinds = [record.isVpn ? 'a VPN' : '', record.isTor ? 'a Tor exit' : '', record.isRelay ? 'a relay (such as iCloud Private Relay)' : ''].filter(Boolean);
+  if (!record.isProxy) return 'No';
+  return `Yes: ${kinds.length > 0 ? kinds.join(', ') : 'a listed proxy'}`;
+}
+
+/** What the data can say of a row's flags: nothing to add when it can set one of `row`'s, else that it cannot. */
+function FlagsNote({ flags, row }: { flags: readonly StoredFlag[]; row: readonly StoredFlag[] }) {
+  const known = row.filter((flag) => flags.includes(flag));
+  if (known.length === 0) {
+    return <span class="muted"> (this data holds no list of {row.includes('hosting') ? 'hosting networks' : 'anonymising networks'})</span>;
+  }
+  return <span class="muted"> (this data lists: {known.map((flag) => FLAG_WORDS[flag]).join(', ')})</span>;
 }
 
 /** A value of the record, or a muted "not in the data" when the data leaves it empty. */
@@ -134,7 +154,7 @@ function LookupForm({ ip, language, invalid }: { ip: string; language: Language;
   );
 }
 
-function Facts({ record, time, knowsProxies, language }: Extract<HomeResult, { kind: 'record' }> & { language: Language }) {
+function Facts({ record, time, flags, language }: Extract<HomeResult, { kind: 'record' }> & { language: Language }) {
   const named = language === 'en' ? undefined : language;
   const zone = record.timeZones[0] ?? '';
   return (
@@ -152,7 +172,13 @@ function Facts({ record, time, knowsProxies, language }: Extract<HomeResult, { k
       <dd>
         {record.countryCode ? <img class="flag" src={flagPath(record.countryCode)} alt="" width={24} height={16} /> : null}
         <Value text={record.countryName} lang={named} />
-        {record.countryCode ? <span class="muted"> ({record.countryCode})</span> : null}
+        {record.countryCode ? (
+          <span class="muted">
+            {' '}
+            ({record.countryCode}
+            {record.isEu ? ', in the EU' : ''})
+          </span>
+        ) : null}
       </dd>
       <dt>Continent</dt>
       <dd>
@@ -160,7 +186,10 @@ function Facts({ record, time, knowsProxies, language }: Extract<HomeResult, { k
         {record.continentCode ? <span class="muted"> ({record.continentCode})</span> : null}
       </dd>
       <dt>Coordinates</dt>
-      <dd>{record.latitude === 0 && record.longitude === 0 ? <span class="muted">not in the data</span> : coordinates(record.latitude, record.longitude)}</dd>
+      <dd>
+        {record.latitude === 0 && record.longitude === 0 ? <span class="muted">not in the data</span> : coordinates(record.latitude, record.longitude)}
+        {record.accuracyRadius > 0 ? <span class="muted"> (within {record.accuracyRadius} km)</span> : null}
+      </dd>
       <dt>Postal code</dt>
       <dd>
         <Value text={record.zipCode} />
@@ -175,19 +204,30 @@ function Facts({ record, time, knowsProxies, language }: Extract<HomeResult, { k
             <time class="clock" datetime={time.datetime} data-zone={zone}>
               {time.text}
             </time>
-            <span class="muted"> ({time.offset})</span>
+            <span class="muted">
+              {' '}
+              ({time.offset}
+              {record.isDst ? ', summer time' : ''})
+            </span>
           </>
         ) : null}
       </dd>
       <dt>Network</dt>
+      <dd>{record.network}</dd>
+      <dt>Autonomous system</dt>
       <dd>
         {record.asn ? `AS${record.asn}` : <span class="muted">no ASN in the data</span>}
         {record.asnOrganization ? <>, {record.asnOrganization}</> : null}
       </dd>
       <dt>Proxy</dt>
       <dd>
-        {record.isProxy ? 'Yes: a known anonymising network (VPN, proxy or Tor exit)' : 'No'}
-        {knowsProxies ? null : <span class="muted"> (this data holds no list of anonymising networks)</span>}
+        {proxyText(record)}
+        <FlagsNote flags={flags} row={['vpn', 'tor', 'relay', 'proxy']} />
+      </dd>
+      <dt>Hosting</dt>
+      <dd>
+        {record.isHosting ? `Yes${record.hostingProvider ? `: ${record.hostingProvider}` : ''}` : 'No'}
+        <FlagsNote flags={flags} row={['hosting']} />
       </dd>
     </dl>
   );

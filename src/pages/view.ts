@@ -7,11 +7,12 @@ import { Buffer } from 'node:buffer';
 import type { z } from '@hono/zod-openapi';
 import type { Utf8 } from '../format/utf8.ts';
 import { type DatabaseIdentity, isStale } from '../geo/identity.ts';
+import type { StoredFlag } from '../geo/schema.ts';
 import type { LimitDecision } from '../ratelimit/window.ts';
-import type { IpInfoSchema } from '../schemas/ip-info.ts';
+import type { IpInfoAllSchema } from '../schemas/ip-info.ts';
 
-/** The IP info record (docs/specification.md, 2.1), as the single lookup answers it. */
-export type IpInfo = z.output<typeof IpInfoSchema>;
+/** The IP info record with every field, as the single lookup answers it with `fields=all`. */
+export type IpInfo = z.output<typeof IpInfoAllSchema>;
 
 /** Text held as UTF-8 (`format/utf8.ts`: what the renderer writes) as the text it encodes. */
 export function textOf(text: Utf8): string {
@@ -82,12 +83,12 @@ export interface DataFacts {
   readonly date: string;
   /** Whole days since then. */
   readonly ageDays: number;
-  /** A source is older than the licence allows (`identity.ts`, `isStale`). */
+  /** A location or ASN source is older than the licence allows (`identity.ts`, `isStale`). */
   readonly stale: boolean;
   /** One line per source, in the database's order: its attribution, name, version and licence. */
   readonly sources: readonly { readonly name: string; readonly version: string; readonly licence: string; readonly attribution: string }[];
-  /** True when the build compiled a list of anonymising networks (else `isProxy` is always false). */
-  readonly knowsProxies: boolean;
+  /** The flags the data can set (a flag not listed is false everywhere), in `FLAGS` order (`geo/schema.ts`). */
+  readonly flags: readonly StoredFlag[];
   /** The operator's corrections files, in precedence order: each one's name and the prefixes it sets. */
   readonly corrections: readonly { readonly name: string; readonly prefixes: number }[];
 }
@@ -105,7 +106,7 @@ export function dataFactsOf(identity: DatabaseIdentity, now: number): DataFacts 
     ageDays: Math.max(0, Math.floor((now - Date.parse(`${date}T00:00:00Z`)) / 86_400_000)),
     stale: isStale(identity, now),
     sources: identity.sources.map(({ name, version, licence, attribution }) => ({ name, version, licence, attribution })),
-    knowsProxies: identity.sources.some((source) => source.provides === 'proxy'),
+    flags: identity.flags,
     corrections: identity.corrections.map(({ name, prefixes }) => ({ name, prefixes })),
   };
 }
@@ -133,63 +134,43 @@ export function reportLink(base: string, record: Pick<IpInfo, 'ipAddress' | 'cou
   return url.href;
 }
 
-/** The time of day in a time zone, as a page shows it and as `<time datetime>` holds it. */
+/** The time of day in a record's time zone, as a page shows it and as `<time datetime>` holds it. */
 export interface LocalTime {
   /** e.g. `Wed 26 Nov, 14:32`. */
   readonly text: string;
   /** The offset from UTC, e.g. `UTC+1`, `UTC+5:30`, `UTC` for none. */
   readonly offset: string;
-  /** RFC 3339 with the zone's offset, to the minute, e.g. `2026-11-26T14:32+01:00`. */
+  /** The record's `localTime`: ISO 8601 with the zone's offset, to the second, e.g. `2026-11-26T14:32:05+01:00`. */
   readonly datetime: string;
 }
 
+/** Local dates and times as a page writes them: the wall clock is given as a UTC instant. */
+const CLOCK_TEXT = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
 /**
- * The local time in an IANA zone at `now`, by the runtime's `Intl` (ICU's zone data).
+ * The local time a record answers (`localTime` and `utcOffset`, which the lookup takes from the
+ * runtime's `Intl`) in the page's words.
  *
- * @param now milliseconds since the Unix epoch.
- * @returns undefined for a zone `Intl` does not know (or '').
- * @example localTime('Europe/London', Date.UTC(2026, 10, 26, 14, 32)) // { text: 'Thu 26 Nov, 14:32', offset: 'UTC', datetime: '2026-11-26T14:32+00:00' }
+ * @returns undefined for a record without one (no time zone).
+ * @example localTimeOf({ localTime: '2026-11-26T14:32:05+00:00', utcOffset: '+00:00' }) // { text: 'Thu 26 Nov, 14:32', offset: 'UTC', datetime: '2026-11-26T14:32:05+00:00' }
  */
-export function localTime(zone: string, now: number): LocalTime | undefined {
-  const clock = clockOf(zone);
-  if (clock === undefined) return undefined;
-  const parts = clock.parts.formatToParts(now);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((candidate) => candidate.type === type)?.value ?? '';
-  const offset = part('timeZoneName').slice('GMT'.length) || '+00:00'; // 'GMT+05:30', or 'GMT' alone
+export function localTimeOf(record: Pick<IpInfo, 'localTime' | 'utcOffset'>): LocalTime | undefined {
+  const { localTime, utcOffset } = record;
+  const wall = Date.parse(`${localTime.slice(0, 19)}Z`);
+  if (!localTime || Number.isNaN(wall)) return undefined;
   return {
-    text: clock.text.format(now),
-    offset: offset === '+00:00' ? 'UTC' : `UTC${offset.replace(/^([+-])0?(\d+)(?::00$)?/, '$1$2')}`,
-    datetime: `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}${offset}`,
+    text: CLOCK_TEXT.format(wall),
+    offset: utcOffset === '+00:00' ? 'UTC' : `UTC${utcOffset.replace(/^([+-])0?(\d+)(?::00$)?/, '$1$2')}`,
+    datetime: localTime,
   };
-}
-
-/** The formats of a zone's clock: the text a page shows, and the parts of `<time datetime>`. */
-interface Clock {
-  readonly text: Intl.DateTimeFormat;
-  readonly parts: Intl.DateTimeFormat;
-}
-
-/**
- * The clocks made so far, by zone (undefined for a zone `Intl` does not know): making a format costs
- * more than rendering the rest of a page, and there are about 420 zones.
- */
-const clocks = new Map<string, Clock | undefined>();
-
-function clockOf(zone: string): Clock | undefined {
-  if (clocks.has(zone)) return clocks.get(zone);
-  let clock: Clock | undefined;
-  try {
-    const time = { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
-    clock = {
-      text: new Intl.DateTimeFormat('en-GB', { ...time, weekday: 'short', day: 'numeric', month: 'short' }),
-      parts: new Intl.DateTimeFormat('en-GB', { ...time, year: 'numeric', month: '2-digit', day: '2-digit', timeZoneName: 'longOffset' }),
-    };
-  } catch {
-    clock = undefined; // a zone Intl does not know (RangeError), or ''
-  }
-  // Only texts the data holds are asked for, so the map stays within the zones there are.
-  clocks.set(zone, clock);
-  return clock;
 }
 
 /**

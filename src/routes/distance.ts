@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { distanceBetween } from '../geo/distance.ts';
 import { lookupPositions } from '../lookup/backend.ts';
-import { ALL_FIELDS } from '../lookup/fields.ts';
+import { DEFAULT_FIELDS } from '../lookup/fields.ts';
 import type { GeoPosition, LookupFailure } from '../lookup/pipeline.ts';
 import { DistanceRequestSchema, DistanceResultSchema } from '../schemas/distance.ts';
 import { DistanceQuerySchema } from '../schemas/lookup-options.ts';
@@ -45,7 +45,7 @@ export function registerDistanceRoute(app: OpenAPIHono<AppEnv>): void {
   app.openapi(distanceRoute, async (c) => {
     const body = await readJsonBody(c);
     const { query, json } = DISTANCE.validate(c, body);
-    const { language } = viewOfQuery(query, ALL_FIELDS);
+    const { language } = viewOfQuery(query, DEFAULT_FIELDS);
     const { from, to } = json;
     const [a, b] = (await lookupPositions({ env: c.env, ctx: c.executionCtx, place: c.req.raw }, [from, to], language)) as [
       GeoPosition | LookupFailure,

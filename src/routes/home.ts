@@ -14,13 +14,13 @@ import { asProblem, type Problem, problemBody } from '../errors/render.ts';
 import type { DatabaseIdentity } from '../geo/identity.ts';
 import { ENGLISH, LANGUAGES } from '../geo/languages.ts';
 import { dataIdentity, knownIdentity, lookupRecords } from '../lookup/backend.ts';
-import { ALL_FIELDS, type View } from '../lookup/fields.ts';
+import { EVERY_FIELD, type View } from '../lookup/fields.ts';
 import type { Found, Rendered } from '../lookup/pipeline.ts';
 import { singleBody } from '../lookup/render.ts';
 import { type FooterData, PAGE_CSP } from '../pages/document.tsx';
 import { type HomeResult, homePage } from '../pages/home.tsx';
 import { paidPage } from '../pages/paid.tsx';
-import { allowanceOf, type DataFacts, dataFactsOf, type IpInfo, indentedJson, indentedXml, localTime, textOf } from '../pages/view.ts';
+import { allowanceOf, type DataFacts, dataFactsOf, type IpInfo, indentedJson, indentedXml, localTimeOf, textOf } from '../pages/view.ts';
 import { mapPoint } from '../pages/world.ts';
 import { pageDecision } from '../ratelimit/middleware.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
@@ -152,8 +152,8 @@ function resultOf(answer: Found | Rendered | Problem, view: View, data: DataFact
     json: indentedJson(json),
     xml: indentedXml(textOf(singleBody(answer, 'xml', view))),
     point: positioned ? mapPoint(record.latitude, record.longitude) : undefined,
-    time: localTime(record.timeZones[0] ?? '', Date.now()),
-    knowsProxies: data?.knowsProxies ?? false,
+    time: localTimeOf(record),
+    flags: data?.flags ?? [],
   };
 }
 
@@ -177,7 +177,8 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
     return pageAnswer(c, homePage({ ...props, result: { kind: 'limited' }, footer: footer('free', await identityOrProblem(c)) }), 429);
   }
   const text = ip || clientIpOf(c.req);
-  const view = viewOfQuery(query, ALL_FIELDS);
+  // Every field: the page shows the record as `?fields=all` answers it.
+  const view = viewOfQuery(query, EVERY_FIELD);
   const answer: Found | Rendered | Problem = text
     ? await lookupOf(c, text, view)
     : { code: 'IP_ADDRESS_INVALID', detail: 'This request carries no client address (CF-Connecting-IP): type an address to look up.', options: {} };

@@ -61,10 +61,11 @@ export function problemOf(failure: LookupFailure, side?: 'from' | 'to'): Problem
 
 /**
  * The view of a query that the route's schema has parsed (`lang` a language's index, `fields` a field
- * mask; see `schemas/lookup-options.ts`), with `defaults` for absent `fields` and English for absent `lang`.
+ * mask; see `schemas/lookup-options.ts`), with `defaults` for absent `fields` and English for absent
+ * `lang`, at the request's instant (the local-time fields').
  */
 export function viewOfQuery(query: { readonly lang?: LanguageIndex | undefined; readonly fields?: FieldMask | undefined }, defaults: FieldMask): View {
-  return { fields: query.fields ?? defaults, language: query.lang ?? ENGLISH };
+  return { fields: query.fields ?? defaults, language: query.lang ?? ENGLISH, now: Date.now() };
 }
 
 const CONTENT_TYPE = { json: 'application/json', xml: 'application/xml; charset=utf-8' } as const;

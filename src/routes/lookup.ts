@@ -6,7 +6,7 @@ import { ProblemError } from '../errors/problem.ts';
 import { problemAnswer } from '../errors/render.ts';
 import { lookupRecords } from '../lookup/backend.ts';
 import type { Format } from '../lookup/entries.ts';
-import { ALL_FIELDS, type View } from '../lookup/fields.ts';
+import { DEFAULT_FIELDS, type View } from '../lookup/fields.ts';
 import type { LookupFailure, Outcome } from '../lookup/pipeline.ts';
 import { singleBody } from '../lookup/render.ts';
 import { IpInfoAnswerSchema, IpParamSchema } from '../schemas/ip-info.ts';
@@ -51,7 +51,7 @@ type Query = z.output<typeof LookupQuerySchema>;
 const FORMATS = { json: ['json'], xml: ['xml'] } as const;
 
 function answer(c: Context<AppEnv>, format: Format, text: string, query: Query): Response | Promise<Response> {
-  const view = viewOfQuery(query, ALL_FIELDS);
+  const view = viewOfQuery(query, DEFAULT_FIELDS);
   const outcomes = lookupRecords({ env: c.env, ctx: c.executionCtx, place: c.req.raw }, [text], FORMATS[format], view);
   // Once loaded, a database that does not shard answers without a turn of the event loop, and the answer without a promise.
   return Array.isArray(outcomes) ? respond(c, format, outcomes, view) : outcomes.then((answered) => respond(c, format, answered, view));

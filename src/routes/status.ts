@@ -24,7 +24,7 @@ function statusRoute(plan: Plan) {
     tags: ['Status'],
     summary: 'Data version and age',
     description:
-      "The plan and region of this server, the version, build date, counts, SHA-256, sources and the operator's corrections of the database it answers from, its shards (one covering everything where the database is not sharded) with the version each answers from, and whether that data is stale (a source older than 30 days). Open to everyone; on the free server it does not count against the rate limits.",
+      "The plan and region of this server, the version, build date, counts, SHA-256, sources and the operator's corrections of the database it answers from, the flags its data can set, its shards (one covering everything where the database is not sharded) with the version each answers from, and whether that data is stale (a source older than 30 days). Open to everyone; on the free server it does not count against the rate limits.",
     responses: {
       200: {
         description: 'The status.',
@@ -42,7 +42,7 @@ function statusRoute(plan: Plan) {
 export function registerStatusRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void {
   app.openapi(statusRoute(plan), async (c) => {
     const { identity, shards } = await dataStatus({ env: c.env, ctx: c.executionCtx, place: c.req.raw });
-    const { version, builtAt, networks, records, bytes, sha256, sources, corrections } = identity;
+    const { version, builtAt, networks, records, bytes, sha256, sources, flags, corrections } = identity;
     return c.json(
       {
         plan,
@@ -54,7 +54,15 @@ export function registerStatusRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void 
           records,
           bytes,
           sha256,
-          sources: sources.map(({ name, version, builtAt, licence, attribution }) => ({ name, version, builtAt, licence, attribution })),
+          sources: sources.map(({ name, version, builtAt, licence, attribution, flags }) => ({
+            name,
+            version,
+            builtAt,
+            licence,
+            attribution,
+            ...(flags ? { flags: [...flags] } : {}),
+          })),
+          flags: [...flags],
           corrections: corrections.map(({ name, sha256, lines, prefixes }) => ({ name, sha256, lines, prefixes })),
           shards: [...shards],
         },

@@ -1,6 +1,6 @@
 /**
- * @module The IP info record (docs/specification.md, 2.1) as a zod schema: the OpenAPI document's description of the
- * single and bulk lookup answers.
+ * @module The IP info record (docs/specification.md, 2.1, and the fields answered only when asked for,
+ * docs/api.md) as zod schemas: the OpenAPI document's description of the single and bulk lookup answers.
  */
 import { z } from '@hono/zod-openapi';
 
@@ -46,32 +46,91 @@ export const IpInfoFields = {
   asn: z.string().openapi({ description: 'Autonomous system number as a decimal string; empty when unknown.', example: '15169' }),
   asnOrganization: z.string().openapi({ description: 'Organisation holding the ASN; empty when unknown.', example: 'Google LLC' }),
   isProxy: z.boolean().openapi({
-    description: 'True when the address is in an anonymising network known to the data build; always false when the build had no such source.',
+    description:
+      "True when the address is in a VPN, a Tor exit, a relay or a public or residential proxy that a flag source of the data build lists (`isVpn`, `isTor`, `isRelay`, or a proxy list); a hosting network alone does not set it. False everywhere when the build had no such source (the status endpoint's `database.flags` names what it can set).",
     example: false,
   }),
 };
 
-/** The single-lookup record without `fields`: every field. */
-export const IpInfoSchema = z.strictObject(IpInfoFields).openapi('IpInfo', {
+/** A flag field, false everywhere when the build had no source that sets `flag` (the status's `database.flags`). */
+const flag = (flag: string, what: string) =>
+  z.boolean().openapi({
+    description: `True when a flag source of the data build lists the address's network as ${what}; false everywhere when the build had no source that sets \`${flag}\` (the status endpoint's \`database.flags\`).`,
+    example: false,
+  });
+
+/** The fields answered only when `fields` names them (or is `all`), in the record's order after `isProxy` (docs/api.md). */
+export const IpInfoExtraFields = {
+  isVpn: flag('vpn', "a VPN provider's"),
+  isTor: flag('tor', 'a Tor exit node'),
+  isRelay: flag('relay', "a relay's egress (iCloud Private Relay and other relays)"),
+  isHosting: flag('hosting', "a data centre's or cloud provider's"),
+  hostingProvider: z.string().openapi({
+    description:
+      'The name of the data centre or cloud provider whose network holds the address, where a flag source names it (then `isHosting` is true); empty otherwise.',
+    example: 'Amazon Web Services',
+  }),
+  accuracyRadius: z.number().int().min(0).openapi({
+    description:
+      "Kilometres around `latitude`, `longitude` within which the location data places the address (GeoLite2's `location.accuracy_radius`); 0 when the data gives none.",
+    example: 1000,
+  }),
+  network: z.string().openapi({
+    description:
+      "The network the answer comes from, as CIDR: the largest network around the address whose addresses have the same record in the data (as MaxMind's `traits.network`). An IPv4 address (IPv4-mapped IPv6 included) is answered in IPv4.",
+    example: '8.8.8.0/24',
+  }),
+  isEu: z.boolean().openapi({
+    description:
+      "True when `countryCode`'s country is a member of the European Union, as the location data says (GeoLite2's `is_in_european_union`); false when unknown.",
+    example: false,
+  }),
+  utcOffset: z.string().openapi({
+    description:
+      "The offset from UTC of the first of `timeZones` at the time of the request, `±hh:mm`, from the runtime's time-zone data (ICU); empty when the record has no time zone.",
+    example: '-05:00',
+  }),
+  isDst: z.boolean().openapi({
+    description:
+      'True when daylight saving (summer) time is in effect in the first of `timeZones` at the time of the request: its offset is above the smaller of its offsets on 1 January and 1 July; false when the record has no time zone.',
+    example: false,
+  }),
+  localTime: z.string().openapi({
+    description:
+      'The local date and time in the first of `timeZones` at the time of the request, ISO 8601 to the second with `utcOffset`; empty when the record has no time zone.',
+    example: '2026-11-26T09:32:05-05:00',
+  }),
+};
+
+/** The single-lookup record without `fields`: the specification's twenty fields. */
+const IpInfoSchema = z.strictObject(IpInfoFields).openapi('IpInfo', {
   description:
-    'IP info record, as answered without `fields`: every field, never absent; unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item (none for an empty array), booleans `true`/`false`.',
+    "IP info record, as answered without `fields`: the specification's twenty fields, never absent; unknown values are empty strings, empty arrays or 0. XML: root `response`, one element per field, one repeated element per array item (none for an empty array), booleans `true`/`false`.",
+  xml: { name: 'response' },
+});
+
+/** A record as answered with `fields=all`: the twenty, then every field answered only when asked for. */
+export const IpInfoAllSchema = z.strictObject({ ...IpInfoFields, ...IpInfoExtraFields }).openapi('IpInfoAll', {
+  description:
+    'IP info record as answered with `fields=all` (single and bulk): the fields of IpInfo, then `isVpn` to `localTime`, in that order, never absent. XML as IpInfo.',
   xml: { name: 'response' },
 });
 
 /** A record as answered with `fields`: exactly the fields named, at least one. */
 export const IpInfoSelectionSchema = z
-  .strictObject(IpInfoFields)
+  .strictObject({ ...IpInfoFields, ...IpInfoExtraFields })
   .partial()
   .openapi('IpInfoSelection', {
     description:
-      "IP info record as answered with `fields`: exactly the fields named there (at least one, any of IpInfo's), in the record's order, each as in IpInfo; no other member. XML as IpInfo.",
+      "IP info record as answered with `fields`: exactly the fields named there (at least one, any of IpInfoAll's), in the record's order, each as in IpInfoAll; no other member. XML as IpInfo.",
     minProperties: 1,
     xml: { name: 'response' },
   });
 
-/** The answer of a single lookup: {@link IpInfoSchema} without `fields`, {@link IpInfoSelectionSchema} with it. */
-export const IpInfoAnswerSchema = z.union([IpInfoSchema, IpInfoSelectionSchema]).openapi({
-  description: 'The record: every field (IpInfo) when the request has no `fields`, exactly the fields named (IpInfoSelection) when it has.',
+/** The answer of a single lookup: {@link IpInfoSchema} without `fields`, {@link IpInfoAllSchema} with `fields=all`, {@link IpInfoSelectionSchema} with other `fields`. */
+export const IpInfoAnswerSchema = z.union([IpInfoSchema, IpInfoAllSchema, IpInfoSelectionSchema]).openapi({
+  description:
+    'The record: the twenty fields (IpInfo) when the request has no `fields`, every field (IpInfoAll) with `fields=all`, exactly the fields named (IpInfoSelection) otherwise.',
 });
 
 /** The path parameter of the single lookup. */

@@ -1,7 +1,7 @@
 /** @module The query parameters of the lookup routes (`lang`, `fields`) as zod schemas: validated through the app's one hook and documented with their values. */
 import { z } from '@hono/zod-openapi';
 import { LANGUAGES, languageIndex } from '../geo/languages.ts';
-import { FIELDS, parseFields } from '../lookup/fields.ts';
+import { ALL, FIELD_INDEX, FIELDS, parseFields } from '../lookup/fields.ts';
 
 /** `lang`: one of the languages, parsed into its index (absent: English). */
 const lang = z
@@ -20,18 +20,25 @@ const fieldsParameter = z
   .transform((list, context) => {
     const mask = parseFields(list);
     if (typeof mask === 'number') return mask;
-    context.addIssue({ code: 'custom', message: `${JSON.stringify(mask.unknown)} is not a field of the record; the fields are ${FIELDS.join(', ')}.` });
+    context.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(mask.unknown)} is not a field of the record; the fields are ${FIELDS.join(', ')}, and ${ALL} stands for every one.`,
+    });
     return z.NEVER;
   })
   .optional();
+
+/** The specification's twenty fields, and those answered only when asked for, as the descriptions list them. */
+const TWENTY = FIELDS.slice(0, FIELD_INDEX.isProxy + 1).join(', ');
+const EXTRA = FIELDS.slice(FIELD_INDEX.isProxy + 1).join(', ');
 
 /** The query of a single lookup: `lang` and `fields`. */
 export const LookupQuerySchema = z.object({
   lang,
   fields: fieldsParameter.openapi({
     param: { name: 'fields', in: 'query' },
-    description: `Comma-separated record fields (${FIELDS.join(', ')}): the answer holds exactly those, in the record's order, in the same JSON or XML form. Default: every field. An unknown name: \`FIELDS_INVALID\`.`,
-    example: 'countryName,cityName',
+    description: `Comma-separated record fields: the answer holds exactly those, in the record's order, in the same JSON or XML form. The specification's twenty (${TWENTY}) are the default; ${EXTRA} are answered only when named here. \`${ALL}\` stands for every field: the twenty, then the others in that order. An unknown name: \`FIELDS_INVALID\`.`,
+    example: 'countryName,cityName,isVpn,localTime',
   }),
 });
 
@@ -40,7 +47,7 @@ export const BulkQuerySchema = z.object({
   lang,
   fields: fieldsParameter.openapi({
     param: { name: 'fields', in: 'query' },
-    description: `Comma-separated record fields (${FIELDS.join(', ')}): each record holds exactly those, in the record's order. Default: every field but \`regionCode\`, which the specification leaves out of the bulk shape; \`regionCode\` is in a bulk record only when \`fields\` names it. Problem objects are whole whatever \`fields\` says. An unknown name: \`FIELDS_INVALID\`.`,
+    description: `Comma-separated record fields: each record holds exactly those, in the record's order. Default: the specification's twenty (${TWENTY}) but \`regionCode\`, which the specification leaves out of the bulk shape; \`regionCode\` is in a bulk record only when \`fields\` names it, and ${EXTRA} only when named here. \`${ALL}\` stands for every field, \`regionCode\` included. Problem objects are whole whatever \`fields\` says. An unknown name: \`FIELDS_INVALID\`.`,
     example: 'countryCode,regionCode,cityName',
   }),
 });

@@ -3,6 +3,7 @@
  * the OpenAPI document: the deployment, the loaded database's identity and sources, and its age.
  */
 import { z } from '@hono/zod-openapi';
+import { FLAGS } from '../geo/schema.ts';
 
 const timestamp = (description: string, example: string) => z.string().openapi({ description: `${description} RFC 3339, UTC.`, example });
 
@@ -17,6 +18,10 @@ const StatusSourceSchema = z
       description: 'The attribution the licence asks for.',
       example: 'This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com.',
     }),
+    flags: z
+      .array(z.enum(FLAGS))
+      .optional()
+      .openapi({ description: 'A flag source only: the flags it can set (see `database.flags`).', example: ['vpn', 'tor', 'hosting', 'proxy'] }),
   })
   .openapi('StatusSource');
 
@@ -85,7 +90,7 @@ export const StatusSchema = z
           '2026-09-18T04:49:38.000Z',
         ),
         networks: z.number().int().openapi({ description: 'Networks (address blocks) that hold data.', example: 6131474 }),
-        records: z.number().int().openapi({ description: 'Distinct records (location, network and proxy flag combinations).', example: 527780 }),
+        records: z.number().int().openapi({ description: 'Distinct records (combinations of location, accuracy radius, network and flags).', example: 716118 }),
         bytes: z.number().int().openapi({ description: 'Size of the database file in bytes.', example: 64584974 }),
         sha256: z
           .string()
@@ -93,7 +98,12 @@ export const StatusSchema = z
           .openapi({ description: "Hex SHA-256 of the database file, as the build's manifest records it." }),
         sources: z
           .array(StatusSourceSchema)
-          .openapi({ description: 'The sources compiled into the database: locations first, then ASN data, then proxy lists.' }),
+          .openapi({ description: 'The sources compiled into the database: locations first, then ASN data, then flag sources (proxy lists and the like).' }),
+        flags: z.array(z.enum(FLAGS)).openapi({
+          description:
+            'The flags the data can set: `vpn` (`isVpn`), `tor` (`isTor`), `relay` (`isRelay`), `hosting` (`isHosting` and `hostingProvider`), `proxy` (a proxy list, for `isProxy` only). A flag not listed is false in every answer; `isProxy` can be true only when one of vpn, tor, relay or proxy is listed.',
+          example: ['vpn', 'tor', 'hosting', 'proxy'],
+        }),
         corrections: z.array(StatusCorrectionsSchema).openapi({
           description:
             "The operator's corrections compiled into the database, in precedence order: RFC 8805 geofeeds whose lines take precedence over the location source for the addresses of their prefixes (a longer prefix over a shorter one, a later file over an earlier one for the same prefix). Empty when the database has none.",
@@ -106,7 +116,7 @@ export const StatusSchema = z
       .openapi('StatusDatabase'),
     stale: z.boolean().openapi({
       description:
-        'True when the oldest source was built more than 30 days ago (the GeoLite2 licence asks that older data be replaced within 30 days of an update): the operator should update the data.',
+        'True when the oldest location or ASN source was built more than 30 days ago (the GeoLite2 licence asks that older data be replaced within 30 days of an update): the operator should update the data. Lists of flagged networks do not count.',
       example: true,
     }),
   })

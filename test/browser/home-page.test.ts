@@ -215,7 +215,7 @@ describe('the home page of the free server', () => {
       expect(place).toContain(expected.country?.names['pt-BR']);
       // The focus moves to the new result, for keyboard and screen-reader users.
       expect(await focusedId(tab)).toBe('result-title');
-      expect(await textOf(tab, '#code-curl')).toBe(`curl '${ORIGIN}/api/v1/json/${lookup}?lang=pt-BR'`);
+      expect(await textOf(tab, '#code-curl')).toBe(`curl '${ORIGIN}/api/v1/json/${lookup}?fields=all&lang=pt-BR'`);
       await tab.goBack();
       await expect.poll(() => textOf(tab, 'h1')).toBe('5.9.0.1');
       expectClean(watched);

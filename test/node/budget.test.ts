@@ -13,6 +13,7 @@ import { budgetFit, DEFAULT_BUDGET_BYTES, MEMORY_MODEL, sideBySideFit } from '..
 const memoryNeeded = (bytes: number) => budgetFit(bytes).neededBytes;
 
 import { CACHE_BITS } from '../../src/lookup/entry-caches.ts';
+import { FORMATTER_SLOTS } from '../../src/reference/local-time.ts';
 
 const MIB = 1_048_576;
 
@@ -20,6 +21,7 @@ describe('the memory model', () => {
   it('was fitted with the caches the lookup path has', () => {
     // Other cache sizes change what a full cache holds: bench:memory measures again, and the model is fitted anew.
     expect(CACHE_BITS).toEqual(MEMORY_MODEL.cacheBits);
+    expect(FORMATTER_SLOTS).toBe(MEMORY_MODEL.zoneFormatters);
   });
 
   it('takes the largest file that fits as the bound of what fits', () => {

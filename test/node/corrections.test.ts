@@ -18,7 +18,7 @@ import { SourceError } from '../../data/sources/source.ts';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { identifyDatabase } from '../../src/geo/identity.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
-import { ALL_FIELDS } from '../../src/lookup/fields.ts';
+import { DEFAULT_FIELDS } from '../../src/lookup/fields.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { singleBody } from '../../src/lookup/render.ts';
 import { type ExpectedRecord, expectedRecord } from '../support/expected-record.ts';
@@ -56,7 +56,7 @@ function smallBuild(files: readonly string[], log: (line: string) => void = () =
 function answer(database: GeoDatabase, address: string, language = LANGUAGES.indexOf('en')): ExpectedRecord | string {
   const [outcome] = lookupAll(database, [address]);
   if (outcome?.kind !== 'found') return outcome?.kind ?? 'none';
-  return JSON.parse(fromUtf8(singleBody(outcome, 'json', { fields: ALL_FIELDS, language }))) as ExpectedRecord;
+  return JSON.parse(fromUtf8(singleBody(outcome, 'json', { fields: DEFAULT_FIELDS, language }))) as ExpectedRecord;
 }
 
 /** The routing facts of `address` in the ASN test database, as `expectedRecord` takes them. */

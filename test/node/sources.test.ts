@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Reader } from 'mmdb-lib';
+import Decoder from 'mmdb-lib/lib/decoder';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../data/build.ts';
 import { compile } from '../../data/compile.ts';
@@ -14,19 +15,19 @@ import { ipLocationDbAsn } from '../../data/sources/ip-location-db.ts';
 import { maxmindAnonymousIp, maxmindAsn, maxmindCity } from '../../data/sources/maxmind.ts';
 import { proxyList } from '../../data/sources/proxy-list.ts';
 import { SourceError } from '../../data/sources/source.ts';
-import type { StoredRecord } from '../../src/geo/schema.ts';
+import { FLAG_BIT, type StoredRecord } from '../../src/geo/schema.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 import { geoip2Reader, orNull } from '../support/geoip2.ts';
 
 /** The parts of MaxMind's source JSON records that the tests read. */
 interface Json {
   continent?: { code?: string };
-  country?: { iso_code?: string };
-  registered_country?: { iso_code?: string };
+  country?: { iso_code?: string; is_in_european_union?: boolean };
+  registered_country?: { iso_code?: string; is_in_european_union?: boolean };
   subdivisions?: Array<{ iso_code?: string; names?: { en?: string } }>;
   city?: { names?: { en?: string } };
   postal?: { code?: string };
-  location?: { latitude: number; longitude: number; time_zone?: string };
+  location?: { latitude: number; longitude: number; time_zone?: string; accuracy_radius?: number };
   autonomous_system_number?: number;
   autonomous_system_organization?: string;
   [flag: string]: unknown;
@@ -41,7 +42,7 @@ describe('MaxMind native sources', () => {
   const { bytes } = compile({
     locations: [maxmindCity(`${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`)],
     networks: [maxmindAsn(`${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`)],
-    proxies: [maxmindAnonymousIp(`${FIXTURES}/test-data/GeoIP2-Anonymous-IP-Test.mmdb`)],
+    flags: [maxmindAnonymousIp(`${FIXTURES}/test-data/GeoIP2-Anonymous-IP-Test.mmdb`)],
     buildEpoch: 1_700_000_000,
   });
   // The compiled schema is not GeoIP2's, which is all mmdb-lib's types know.
@@ -50,7 +51,7 @@ describe('MaxMind native sources', () => {
   const anonymous = sourceJson('GeoIP2-Anonymous-IP-Test');
   const anonymousReader = geoip2Reader(`${FIXTURES}/test-data/GeoIP2-Anonymous-IP-Test.mmdb`);
 
-  it('keeps every City network with its continent, country, subdivision, city, postal code, coordinates and zone', () => {
+  it('keeps every City network with its continent, country, subdivision, city, postal code, coordinates, zone and accuracy radius', () => {
     const cities = sourceJson('GeoIP2-City-Test');
     expect(cities.length).toBeGreaterThan(100);
     for (const [cidr, source] of cities) {
@@ -63,6 +64,7 @@ describe('MaxMind native sources', () => {
       expect(stored.city ?? '', cidr).toBe(source.city?.names?.en ?? '');
       expect(stored.postal_code ?? '', cidr).toBe(source.postal?.code ?? '');
       expect(stored.time_zone ?? '', cidr).toBe(source.location?.time_zone ?? '');
+      expect(compiled.get(firstAddress(cidr))?.accuracy_radius ?? 0, cidr).toBe(source.location?.accuracy_radius ?? 0);
       if (source.location?.latitude !== undefined) {
         // Stored to four decimals (about 11 m), the precision of MaxMind's production data.
         expect(stored.latitude, cidr).toBe(Math.round(source.location.latitude * 10_000));
@@ -82,21 +84,42 @@ describe('MaxMind native sources', () => {
     }
   });
 
-  it('flags anonymising networks as proxies, and hosting providers alone not', () => {
-    let flagged = 0;
-    for (const [cidr, source] of anonymous) {
-      const anonymising = ['is_anonymous', 'is_anonymous_vpn', 'is_public_proxy', 'is_tor_exit_node', 'is_residential_proxy'].some(
-        (flag) => source[flag] === true,
-      );
-      expect(compiled.get(firstAddress(cidr))?.proxy === true, cidr).toBe(anonymising);
-      if (anonymising) flagged++;
+  it('places in the EU exactly the countries that the City data says are in it', () => {
+    const eu = new Set<string>();
+    for (const [, source] of sourceJson('GeoIP2-City-Test')) {
+      for (const country of [source.country, source.registered_country]) if (country?.iso_code && country.is_in_european_union) eu.add(country.iso_code);
     }
-    expect(flagged).toBeGreaterThan(5);
-    // An address of the City data outside every anonymising network is not a proxy (the test
+    expect(eu.size).toBeGreaterThan(3);
+    const file = Buffer.from(bytes);
+    const start = file.lastIndexOf(Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1')) + 14;
+    const metadata = new Decoder(file, start).decode(start).value as { european_union?: string[] };
+    expect(metadata.european_union).toEqual([...eu].sort());
+  });
+
+  it('sets each flag from its own field of the Anonymous-IP data, and none where it says nothing', () => {
+    const seen = new Set<number>();
+    for (const [cidr, source] of anonymous) {
+      const stored = compiled.get(firstAddress(cidr));
+      const specific = ['is_anonymous_vpn', 'is_tor_exit_node', 'is_hosting_provider', 'is_public_proxy', 'is_residential_proxy'].some(
+        (f) => source[f] === true,
+      );
+      const expected =
+        (source.is_anonymous_vpn === true ? FLAG_BIT.vpn : 0) |
+        (source.is_tor_exit_node === true ? FLAG_BIT.tor : 0) |
+        (source.is_hosting_provider === true ? FLAG_BIT.hosting : 0) |
+        (source.is_public_proxy === true || source.is_residential_proxy === true || (source.is_anonymous === true && !specific) ? FLAG_BIT.proxy : 0);
+      expect(stored?.flags ?? 0, cidr).toBe(expected);
+      expect(stored?.hosting_provider, cidr).toBeUndefined();
+      expect(stored?.proxy, cidr).toBeUndefined();
+      seen.add(expected);
+    }
+    // Every flag alone, and hosting alone (which is no proxy), are in the test data.
+    for (const bits of [FLAG_BIT.vpn, FLAG_BIT.hosting, FLAG_BIT.proxy]) expect(seen, String(bits)).toContain(bits);
+    // An address of the City data outside every anonymising network has no flag (the test
     // database answers an empty map there, which MaxMind's reader reads as no flag set).
     const traits = orNull(() => anonymousReader.anonymousIP('2.125.160.216'));
     expect([traits?.isAnonymous, traits?.isAnonymousVpn, traits?.isPublicProxy, traits?.isTorExitNode, traits?.isResidentialProxy].some(Boolean)).toBe(false);
-    expect(compiled.get('2.125.160.216')?.proxy).toBeUndefined();
+    expect(compiled.get('2.125.160.216')?.flags).toBeUndefined();
   });
 });
 
@@ -140,11 +163,16 @@ describe('a failing source', () => {
   it('reads a proxy list of addresses and networks', () => {
     const file = join(tempDir(), 'exits.txt');
     writeFileSync(file, '# Tor exits\n1.2.3.4\n\n2001:db8::/32 # a comment\n');
-    const seen: number[] = [];
-    proxyList(file).forEach((network) => {
-      seen.push(network.prefixLength);
+    const seen: [number, readonly string[]][] = [];
+    const list = proxyList(file);
+    list.forEach((network, { flags }) => {
+      seen.push([network.prefixLength, flags]);
     });
-    expect(seen).toEqual([128, 32]);
+    expect(seen).toEqual([
+      [128, ['proxy']],
+      [32, ['proxy']],
+    ]);
+    expect(list.sets).toEqual(['proxy']);
   });
 
   it('leaves a previous build in place when a later one fails', () => {

@@ -94,7 +94,7 @@ const work = mkdtempSync(join(tmpdir(), 'ipgeo-update-npm-'));
 const cacheDir = join(work, 'cache');
 const outDir = join(work, 'out');
 const lines: string[] = [];
-const run = () => update({ cacheDir, outDir, proxyLists: false, timeoutMs: 60_000, log: (line) => lines.push(line) });
+const run = () => update({ cacheDir, outDir, timeoutMs: 60_000, log: (line) => lines.push(line) });
 const CITY = readFileSync(`${FIXTURES}/test-data/GeoLite2-City-Test.mmdb`);
 const ASN_CSV = { 'asn-ipv4.csv': '81.2.69.0,81.2.69.255,20712,Andrews & Arnold Ltd\n', 'asn-ipv6.csv': '2001:db8::,2001:db8::ffff,64496,Example\n' };
 const saved: Record<string, string | undefined> = {};

@@ -1,8 +1,9 @@
 /**
  * @module `data:update` against a local server that imitates MaxMind's download API (Basic
  * authentication, a redirect to the archive as MaxMind's goes to its storage, `.sha256` files) with
- * archives made here from MaxMind's test databases; and the proxy lists from the same server. Each
- * failure must leave the previous build and the cache as they were, byte for byte.
+ * archives made here from MaxMind's test databases; and the flag lists from an imitation of their
+ * publishers (`test/support/flag-list-publishers.ts`). Each failure must leave the previous build and
+ * the cache as they were, byte for byte; a flag list's publisher that fails only keeps its cached version.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -15,10 +16,13 @@ import { promisify } from 'node:util';
 import { Reader } from '@maxmind/geoip2-node';
 import { create } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLAG_LIST_IDS } from '../../data/sources/flag-lists/lists.ts';
 import { UpdateError } from '../../data/update/download.ts';
 import { update } from '../../data/update/update.ts';
+import { identifyDatabase } from '../../src/geo/identity.ts';
 import { compiledFacts } from '../support/compiled-record.ts';
 import { FIXTURES } from '../support/fixtures.ts';
+import { edgesOf, PublisherImitation, SAMPLES } from '../support/flag-list-publishers.ts';
 import { orNull } from '../support/geoip2.ts';
 
 const ACCOUNT = { accountId: '123456', licenseKey: 'test-licence-key' };
@@ -57,7 +61,6 @@ type Behaviour =
 
 class MaxMindImitation {
   readonly behaviours = new Map<string, Behaviour>();
-  readonly lists = new Map<string, string>();
   /** Archive downloads (not checksum requests) per edition. */
   readonly downloads = new Map<string, number>();
   private servers: Server[] = [];
@@ -68,8 +71,6 @@ class MaxMindImitation {
   async start(): Promise<void> {
     const handler = (request: IncomingMessage, response: ServerResponse) => {
       const url = new URL(request.url ?? '/', 'http://localhost');
-      const list = this.lists.get(url.pathname);
-      if (list !== undefined) return void response.end(list);
       const stored = /^\/storage\/(.+)\.tar\.gz$/.exec(url.pathname);
       const behaviourOf = (edition: string) => this.behaviours.get(edition);
       if (stored) {
@@ -146,15 +147,13 @@ const work = mkdtempSync(join(tmpdir(), 'ipgeo-update-'));
 const cacheDir = join(work, 'cache');
 const outDir = join(work, 'out');
 const lines: string[] = [];
-const run = (
-  options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; proxyLists?: boolean; budgetBytes?: number; shards?: number } = {},
-) =>
+const run = (options: { account?: typeof ACCOUNT; editions?: string[]; timeoutMs?: number; flagLists?: boolean; budgetBytes?: number; shards?: number } = {}) =>
   update({
     cacheDir,
     outDir,
     maxmind: { ...(options.account ?? ACCOUNT), baseUrl: server.url },
     ...(options.editions ? { editions: options.editions } : {}),
-    proxyLists: options.proxyLists ?? false,
+    flagLists: options.flagLists ?? false,
     timeoutMs: options.timeoutMs ?? 10_000,
     ...(options.budgetBytes ? { budgetBytes: options.budgetBytes } : {}),
     ...(options.shards ? { shards: options.shards } : {}),
@@ -299,37 +298,97 @@ describe('data:update from MaxMind', () => {
     });
   });
 
-  it('takes other editions with --editions, and the proxy lists from overridable URLs', async () => {
+  it('takes other editions with --editions, and the flag lists from their publishers at overridable URLs', async () => {
     const anonymous = readFileSync(`${FIXTURES}/test-data/GeoIP2-Anonymous-IP-Test.mmdb`);
     server.behaviours.set('GeoIP2-Anonymous-IP', { kind: 'serve', archive: await archiveOf('GeoIP2-Anonymous-IP', anonymous) });
-    server.lists.set('/tor', '# exits\n185.220.101.1\n185.220.101.2\n');
-    server.lists.set('/vpn', '203.0.113.0/24\n');
-    process.env.TOR_EXIT_LIST_URL = `${server.url}/tor`;
-    process.env.VPN_LIST_URL = `${server.url}/vpn`;
+    const publishers = new PublisherImitation();
+    await publishers.start();
+    const variables = publishers.environment();
+    Object.assign(process.env, variables);
+    const editions = ['GeoLite2-City', 'GeoLite2-ASN', 'GeoIP2-Anonymous-IP'];
     try {
-      const { manifest, downloaded } = await run({ editions: ['GeoLite2-City', 'GeoLite2-ASN', 'GeoIP2-Anonymous-IP'], proxyLists: true });
-      expect(downloaded).toEqual(['maxmind/GeoIP2-Anonymous-IP', 'lists/tor-exits', 'lists/x4bnet-vpn']);
+      const { manifest, downloaded, problems } = await run({ editions, flagLists: true });
+      expect(downloaded).toEqual(['maxmind/GeoIP2-Anonymous-IP', ...FLAG_LIST_IDS.map((id) => `lists/${id}`)]);
+      expect(problems).toEqual([]);
       expect(manifest.isProxyConfigured).toBe(true);
       const built = readFileSync(join(outDir, 'ipgeo.mmdb'));
-      const proxy = (address: string) => compiledFacts(built, address)?.isProxy;
-      expect(proxy('185.220.101.1')).toBe(true); // from the Tor list
+      // Each list is a source of the manifest, with its version, and of the database's own metadata, which
+      // the status endpoint lists (`src/routes/status.ts` answers `identifyDatabase`'s sources).
+      const identity = await identifyDatabase(new Uint8Array(built).buffer);
+      for (const id of FLAG_LIST_IDS) {
+        const source = manifest.sources.find((s) => s.name === id);
+        expect(source?.version, id).toMatch(
+          new RegExp(`^${(SAMPLES[id].stated ?? 'sha256 [0-9a-f]{12}').replace(/[.]/g, '\\.')}, ${SAMPLES[id].prefixes.length} networks$`),
+        );
+        expect(
+          source?.files.every((file) => file.path.includes(`cache/lists/${id}/`)),
+          id,
+        ).toBe(true);
+        expect(
+          identity.sources.find((s) => s.name === id),
+          id,
+        ).toMatchObject({ version: source?.version, builtAt: source?.builtAt, attribution: source?.attribution });
+        expect(source?.flags, id).toEqual([SAMPLES[id].flag]);
+      }
+      // What the data can set, for the status and the home page: the lists' flags and the Anonymous-IP
+      // edition's (vpn, tor, hosting, proxy), in the order docs/api.md gives them.
+      const canSet = ['vpn', 'tor', 'relay', 'hosting', 'proxy'];
+      expect(manifest.flags).toEqual(canSet);
+      expect(identity.flags).toEqual(canSet);
+      // Each list sets its own flag (and provider) on every listed prefix, first and last address, and not
+      // on its neighbours; isProxy follows every flag but hosting (docs/api.md, "Privacy and hosting flags").
+      const FLAG_FIELD = { vpn: 'isVpn', tor: 'isTor', relay: 'isRelay', hosting: 'isHosting', proxy: 'isProxy' } as const;
+      const unflagged = { isVpn: false, isTor: false, isRelay: false, isHosting: false, isProxy: false, hostingProvider: '' };
+      const flagsOf = (bytes: Buffer, address: string) => {
+        const facts = compiledFacts(bytes, address);
+        return facts ? Object.fromEntries(Object.keys(unflagged).map((key) => [key, facts[key as keyof typeof unflagged]])) : unflagged;
+      };
+      for (const id of FLAG_LIST_IDS) {
+        const sample = SAMPLES[id];
+        const flagged = {
+          ...unflagged,
+          [FLAG_FIELD[sample.flag]]: true,
+          isProxy: sample.flag !== 'hosting',
+          hostingProvider: sample.hostingProvider ?? '',
+        };
+        for (const prefix of sample.prefixes) {
+          const { first, last, before, after } = edgesOf(prefix);
+          expect(
+            [first, last, before, after].map((address) => flagsOf(built, address)),
+            `${id} ${prefix}`,
+          ).toEqual([flagged, flagged, unflagged, unflagged]);
+        }
+      }
+      const proxy = (bytes: Buffer, address: string) => compiledFacts(bytes, address)?.isProxy ?? false;
       expect(Reader.openBuffer(anonymous).anonymousIP('1.2.0.1').isAnonymous).toBe(true); // the fixture's anonymous network…
-      expect(proxy('1.2.0.1')).toBe(true); // …is a proxy in the build
+      expect(proxy(built, '1.2.0.1')).toBe(true); // …is a proxy in the build
       // Lists that come back the same keep their cached files (and dates): the same build, nothing to publish.
-      const again = await run({ editions: ['GeoLite2-City', 'GeoLite2-ASN', 'GeoIP2-Anonymous-IP'], proxyLists: true });
+      const again = await run({ editions, flagLists: true });
       expect(again.downloaded).toEqual([]);
       expect(again.unchanged).toBe(true);
       expect(Buffer.compare(readFileSync(join(outDir, 'ipgeo.mmdb')), built)).toBe(0);
-      // A list that changed is new, and so is the build.
-      server.lists.set('/tor', '# exits\n185.220.101.1\n185.220.101.3\n');
-      const changed = await run({ editions: ['GeoLite2-City', 'GeoLite2-ASN', 'GeoIP2-Anonymous-IP'], proxyLists: true });
+      // A publisher that fails leaves its cached list to the build, which is the same, and the update says so.
+      publishers.answers.set('/aws/ip-ranges.json', { kind: 'status', status: 503 });
+      const failing = await run({ editions, flagLists: true });
+      expect(failing.problems).toEqual([
+        expect.stringMatching(
+          /^aws: aws ip-ranges\.json \(AWS_IP_RANGES_URL\): answered 503; the build uses the cached version, syncToken 1763420000, 2 networks, fetched /,
+        ),
+      ]);
+      expect(failing.unchanged).toBe(true);
+      // A list that changed is new, and so is the build; AWS's, back the same, is as cached.
+      publishers.publishAll();
+      publishers.answers.set('/tor-exits/torbulkexitlist', { kind: 'serve', body: '185.220.101.1\n185.220.101.3\n' });
+      const changed = await run({ editions, flagLists: true });
       expect(changed.downloaded).toEqual(['lists/tor-exits']);
+      expect(changed.problems).toEqual([]);
       expect(changed.unchanged).toBe(false);
-      expect(proxy('185.220.101.2')).toBe(true); // `built` is the earlier build's bytes
-      expect(compiledFacts(readFileSync(join(outDir, 'ipgeo.mmdb')), '185.220.101.2')?.isProxy ?? false).toBe(false);
+      expect(proxy(built, '185.220.101.34')).toBe(true); // `built` is the earlier build's bytes
+      expect(proxy(readFileSync(join(outDir, 'ipgeo.mmdb')), '185.220.101.34')).toBe(false);
+      expect(proxy(readFileSync(join(outDir, 'ipgeo.mmdb')), '185.220.101.3')).toBe(true);
     } finally {
-      delete process.env.TOR_EXIT_LIST_URL;
-      delete process.env.VPN_LIST_URL;
+      for (const variable of Object.keys(variables)) delete process.env[variable];
+      await publishers.stop();
     }
   });
 

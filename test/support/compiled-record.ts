@@ -12,6 +12,11 @@ export interface CompiledFacts {
   asn: number;
   asnOrganization: string;
   isProxy: boolean;
+  isVpn: boolean;
+  isTor: boolean;
+  isRelay: boolean;
+  isHosting: boolean;
+  hostingProvider: string;
 }
 
 /** The facts of `address` in the compiled database `bytes`, or null when the database has no record for it. */
@@ -24,6 +29,13 @@ export function compiledFacts(bytes: Buffer, address: string): CompiledFacts | n
     cityName: record.location?.city ?? '',
     asn: record.network?.asn ?? 0,
     asnOrganization: record.network?.organization ?? '',
-    isProxy: record.proxy === true,
+    // The bits of `flags` as the schema's diagram draws them (`src/geo/schema.ts`): vpn 1, tor 2, relay 4,
+    // hosting 8, proxy 16; isProxy is any of them but hosting.
+    isProxy: ((record.flags ?? 0) & (1 | 2 | 4 | 16)) !== 0,
+    isVpn: ((record.flags ?? 0) & 1) !== 0,
+    isTor: ((record.flags ?? 0) & 2) !== 0,
+    isRelay: ((record.flags ?? 0) & 4) !== 0,
+    isHosting: ((record.flags ?? 0) & 8) !== 0,
+    hostingProvider: record.hosting_provider ?? '',
   };
 }

@@ -5,6 +5,7 @@
  * a small one from MaxMind's test databases into `data/out/small/`, with which the fault tests spoil and
  * replace objects cheaply, and the same as shards into `data/out/small-3/` for the sharded projects.
  * The projects of one file per plan also get the real data with corrections (`corrected-build.ts`).
+ * The small builds take their flags from MaxMind's Anonymous-IP test database.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -44,7 +45,12 @@ function buildShared(): void {
   if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
   // Rebuilt every run (well under a second), so that it always follows the build code.
   const testData = join(FIXTURES, 'test-data');
-  const small = { maxmindCity: join(testData, 'GeoIP2-City-Test.mmdb'), maxmindAsn: join(testData, 'GeoLite2-ASN-Test.mmdb'), proxyLists: [] };
+  const small = {
+    maxmindCity: join(testData, 'GeoIP2-City-Test.mmdb'),
+    maxmindAsn: join(testData, 'GeoLite2-ASN-Test.mmdb'),
+    maxmindAnonymousIp: join(testData, 'GeoIP2-Anonymous-IP-Test.mmdb'),
+    proxyLists: [],
+  };
   build(small, () => {}, join(OUT_DIR, 'small'));
   // The same data as three shards, which the sharded projects' shard Workers serve.
   build({ ...small, shards: SMALL_SHARDS }, () => {}, join(ROOT, SMALL_SHARDED_DIR));

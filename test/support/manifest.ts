@@ -11,7 +11,9 @@ export interface ManifestForTests {
   builtAt: string;
   output: { bytes: number; sha256: string };
   counts: { networks: number; records: number };
-  sources: Array<{ name: string; provides: string; version: string; builtAt: string; licence: string; attribution: string }>;
+  sources: Array<{ name: string; provides: string; version: string; builtAt: string; licence: string; attribution: string; flags?: string[] }>;
+  /** The flags the data can set. */
+  flags: string[];
   corrections?: Array<{ name: string; sha256: string; lines: number; prefixes: number }>;
 }
 
@@ -45,7 +47,15 @@ export function expectedDatabase(manifest: ManifestForTests) {
     records: manifest.counts.records,
     bytes: manifest.output.bytes,
     sha256: manifest.output.sha256,
-    sources: manifest.sources.map(({ name, version, builtAt, licence, attribution }) => ({ name, version, builtAt, licence, attribution })),
+    sources: manifest.sources.map(({ name, version, builtAt, licence, attribution, flags }) => ({
+      name,
+      version,
+      builtAt,
+      licence,
+      attribution,
+      ...(flags ? { flags } : {}),
+    })),
+    flags: manifest.flags,
     corrections: (manifest.corrections ?? []).map(({ name, sha256, lines, prefixes }) => ({ name, sha256, lines, prefixes })),
   };
 }

@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
 import { type AsnResponse, type CityResponse, Reader } from 'mmdb-lib';
 import { type ExpectedRecord, expectedRecord } from './expected-record.ts';
+import { anonymousFlags, anonymousKey, asnKey, cityKey, expectedNetwork } from './network-oracle.ts';
 import { repoFile } from './repo.ts';
 
 interface AsnRanges {
@@ -87,27 +88,65 @@ export class SourceOracle {
   }
 }
 
+/** The fields of `fields=all` after the twenty, but the local-time ones (which move with the clock). */
+export interface ExpectedExtras {
+  isVpn: boolean;
+  isTor: boolean;
+  isRelay: boolean;
+  isHosting: boolean;
+  hostingProvider: string;
+  accuracyRadius: number;
+  network: string;
+  isEu: boolean;
+}
+
 /**
- * MaxMind's test databases (`test/fixtures/maxmind-db/test-data/`: GeoIP2-City-Test and
- * GeoLite2-ASN-Test, read with mmdb-lib), from which the small builds of `data/out/small*` are made.
+ * MaxMind's test databases (`test/fixtures/maxmind-db/test-data/`: GeoIP2-City-Test, GeoLite2-ASN-Test
+ * and GeoIP2-Anonymous-IP-Test, read with mmdb-lib), from which the small builds of `data/out/small*` are made.
  */
 export class TestDataOracle {
   private constructor(
     readonly city: Reader<CityResponse>,
     readonly asn: Reader<AsnResponse>,
+    readonly anonymous: Reader<never>,
   ) {}
 
   static async load(): Promise<TestDataOracle> {
     const read = async (name: string) => Buffer.from(await repoFile(`test/fixtures/maxmind-db/test-data/${name}.mmdb`));
-    const [city, asn] = await Promise.all([read('GeoIP2-City-Test'), read('GeoLite2-ASN-Test')]);
-    return new TestDataOracle(new Reader<CityResponse>(city), new Reader<AsnResponse>(asn));
+    const [city, asn, anonymous] = await Promise.all([read('GeoIP2-City-Test'), read('GeoLite2-ASN-Test'), read('GeoIP2-Anonymous-IP-Test')]);
+    return new TestDataOracle(new Reader<CityResponse>(city), new Reader<AsnResponse>(asn), new Reader<never>(anonymous));
   }
 
-  /** As {@link SourceOracle.expected}, from the test databases. */
+  /** As {@link SourceOracle.expected}, from the test databases; `isProxy` from the Anonymous-IP data (docs/api.md). */
   expected(address: string): ExpectedRecord | undefined {
     const network = this.asn.get(address);
     const asn = network ? { asn: String(network.autonomous_system_number), organization: network.autonomous_system_organization ?? '' } : undefined;
-    return expectedRecord(address, this.city.get(address), asn);
+    const record = expectedRecord(address, this.city.get(address), asn);
+    if (record === undefined) return undefined;
+    const { vpn, tor, proxy } = anonymousFlags(this.anonymous.get(address) as Record<string, unknown> | null);
+    return { ...record, isProxy: vpn || tor || proxy };
+  }
+
+  /** The fields of `fields=all` after the twenty for a found address, the local-time ones left out. */
+  extras(address: string): ExpectedExtras {
+    const city = this.city.get(address);
+    const { vpn, tor, hosting } = anonymousFlags(this.anonymous.get(address) as Record<string, unknown> | null);
+    const country = city?.country?.iso_code ? city.country : city?.registered_country;
+    const sources = [
+      { reader: this.city as unknown as Reader<never>, key: cityKey },
+      { reader: this.asn as unknown as Reader<never>, key: asnKey },
+      { reader: this.anonymous, key: anonymousKey },
+    ];
+    return {
+      isVpn: vpn,
+      isTor: tor,
+      isRelay: false,
+      isHosting: hosting,
+      hostingProvider: '',
+      accuracyRadius: city?.location?.accuracy_radius ?? 0,
+      network: expectedNetwork(address, sources),
+      isEu: country?.is_in_european_union === true,
+    };
   }
 }
 

@@ -1,8 +1,8 @@
 /**
  * @module The shards' equality (docs/sharding.md, "Serving"): the answers of a build of N shards, each address answered by the
  * shard `shardIndexOf` picks, against the answers of the build of one file, through the lookup pipeline
- * and the renderer (`src/lookup/`): every field, JSON and XML, single and bulk documents, positions,
- * every language. Used by `test/node/sharded-answers.test.ts` and by `bench/sharded-answers.ts`.
+ * and the renderer (`src/lookup/`): the default record and every field (`fields=all`, its network and
+ * local time included), JSON and XML, single and bulk documents, positions, every language. Used by `test/node/sharded-answers.test.ts` and by `bench/sharded-answers.ts`.
  */
 
 import { type Utf8, utf8 } from '../../src/format/utf8.ts';
@@ -11,7 +11,7 @@ import { LANGUAGES } from '../../src/geo/languages.ts';
 import { parseRanges, type ShardRange, shardIndexOf } from '../../src/geo/shard-ranges.ts';
 import { parseIp } from '../../src/ip/address.ts';
 import type { Format } from '../../src/lookup/entries.ts';
-import { ALL_FIELDS, BULK_FIELDS } from '../../src/lookup/fields.ts';
+import { BULK_FIELDS, DEFAULT_FIELDS, EVERY_FIELD } from '../../src/lookup/fields.ts';
 import { type LookupFailure, lookupAll, type Outcome, positionOf } from '../../src/lookup/pipeline.ts';
 import { bulkBody, singleBody } from '../../src/lookup/render.ts';
 
@@ -48,6 +48,8 @@ export interface AnswerComparison {
 
 const FORMATS: readonly Format[] = ['json', 'xml'];
 const BATCH = 100;
+/** The instant every view answers at: both sides render the local-time fields of `fields=all` at it. */
+const NOW = Date.UTC(2026, 2, 29, 1, 30);
 
 /** A failure as bulk items write it: the same text on both sides, so that a difference in kind or address shows. */
 const failedText = (failure: LookupFailure): Utf8 => utf8(JSON.stringify(failure));
@@ -55,8 +57,8 @@ const failedText = (failure: LookupFailure): Utf8 => utf8(JSON.stringify(failure
 /**
  * Looks every address up as the app of N shards routes it (each public address to the shard of
  * {@link shardIndexOf}; invalid and reserved ones need no shard) and as the app of one file does, and
- * compares every document: single (every field) and bulk (batches of 100, the bulk fields) in JSON and
- * XML, and the positions distance uses, in every language.
+ * compares every document: single (the default record and every field) and bulk (batches of 100, the
+ * bulk fields and every field) in JSON and XML, and the positions distance uses, in every language.
  *
  * @param maxDifferences how many differences to keep (the rest are only counted in none).
  */
@@ -88,21 +90,25 @@ export function compareAnswers(whole: GeoDatabase, sharded: ShardedDatabases, te
             return;
           }
           for (const format of FORMATS) {
-            differ(
-              `${text} single ${format} in ${LANGUAGES[language]}`,
-              singleBody(a, format, { fields: ALL_FIELDS, language }),
-              singleBody(b, format, { fields: ALL_FIELDS, language }),
-            );
+            for (const fields of [DEFAULT_FIELDS, EVERY_FIELD]) {
+              differ(
+                `${text} single ${format} in ${LANGUAGES[language]}${fields === EVERY_FIELD ? ', every field' : ''}`,
+                singleBody(a, format, { fields, language, now: NOW }),
+                singleBody(b, format, { fields, language, now: NOW }),
+              );
+            }
           }
         });
         if (positions) continue;
         for (const format of FORMATS) {
-          const view = { fields: BULK_FIELDS, language };
-          differ(
-            `bulk of ${batch[0]}… ${format} in ${LANGUAGES[language]}`,
-            bulkBody(format, batch, expected, view, failedText),
-            bulkBody(format, batch, actual, view, failedText),
-          );
+          for (const fields of [BULK_FIELDS, EVERY_FIELD]) {
+            const view = { fields, language, now: NOW };
+            differ(
+              `bulk of ${batch[0]}… ${format} in ${LANGUAGES[language]}${fields === EVERY_FIELD ? ', every field' : ''}`,
+              bulkBody(format, batch, expected, view, failedText),
+              bulkBody(format, batch, actual, view, failedText),
+            );
+          }
         }
       }
     }

@@ -16,6 +16,7 @@ import type { ExpectedRecord } from '../support/expected-record.ts';
 import { attributesOf, textIn, visibleText } from '../support/html.ts';
 import { expectedDatabase, readManifest } from '../support/manifest.ts';
 import { SourceOracle } from '../support/oracle.ts';
+import { SPEC_FIELDS } from '../support/record-fields.ts';
 import { repoFile } from '../support/repo.ts';
 import { appFetch, workerFetch } from '../support/worker-fetch.ts';
 import { childTexts, parseXml } from '../support/xml.ts';
@@ -73,7 +74,10 @@ describe('81.2.69.0/24 corrected to Paris', () => {
     const text = await visibleText(html);
     for (const value of [expected.cityName, expected.regionName, expected.countryName, expected.timeZones[0] as string]) expect(text).toContain(value);
     expect(text).toContain(`${expected.latitude.toFixed(4)}° N, ${expected.longitude.toFixed(4)}° E`);
-    expect(JSON.parse(await textIn(html, '#code-json'))).toEqual(expected);
+    // The page shows every field: the twenty as the lookup answers them, and a corrected place has no accuracy radius.
+    const shown = JSON.parse(await textIn(html, '#code-json')) as Record<string, unknown>;
+    expect(Object.fromEntries(SPEC_FIELDS.map((field) => [field, shown[field]]))).toEqual(expected);
+    expect([shown.accuracyRadius, shown.isEu]).toEqual([0, true]);
   });
 });
 

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { versionObjectKey } from '../../src/geo/published.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
-import { attributesOf, textIn, visibleText } from '../support/html.ts';
+import { attributesOf, textIn, textsOf, visibleText } from '../support/html.ts';
 import { readManifest } from '../support/manifest.ts';
 import { SourceOracle } from '../support/oracle.ts';
 import { compiledBuild, forgetCachedCopies } from '../support/publish.ts';
@@ -81,18 +81,40 @@ describe('GET / for the visitor', () => {
     expect(y).toBeLessThan((minY as number) + (height as number));
   });
 
-  it('shows the JSON and XML answers of the lookup route, and its curl command', async () => {
+  it('shows the JSON and XML answers of the lookup route with every field, and its curl command', async () => {
     const address = '2001:4860:4860::8888';
     const expected = oracle.expected(address);
     const { html } = await page(`/?ip=${encodeURIComponent(address)}`);
-    const api = await get(`/api/v1/json/${address}`, freshClient());
+    const api = await get(`/api/v1/json/${address}?fields=all`, freshClient());
     const shownJson = JSON.parse(await textIn(html, '#code-json'));
-    expect(shownJson).toEqual(await api.json());
+    // The local time moves between the page and the API's answer: the rest is the same.
+    const { localTime: _shown, ...shown } = shownJson;
+    const { localTime: _answered, ...answered } = (await api.json()) as Record<string, unknown>;
+    expect(shown).toEqual(answered);
     expect(shownJson).toMatchObject(expected ?? {});
     const xml = parseXml((await textIn(html, '#code-xml')).replace(/>\s+</g, '><'));
-    const apiXml = parseXml(await (await get(`/api/v1/xml/${address}`, freshClient())).text());
-    for (const field of Object.keys(shownJson)) expect(childTexts(xml, field), field).toEqual(childTexts(apiXml, field));
-    expect(await textIn(html, '#code-curl')).toBe(`curl 'http://free.test/api/v1/json/${encodeURIComponent(address)}'`);
+    const apiXml = parseXml(await (await get(`/api/v1/xml/${address}?fields=all`, freshClient())).text());
+    for (const field of Object.keys(shown)) expect(childTexts(xml, field), field).toEqual(childTexts(apiXml, field));
+    expect(await textIn(html, '#code-curl')).toBe(`curl 'http://free.test/api/v1/json/${encodeURIComponent(address)}?fields=all'`);
+  });
+
+  it('shows the network, the accuracy, EU membership, local time and flags, and that the data can set no flag', async () => {
+    const { html } = await page('/?ip=88.198.50.1');
+    const record = JSON.parse(await textIn(html, '#code-json')) as Record<string, unknown>;
+    const facts = await textsOf(html, 'dl.facts dt');
+    const values = await textsOf(html, 'dl.facts dd');
+    const fact = (term: string) => values[facts.indexOf(term)] ?? '';
+    expect(record.isEu).toBe(true);
+    expect(fact('Country')).toContain(`(${record.countryCode}, in the EU)`);
+    expect(fact('Coordinates')).toContain(`(within ${record.accuracyRadius} km)`);
+    expect(fact('Network')).toBe(record.network);
+    expect(fact('Autonomous system')).toBe(`AS${record.asn}, ${record.asnOrganization}`);
+    expect(fact('Time zone')).toContain(
+      `(UTC${(record.utcOffset as string).replace(/^([+-])0?(\d+)(?::00$)?/, '$1$2')}${record.isDst ? ', summer time' : ''})`,
+    );
+    expect(fact('Proxy')).toBe('No (this data holds no list of anonymising networks)');
+    expect(fact('Hosting')).toBe('No (this data holds no list of hosting networks)');
+    expect(await attributesOf(html, 'time.clock')).toEqual([expect.objectContaining({ datetime: record.localTime })]);
   });
 
   it('gives the names in ?lang=, as the source names them in that language', async () => {
@@ -104,7 +126,7 @@ describe('GET / for the visitor', () => {
     expect(text).toContain(source?.continent?.names.de);
     expect(await attributesOf(html, 'option[selected]')).toEqual([expect.objectContaining({ value: 'de' })]);
     expect(JSON.parse(await textIn(html, '#code-json'))).toMatchObject({ countryName: source?.country?.names.de });
-    expect(await textIn(html, '#code-curl')).toBe("curl 'http://free.test/api/v1/json/81.2.69.142?lang=de'");
+    expect(await textIn(html, '#code-curl')).toBe("curl 'http://free.test/api/v1/json/81.2.69.142?fields=all&lang=de'");
   });
 
   it('looks up the address typed, spaces around it ignored', async () => {

@@ -10,6 +10,7 @@ import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import type { ExpectedRecord } from '../support/expected-record.ts';
 import { SourceOracle } from '../support/oracle.ts';
 import { publish, publishCompiled } from '../support/publish.ts';
+import { SPEC_FIELDS } from '../support/record-fields.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 import { childNames, childTexts, parseXml } from '../support/xml.ts';
 
@@ -26,28 +27,7 @@ let client = 0;
 const clientAddress = () => `198.18.${(++client >> 8) & 0xff}.${client & 0xff}`;
 const get = (path: string, headers: Record<string, string> = {}) =>
   workerFetch(`http://free.test${path}`, { headers: { 'CF-Connecting-IP': clientAddress(), ...headers } });
-const FIELDS = [
-  'ipVersion',
-  'ipAddress',
-  'latitude',
-  'longitude',
-  'countryName',
-  'countryCode',
-  'capital',
-  'phoneCodes',
-  'timeZones',
-  'zipCode',
-  'cityName',
-  'regionName',
-  'regionCode',
-  'continent',
-  'continentCode',
-  'currencies',
-  'languages',
-  'asn',
-  'asnOrganization',
-  'isProxy',
-];
+const FIELDS = SPEC_FIELDS;
 
 /** The record as the XML of spec 2.1 should carry it: one element per field, repeated for arrays. */
 function expectXmlRecord(xml: string, expected: ExpectedRecord): void {

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { documentedOperations, servedOperations } from '../support/openapi-routes.ts';
 import { PAID_ORIGIN, paidFetch } from '../support/paid-fetch.ts';
+import { EXTRA_FIELDS, SPEC_FIELDS } from '../support/record-fields.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON that the tests walk freely.
@@ -191,20 +192,30 @@ describe('lang and fields in the OpenAPI document', () => {
 });
 
 describe('what the OpenAPI document says of fields, time zones and problems', () => {
-  it('describes the record without fields as whole, and with fields as a selection of it, in the schema', () => {
+  it('describes the record without fields as the twenty, with fields=all as every field, and with fields as a selection of every field', () => {
     const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
     for (const path of ['/api/json/{ip}', '/api/xml']) {
       const content = Object.values(document.paths[path].get.responses['200'].content as Record<string, Json>)[0];
-      expect(content?.schema.anyOf, path).toEqual([ref('IpInfo'), ref('IpInfoSelection')]);
+      expect(content?.schema.anyOf, path).toEqual([ref('IpInfo'), ref('IpInfoAll'), ref('IpInfoSelection')]);
     }
-    const { IpInfo, IpInfoSelection, BulkIpInfo } = document.components.schemas;
-    expect(IpInfo.required).toEqual(Object.keys(IpInfo.properties));
+    const { IpInfo, IpInfoAll, IpInfoSelection, BulkIpInfo } = document.components.schemas;
+    const twenty = Object.keys(IpInfo.properties);
+    expect(IpInfo.required).toEqual(twenty);
     expect(IpInfo.additionalProperties).toBe(false);
+    expect(twenty).toEqual(SPEC_FIELDS);
+    expect(Object.keys(IpInfoAll.properties)).toEqual([...SPEC_FIELDS, ...EXTRA_FIELDS]);
+    expect(IpInfoAll.required).toEqual(Object.keys(IpInfoAll.properties));
+    expect(IpInfoAll.additionalProperties).toBe(false);
     expect(IpInfoSelection).toMatchObject({ minProperties: 1, additionalProperties: false });
     expect(IpInfoSelection.required ?? []).toEqual([]);
-    expect(Object.keys(IpInfoSelection.properties)).toEqual(Object.keys(IpInfo.properties));
-    expect(BulkIpInfo.required).toEqual(Object.keys(IpInfo.properties).filter((field) => field !== 'regionCode'));
-    expect(document.components.schemas.BulkJsonResponse.additionalProperties.anyOf).toEqual([ref('BulkIpInfo'), ref('IpInfoSelection'), ref('Problem')]);
+    expect(Object.keys(IpInfoSelection.properties)).toEqual(Object.keys(IpInfoAll.properties));
+    expect(BulkIpInfo.required).toEqual(twenty.filter((field) => field !== 'regionCode'));
+    expect(document.components.schemas.BulkJsonResponse.additionalProperties.anyOf).toEqual([
+      ref('BulkIpInfo'),
+      ref('IpInfoAll'),
+      ref('IpInfoSelection'),
+      ref('Problem'),
+    ]);
   });
 
   it('spells time-zone paths out by their parts, each a path segment, and serves each of them', async () => {

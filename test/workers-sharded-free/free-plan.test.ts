@@ -16,7 +16,7 @@ import { resetShardSetForTests } from '../../src/lookup/backend.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
 import type { ExpectedRecord } from '../support/expected-record.ts';
 import { attributesOf, textIn, textsOf, visibleText } from '../support/html.ts';
-import { TestDataOracle } from '../support/oracle.ts';
+import { type ExpectedExtras, TestDataOracle } from '../support/oracle.ts';
 import { compiledBuild, publish, publishSharded, publishWithDamagedShard, type ShardedBuild, shardedBuild } from '../support/publish.ts';
 import { repoFile } from '../support/repo.ts';
 import { SMALL_SHARDED_DIR } from '../support/sharded-build.ts';
@@ -24,8 +24,7 @@ import { appFetch, workerFetch } from '../support/worker-fetch.ts';
 
 /**
  * Visitors of the test data on every shard, IPv4 and IPv6: Linköping (shard 0); Milton, with its ASN
- * and postal code, and San Diego (shard 1); the first address of shard 2, which only the ASN data
- * covers, and Gibraltar (shard 2).
+ * and postal code, San Diego, and an address that only the ASN data covers (shard 1); Gibraltar (shard 2).
  */
 const VISITORS = ['89.160.20.112', '216.160.83.56', '2001:480:10::1', '2a02:a200::1', '2a02:ffc0::1'];
 
@@ -34,7 +33,7 @@ const ORIGIN = 'http://free.test';
 interface Manifest {
   version: string;
   builtAt: string;
-  isProxyConfigured: boolean;
+  flags: string[];
   shards: { first: string; last: string }[];
   sources: { name: string; version: string; licence: string; attribution: string }[];
 }
@@ -93,9 +92,10 @@ function admitted(clientIp: string): Promise<number[]> {
  */
 async function recordPart(html: string) {
   const clock = await textIn(html, '#result time');
+  const localTime = /"localTime": "[^"]*"|<localTime>[^<]*<\/localTime>/g;
   return {
     result: (await textIn(html, '#result')).replace(clock, '').replace(/\s+/g, ' '),
-    code: (await textIn(html, '.as-code')).replace(/\s+/g, ' '),
+    code: (await textIn(html, '.as-code')).replace(localTime, '').replace(/\s+/g, ' '),
     attributes: (await attributesOf(html, '#result *, .as-code *')).map(({ datetime: _clock, ...attributes }) => attributes),
   };
 }
@@ -106,26 +106,36 @@ async function factsOf(html: string): Promise<Record<string, string>> {
   return Object.fromEntries(terms.map((term, i) => [term, (values[i] ?? '').split(/\s*local time /)[0] ?? '']));
 }
 
-/** The facts the page must show for `record`, in the page's words (docs/home-page.md). */
-function expectedFacts(record: ExpectedRecord): Record<string, string> {
+/** The facts the page must show for `record`, in the page's words (docs/home-page.md). The small builds' flags come from the Anonymous-IP test data. */
+function expectedFacts(record: ExpectedRecord & ExpectedExtras): Record<string, string> {
   const absent = 'not in the data';
-  const coded = (name: string, code: string) => `${name || absent}${code ? ` (${code})` : ''}`;
+  const coded = (name: string, code: string, more = '') => `${name || absent}${code ? ` (${code}${more})` : ''}`;
   const degrees = (value: number, positive: string, negative: string) => `${Math.abs(value).toFixed(4)}° ${value < 0 ? negative : positive}`;
+  const position = `${degrees(record.latitude, 'N', 'S')}, ${degrees(record.longitude, 'E', 'W')}`;
+  const kinds = [record.isVpn ? 'a VPN' : '', record.isTor ? 'a Tor exit' : '', record.isRelay ? 'a relay (such as iCloud Private Relay)' : ''].filter(Boolean);
+  expect(manifest.flags).toEqual(['vpn', 'tor', 'hosting', 'proxy']);
   return {
     City: record.cityName || absent,
     Region: coded(record.regionName, record.regionCode),
-    Country: coded(record.countryName, record.countryCode),
+    Country: coded(record.countryName, record.countryCode, record.isEu ? ', in the EU' : ''),
     Continent: coded(record.continent, record.continentCode),
-    Coordinates: record.latitude === 0 && record.longitude === 0 ? absent : `${degrees(record.latitude, 'N', 'S')}, ${degrees(record.longitude, 'E', 'W')}`,
+    Coordinates: `${record.latitude === 0 && record.longitude === 0 ? absent : position}${record.accuracyRadius ? ` (within ${record.accuracyRadius} km)` : ''}`,
     'Postal code': record.zipCode || absent,
     'Time zone': record.timeZones[0] || absent,
-    Network: record.asn ? `AS${record.asn}${record.asnOrganization ? `, ${record.asnOrganization}` : ''}` : 'no ASN in the data',
-    Proxy: manifest.isProxyConfigured ? 'No' : 'No (this data holds no list of anonymising networks)',
+    Network: record.network,
+    'Autonomous system': record.asn ? `AS${record.asn}${record.asnOrganization ? `, ${record.asnOrganization}` : ''}` : 'no ASN in the data',
+    Proxy: `${record.isProxy ? `Yes: ${kinds.length > 0 ? kinds.join(', ') : 'a listed proxy'}` : 'No'} (this data lists: VPN, Tor exit, proxy)`,
+    Hosting: `${record.isHosting ? `Yes${record.hostingProvider ? `: ${record.hostingProvider}` : ''}` : 'No'} (this data lists: hosting)`,
   };
 }
 
 function expected(address: string): ExpectedRecord {
   return oracle.expected(address) ?? expect.fail(`${address} is not in the test data`);
+}
+
+/** The record of every field (`fields=all`) that the page shows for `address`, the local time as any. */
+function expectedAll(address: string) {
+  return { ...expected(address), ...oracle.extras(address), utcOffset: expect.any(String), isDst: expect.any(Boolean), localTime: expect.any(String) };
 }
 
 describe('the home page of a sharded free deployment', () => {
@@ -145,8 +155,8 @@ describe('the home page of a sharded free deployment', () => {
       expect(page.status, visitor).toBe(200);
       const html = await page.text();
       expect(await textIn(html, 'h1'), visitor).toBe(visitor);
-      expect(await factsOf(html), visitor).toEqual(expectedFacts(record));
-      expect(JSON.parse(await textIn(html, '#code-json')), visitor).toEqual(record);
+      expect(await factsOf(html), visitor).toEqual(expectedFacts({ ...record, ...oracle.extras(visitor) }));
+      expect(JSON.parse(await textIn(html, '#code-json')), visitor).toEqual(expectedAll(visitor));
       const flags = (await attributesOf(html, '#result img.flag')).map((image) => image.src);
       expect(new Set(flags), visitor).toEqual(new Set(record.countryCode ? [`/home/vendor/flags/${record.countryCode}.svg`] : []));
 
@@ -171,18 +181,18 @@ describe('the home page of a sharded free deployment', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(JSON.parse(await textIn(html, '#code-json'))).toEqual({
-      ...expected(address),
+      ...expectedAll(address),
       cityName: named(source?.city?.names),
       regionName: named(source?.subdivisions?.[0]?.names),
       countryName: named(source?.country?.names),
       continent: named(source?.continent?.names),
     });
     expect(await attributesOf(html, 'option[selected]')).toEqual([expect.objectContaining({ value: language })]);
-    expect(await textIn(html, '#code-curl')).toBe(`curl '${ORIGIN}/api/v1/json/${encodeURIComponent(address)}?lang=${language}'`);
+    expect(await textIn(html, '#code-curl')).toBe(`curl '${ORIGIN}/api/v1/json/${encodeURIComponent(address)}?fields=all&lang=${language}'`);
     expect(await recordPart(html)).toEqual(await recordPart(await (await oneFile(path)).text()));
   });
 
-  it("names the sharded set's version, the sources' attribution, and that it holds no proxy list", async () => {
+  it("names the sharded set's version, the sources' attribution, and the flags its data can set", async () => {
     const html = await (await sharded('/?ip=89.160.20.112')).text();
     const footer = await visibleText(html);
     expect(manifest.version).not.toBe(oneFileVersion);
@@ -190,8 +200,9 @@ describe('the home page of a sharded free deployment', () => {
     const stale = Date.now() - Date.parse(manifest.builtAt) > 30 * 86_400_000;
     expect(footer.includes('It is more than 30 days old')).toBe(stale);
     for (const source of manifest.sources) expect(footer).toContain(`${source.attribution} (${source.name} ${source.version}; ${source.licence})`);
-    expect(manifest.isProxyConfigured).toBe(false);
-    expect(footer).toContain('this data holds no list of anonymising networks');
+    expect(manifest.flags).toEqual(['vpn', 'tor', 'hosting', 'proxy']);
+    expect(footer).toContain('this data lists: VPN, Tor exit, proxy');
+    expect(footer).toContain('this data lists: hosting');
   });
 
   it('counts a view as one request, and over the limit answers the 429 page, which still names the data', async () => {
@@ -240,6 +251,20 @@ describe('the single lookups of a sharded free deployment', () => {
     }
   });
 
+  it('answers every field (fields=all) as the app of one file does and as the test data has it, the local time aside', async () => {
+    const withoutClock = (text: string) => text.replace(/"localTime":"[^"]*"|<localTime>[^<]*<\/localTime>/, '');
+    for (const address of VISITORS) {
+      for (const format of ['json', 'xml']) {
+        const path = `/api/v1/${format}/${address}?fields=all`;
+        const [answer, whole] = await Promise.all([sharded(path), oneFile(path)]);
+        expect([answer.status, whole.status], path).toEqual([200, 200]);
+        const text = await answer.text();
+        expect(withoutClock(text), path).toBe(withoutClock(await whole.text()));
+        if (format === 'json') expect(JSON.parse(text), address).toEqual(expectedAll(address));
+      }
+    }
+  });
+
   it('refuses bulk, which the free plan does not have', async () => {
     const response = await workerFetch(`${ORIGIN}/api/v1/bulk/json`, {
       method: 'POST',
@@ -256,7 +281,7 @@ async function expectRecordPage(visitor: string, version: string): Promise<void>
   const page = await sharded('/', visitor);
   expect(page.status, visitor).toBe(200);
   const html = await page.text();
-  expect(JSON.parse(await textIn(html, '#code-json')), visitor).toEqual(expected(visitor));
+  expect(JSON.parse(await textIn(html, '#code-json')), visitor).toEqual(expectedAll(visitor));
   expect(await visibleText(html)).toContain(`Data version ${version}`);
 }
 

@@ -1,0 +1,130 @@
+/**
+ * @module What every published list of networks is held to, whatever its format: its entries are IPv4
+ * addresses in four-part decimal or IPv6 addresses, each with an optional prefix length, and no entry
+ * spans more than a /8 of IPv4 or a /16 of IPv6 (no operator's list holds such a block, so one is a
+ * damaged list). JSON envelopes are checked with zod, naming the path of the entry at fault.
+ */
+import ipaddr from 'ipaddr.js';
+import type { z } from 'zod';
+import { parseNetwork } from '../../mmdb/network.ts';
+import type { Network } from '../../mmdb/search-tree.ts';
+import { SourceError } from '../source.ts';
+
+/** What a format reader finds in one of a publisher's files. */
+interface ParsedFile {
+  readonly networks: readonly Network[];
+  /** The publisher's own version of the file (AWS's `syncToken`, Azure's `changeNumber`…), when it states one. */
+  readonly version?: string;
+  /** When the publisher made the file, RFC 3339 UTC, when it states it. */
+  readonly builtAt?: string;
+}
+
+/**
+ * Reads one file of a publisher.
+ *
+ * @param label names the file in errors (`aws ip-ranges.json (data/cache/lists/aws/ip-ranges.json)`).
+ * @param name the file's own name, which may carry its date (Azure's `ServiceTags_Public_20261116.json`).
+ * @throws SourceError naming the line or JSON path of the first entry that is not a network.
+ */
+export type FormatReader = (content: Buffer, label: string, name: string) => ParsedFile;
+
+/** The widest entry accepted, by address family: prefix lengths shorter than these are refused. */
+const WIDEST = { 4: 8, 6: 16 } as const;
+
+/**
+ * Parses one entry: `a.b.c.d`, `a.b.c.d/n`, an IPv6 address or an IPv6 CIDR (an address alone is a /32
+ * or a /128), into the search tree's space (`data/mmdb/network.ts`).
+ *
+ * @param family the family the entry must be of, when the format says (AWS's `ip_prefix` is IPv4).
+ * @returns the network, or a reason in words why the entry is not one.
+ */
+function parsePrefix(entry: string, family?: 4 | 6): Network | string {
+  const slash = entry.indexOf('/');
+  const address = slash < 0 ? entry : entry.slice(0, slash);
+  const length = slash < 0 ? undefined : entry.slice(slash + 1);
+  // An IPv6 address is told by its colon, and checked by parsing it (ipaddr.js's IPv4 check is slow on IPv6 text).
+  const kind = address.includes(':') ? 6 : 4;
+  const notAnAddress = `${JSON.stringify(entry)} is not an IP address or CIDR network`;
+  if (kind === 6 ? address.includes('%') : !ipaddr.IPv4.isValidFourPartDecimal(address)) return notAnAddress;
+  if (family !== undefined && kind !== family) return `${JSON.stringify(entry)} is not an IPv${family} network`;
+  const bits = kind === 4 ? 32 : 128;
+  const prefixLength = length === undefined ? bits : /^(0|[1-9]\d{0,2})$/.test(length) ? Number(length) : Number.NaN;
+  if (!(prefixLength <= bits)) return `${JSON.stringify(entry)} has no valid prefix length (0 to ${bits})`;
+  if (prefixLength < WIDEST[kind]) return `${JSON.stringify(entry)} spans more than a /${WIDEST[kind]}, which no list of one operator holds`;
+  try {
+    return parseNetwork(`${address}/${prefixLength}`);
+  } catch {
+    return notAnAddress;
+  }
+}
+
+/**
+ * Parses the entries of a line-based file, the entry of each line being what `entryOf` takes of it
+ * (the line, or its first comma-separated field); blank lines and `#` comments are skipped.
+ *
+ * @throws SourceError naming the line of the first entry that is not a network.
+ */
+export function networksOfLines(content: Buffer, label: string, entryOf: (line: string) => string): Network[] {
+  const networks: Network[] = [];
+  const lines = content.toString('utf8').split(/\r?\n/);
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    const network = parsePrefix(entryOf(line).trim());
+    if (typeof network === 'string') throw new SourceError(`${label} line ${index + 1}: ${network}`);
+    networks.push(network);
+  }
+  return networks;
+}
+
+/**
+ * Parses a JSON file and checks it against `schema`.
+ *
+ * @throws SourceError when the file is not JSON, or naming the path of the first value that does not fit.
+ */
+export function parseJson<T>(content: Buffer, label: string, schema: z.ZodType<T>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(content.toString('utf8'));
+  } catch (error) {
+    throw new SourceError(`${label} is not JSON: ${(error as Error).message}`);
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new SourceError(`${label}: ${issue ? `${jsonPath(issue.path)}: ${issue.message}` : 'not of the expected shape'}`);
+  }
+  return result.data;
+}
+
+/**
+ * Parses the prefixes of a JSON file, each named by its path for errors.
+ *
+ * @throws SourceError naming the path of the first prefix that is not a network (of `family`, when given).
+ */
+export function networksOfJson(entries: Iterable<{ path: readonly PropertyKey[]; prefix: string; family?: 4 | 6 }>, label: string): Network[] {
+  const networks: Network[] = [];
+  for (const { path, prefix, family } of entries) {
+    const network = parsePrefix(prefix, family);
+    if (typeof network === 'string') throw new SourceError(`${label}: ${jsonPath(path)}: ${network}`);
+    networks.push(network);
+  }
+  return networks;
+}
+
+/** `prefixes[3].ip_prefix`, as a reader of the file would find the value. */
+function jsonPath(path: readonly PropertyKey[]): string {
+  return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`)).join('') || '(the whole file)';
+}
+
+/**
+ * A publisher's timestamp without a zone (`2026-11-17T10:01:02.123456`, Google's and Oracle's, which are
+ * UTC) or with `Z`, as RFC 3339 UTC with milliseconds.
+ *
+ * @returns undefined when the text is not such a timestamp.
+ */
+export function utcTimestamp(text: string): string | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?Z?$/.exec(text);
+  if (!match) return undefined;
+  const time = Date.parse(`${match[1]}T${match[2]}${(match[3] ?? '.000').slice(0, 4).padEnd(4, '0')}Z`);
+  return Number.isFinite(time) ? new Date(time).toISOString() : undefined;
+}

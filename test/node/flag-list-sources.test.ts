@@ -1,0 +1,203 @@
+/**
+ * @module The readers of the flag lists (`data/sources/flag-lists/`), one per publisher's format: every
+ * prefix a publisher's file lists comes out with the list's flag and hosting provider, its neighbours
+ * do not, and the source states the publisher's own version and date; a malformed entry is refused,
+ * naming the file and its line or JSON path. Expected values are the files the test wrote
+ * (`test/support/flag-list-publishers.ts`), their edges computed with ipaddr.js.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ipaddr from 'ipaddr.js';
+import { describe, expect, it } from 'vitest';
+import { FLAG_LIST_IDS, type FlagListId, flagList } from '../../data/sources/flag-lists/lists.ts';
+import { type NetworkFlags, SourceError } from '../../data/sources/source.ts';
+import { edgesOf, SAMPLES } from '../support/flag-list-publishers.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+/** The date the test gives the files, which a list without a date of its own takes as its build date. */
+const FETCHED = new Date('2026-11-20T06:30:00.000Z');
+
+/** Writes `files` into a new folder, dated {@link FETCHED}; their paths in order. */
+function written(files: Readonly<Record<string, string>>): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'ipgeo-flag-list-'));
+  return Object.entries(files).map(([name, content]) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    utimesSync(path, FETCHED, FETCHED);
+    return path;
+  });
+}
+
+/** An address as a position of the search tree's 128-bit space (IPv4 at ::a.b.c.d). */
+const position = (address: string): bigint =>
+  ipaddr
+    .parse(address)
+    .toByteArray()
+    .reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+
+/** What a source states of each network, as inclusive position ranges. */
+function visited(id: FlagListId, paths: string[]): Array<{ first: bigint; last: bigint; flags: NetworkFlags }> {
+  const ranges: Array<{ first: bigint; last: bigint; flags: NetworkFlags }> = [];
+  flagList(id, paths).forEach((network, flags) => {
+    const start = Array.from(network.bytes).reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+    const size = 1n << BigInt(128 - network.prefixLength);
+    const first = start & ~(size - 1n);
+    ranges.push({ first, last: first + size - 1n, flags });
+  });
+  return ranges;
+}
+
+describe('each list read from its publisher’s format', () => {
+  it.each(FLAG_LIST_IDS)('%s: every listed prefix with its flag and provider, its neighbours without', (id) => {
+    const sample = SAMPLES[id];
+    const ranges = visited(id, written(sample.files));
+    const flagsAt = (address: string) => ranges.filter((r) => r.first <= position(address) && position(address) <= r.last).map((r) => r.flags);
+    const expected: NetworkFlags = { flags: [sample.flag], ...(sample.hostingProvider ? { hostingProvider: sample.hostingProvider } : {}) };
+    for (const prefix of sample.prefixes) {
+      const { first, last, before, after } = edgesOf(prefix);
+      expect(flagsAt(first), `${prefix} first`).toEqual([expected]);
+      expect(flagsAt(last), `${prefix} last`).toEqual([expected]);
+      expect(flagsAt(before), `${prefix} before`).toEqual([]);
+      expect(flagsAt(after), `${prefix} after`).toEqual([]);
+    }
+    for (const prefix of sample.ignored ?? []) expect(flagsAt(edgesOf(prefix).first), `${prefix} is not read`).toEqual([]);
+    // A prefix listed twice (AWS's under two services) is one network.
+    expect(ranges).toHaveLength(sample.prefixes.length);
+  });
+
+  it.each(FLAG_LIST_IDS)('%s: names itself with its publisher’s version and date, or a digest and the fetch date', (id) => {
+    const sample = SAMPLES[id];
+    const source = flagList(id, written(sample.files));
+    const digest = createHash('sha256');
+    for (const content of Object.values(sample.files)) digest.update(content);
+    const count = `${sample.prefixes.length} networks`;
+    expect(source.info).toMatchObject({
+      name: id,
+      provides: 'proxy',
+      origin: 'file',
+      version: sample.stated ? `${sample.stated}, ${count}` : `sha256 ${digest.digest('hex').slice(0, 12)}, ${count}`,
+      builtAt: sample.builtAt ?? FETCHED.toISOString(),
+    });
+    expect(source.sets).toEqual([sample.flag]);
+    expect(source.info.files.map((file) => file.sha256)).toEqual(
+      Object.values(sample.files).map((content) => createHash('sha256').update(content).digest('hex')),
+    );
+    expect(source.info.attribution).not.toBe('');
+  });
+});
+
+describe('a malformed list', () => {
+  const cases: Array<[string, FlagListId, Record<string, string>, RegExp]> = [
+    [
+      'an address out of range',
+      'tor-exits',
+      { torbulkexitlist: '185.220.101.1\n185.220.101.300\n' },
+      /torbulkexitlist \(.+\) line 2: "185\.220\.101\.300" is not an IP address or CIDR network/,
+    ],
+    [
+      'a prefix length too long',
+      'x4bnet-vpn',
+      { 'ipv4.txt': '198.51.100.0/24\n\n# ok so far\n198.51.100.0/33\n' },
+      /ipv4\.txt \(.+\) line 4: "198\.51\.100\.0\/33" has no valid prefix length \(0 to 32\)/,
+    ],
+    ['a network wider than a /8', 'x4bnet-datacenter', { 'ipv4.txt': '0.0.0.0/0\n' }, /line 1: "0\.0\.0\.0\/0" spans more than a \/8/],
+    [
+      'an IPv6 address that is not one',
+      'x4bnet-vpn',
+      { 'ipv6.txt': '2001:db8:100::/48\n2001:db8::g/48\n' },
+      /ipv6\.txt \(.+\) line 2: "2001:db8::g\/48" is not an IP address or CIDR network/,
+    ],
+    ['an IPv6 address with a zone', 'x4bnet-vpn', { 'ipv6.txt': 'fe80::1%eth0\n' }, /line 1: "fe80::1%eth0" is not an IP address/],
+    ['an IPv6 network wider than a /16', 'x4bnet-datacenter', { 'ipv6.txt': '2000::/3\n' }, /line 1: "2000::\/3" spans more than a \/16/],
+    [
+      'a geofeed line without a prefix',
+      'icloud-private-relay',
+      { 'egress-ip-ranges.csv': '172.224.226.0/27,GB,GB-EN,London,\nLondon,GB,GB-EN,London,\n' },
+      /line 2: "London" is not an IP address/,
+    ],
+    [
+      'an IPv4 address with a leading zero',
+      'cloudflare',
+      { 'ips-v4': '173.245.48.0/20\n010.1.2.0/24' },
+      /ips-v4 \(.+\) line 2: "010\.1\.2\.0\/24" is not an IP address/,
+    ],
+    [
+      'an IPv6 network among AWS’s IPv4 prefixes',
+      'aws',
+      {
+        'ip-ranges.json': JSON.stringify({
+          syncToken: '1',
+          createDate: '2026-11-17-23-29-02',
+          prefixes: [{ ip_prefix: '3.5.140.0/22' }, { ip_prefix: '2600:1f14::/35' }],
+          ipv6_prefixes: [],
+        }),
+      },
+      /ip-ranges\.json \(.+\): prefixes\[1\]\.ip_prefix: "2600:1f14::\/35" is not an IPv4 network/,
+    ],
+    [
+      'AWS’s file without its createDate',
+      'aws',
+      { 'ip-ranges.json': JSON.stringify({ syncToken: '1', createDate: 'yesterday', prefixes: [], ipv6_prefixes: [] }) },
+      /ip-ranges\.json \(.+\): createDate: not a date as YYYY-MM-DD-hh-mm-ss/,
+    ],
+    [
+      'a Google entry with both prefixes',
+      'google-cloud',
+      {
+        'cloud.json': JSON.stringify({
+          syncToken: '1',
+          creationTime: '2026-11-17T10:01:02.123456',
+          prefixes: [{ ipv4Prefix: '34.1.208.0/20', ipv6Prefix: '2600:1900::/28' }],
+        }),
+      },
+      /cloud\.json \(.+\): prefixes\[0\]: not an entry with exactly one of ipv4Prefix and ipv6Prefix/,
+    ],
+    [
+      'Azure’s file without the AzureCloud tag',
+      'azure',
+      {
+        'ServiceTags_Public_20261116.json': JSON.stringify({
+          changeNumber: 1,
+          cloud: 'Public',
+          values: [{ id: 'Storage', properties: { addressPrefixes: ['20.150.0.0/24'] } }],
+        }),
+      },
+      /no "AzureCloud" service tag among its 1 values/,
+    ],
+    [
+      'a bad Azure prefix',
+      'azure',
+      {
+        'ServiceTags_Public_20261116.json': JSON.stringify({
+          changeNumber: 1,
+          cloud: 'Public',
+          values: [{ id: 'AzureCloud', properties: { addressPrefixes: ['4.144.0.0/17', '4.144.0.0/'] } }],
+        }),
+      },
+      /values\[0\]\.properties\.addressPrefixes\[1\]: "4\.144\.0\.0\/" has no valid prefix length/,
+    ],
+    [
+      'Oracle’s file without regions',
+      'oracle-cloud',
+      { 'public_ip_ranges.json': JSON.stringify({ last_updated_timestamp: '2026-11-18T19:55:47' }) },
+      /public_ip_ranges\.json \(.+\): regions: /,
+    ],
+    ['an answer that is not JSON', 'fastly', { 'public-ip-list.json': '<html>rate limited</html>' }, /public-ip-list\.json \(.+\) is not JSON/],
+    ['an empty file', 'digitalocean', { 'google.csv': '' }, /--flag-list digitalocean=.+google\.csv: .+ is empty/],
+  ];
+  it.each(cases)('is refused: %s', (_case, id, files, message) => {
+    expect(() => flagList(id, written(files))).toThrow(SourceError);
+    expect(() => flagList(id, written(files))).toThrow(message);
+  });
+});
+
+describe('data:build --flag-list', () => {
+  it('refuses an option that names no list, naming the lists', () => {
+    const run = spawnSync('npx', ['tsx', 'data/build.ts', '--flag-list', 'aws-ranges=ip-ranges.json'], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`--flag-list takes ID=FILE, ID one of ${FLAG_LIST_IDS.join(', ')}; not 'aws-ranges=ip-ranges.json'`);
+  }, 60_000);
+});
