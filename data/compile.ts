@@ -123,12 +123,17 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
   const places: Places = { countryNames: new Map(), continentNames: new Map(), europeanUnion: new Set() };
   /** Networks per location id: how often the source gives each place, which the corrections go by. */
   const networksOf: number[] = [];
+  /** Networks per location id and accuracy radius: the radius a corrected place takes from the source. */
+  const radiiOf: Map<number, number>[] = [];
 
   for (const source of input.locations) {
     let count = 0;
     source.forEach((network, location, named, radius) => {
       const id = locations.id(location);
       networksOf[id] = (networksOf[id] ?? 0) + 1;
+      const radii = radiiOf[id] ?? new Map<number, number>();
+      radii.set(radius ?? 0, (radii.get(radius ?? 0) ?? 0) + 1);
+      radiiOf[id] = radii;
       tree.insert(network, combos.id(id, radius ?? 0, NONE, NONE));
       const { country, continent } = named;
       if (country && !places.countryNames.has(country.code)) {
@@ -142,10 +147,10 @@ export function overlay(input: CompileInput, log: (line: string) => void = () =>
   }
   let corrections: CorrectionsCounts | undefined;
   if (input.corrections?.length) {
-    const report = applyCorrections(input.corrections, new SourcePlaces(locations.values, networksOf), (network, location) => {
+    const places = new SourcePlaces(locations.values, networksOf, radiiOf);
+    const report = applyCorrections(input.corrections, places, (network, location, accuracyRadius) => {
       if (location === undefined) tree.update(network, () => undefined);
-      // A corrected location has no accuracy radius: the source's was of the place it replaces.
-      else tree.insert(network, combos.id(locations.id(location), 0, NONE, NONE));
+      else tree.insert(network, combos.id(locations.id(location), accuracyRadius, NONE, NONE));
     });
     corrections = report.counts;
     for (const note of report.notes) log(`corrections: ${note}`);

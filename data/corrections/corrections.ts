@@ -96,12 +96,13 @@ const NAMED_LINES = 5;
  * line sets (undefined where it states no location), in address order.
  *
  * @param apply sets `network` (a network of the tree's space, which may be part of a line's prefix)
- *   to `location` in the overlay, replacing the source's location there.
+ *   to `location` in the overlay with `accuracyRadius` (km, {@link Located.accuracyRadius}), replacing
+ *   the source's location and radius there.
  */
 export function applyCorrections(
   files: readonly CorrectionsFile[],
   places: SourcePlaces,
-  apply: (network: Network, location: StoredLocation | undefined, precision: Precision) => void,
+  apply: (network: Network, location: StoredLocation | undefined, accuracyRadius: number) => void,
 ): CorrectionsReport {
   const lines = files.flatMap((file, order) => file.entries.map((entry) => ({ entry, order, name: file.info.name })));
   // Shorter prefixes first and earlier files first, so that each insert replaces what it overrides.
@@ -124,7 +125,7 @@ export function applyCorrections(
       line = places.locate((lines[index] as (typeof lines)[number]).entry);
       located.set(index, line);
     }
-    apply({ bytes: start.slice(), prefixLength }, line.location, line.precision);
+    apply({ bytes: start.slice(), prefixLength }, line.location, line.accuracyRadius);
     if (prefixLength >= 96 && start.subarray(0, 12).every((byte) => byte === 0)) ipv4Addresses += 2 ** (128 - prefixLength);
     else ipv6Addresses += 1n << BigInt(128 - prefixLength);
   });

@@ -16,6 +16,13 @@ export interface Located {
   /** The stored location; undefined for a line that states no location (RFC 8805, section 2.1.2). */
   readonly location: StoredLocation | undefined;
   readonly precision: Precision;
+  /**
+   * The accuracy radius in km that the source gives most often (by networks) to the place whose
+   * coordinates the location takes: its city's networks, or the region's or country's own (which name
+   * no city, or no region), so a location placed by its region or country is as wide as the source's
+   * coarse records are; 0 where the source gives none.
+   */
+  readonly accuracyRadius: number;
   /** Whether the source knows the line's city (undefined: the line names none); an unknown one is named in English only. */
   readonly cityKnown?: boolean;
   /** Whether the source knows the line's region (undefined: the line gives none); an unknown one has its code and no name. */
@@ -80,20 +87,31 @@ export class SourcePlaces {
   /** The country's own locations (naming no region or city), for its point. */
   private readonly countryPositions = new Map<string, Tally<StoredLocation>>();
   private readonly continents = new Map<string, Tally<string>>();
+  /** The accuracy radii of each city's, region's own and country's own networks, by the keys above. */
+  private readonly cityRadii = new Map<string, Tally<number>>();
+  private readonly regionRadii = new Map<string, Tally<number>>();
+  private readonly countryRadii = new Map<string, Tally<number>>();
 
   /**
    * @param locations each distinct location of the location sources.
    * @param networks how many networks each of `locations` is the location of, by the same index.
+   * @param radii for each of `locations`, by the same index: how many of its networks the source gives
+   *   each accuracy radius (km; 0 for none).
    */
-  constructor(locations: readonly StoredLocation[], networks: ArrayLike<number | undefined>) {
+  constructor(locations: readonly StoredLocation[], networks: ArrayLike<number | undefined>, radii: ArrayLike<ReadonlyMap<number, number> | undefined> = []) {
     locations.forEach((location, index) => {
       const weight = networks[index] ?? 0;
       const country = location.country_code;
       if (!country || weight === 0) return;
       const region = location.region_code ?? '';
+      const addRadii = (tally: Tally<number>) => {
+        for (const [radius, count] of radii[index] ?? []) tally.add(String(radius), radius, count);
+      };
       if (location.continent_code) tallyOf(this.continents, country).add(location.continent_code, location.continent_code, weight);
       if (location.city) {
-        tallyOf(this.cities, `${country}|${region}|${folded(location.city)}`).add(`${positionKey(location)}|${location.city}`, location, weight);
+        const cityKey = `${country}|${region}|${folded(location.city)}`;
+        tallyOf(this.cities, cityKey).add(`${positionKey(location)}|${location.city}`, location, weight);
+        addRadii(tallyOf(this.cityRadii, cityKey));
         const key = `${country}|${folded(location.city)}`;
         const regions = this.cityRegions.get(key) ?? new Set<string>();
         regions.add(region);
@@ -102,10 +120,14 @@ export class SourcePlaces {
       if (region) {
         const key = `${country}|${region}`;
         tallyOf(this.regions, key).add(location.region ?? '', location, weight);
-        if (!location.city) tallyOf(this.regionPositions, key).add(positionKey(location), location, weight);
+        if (!location.city) {
+          tallyOf(this.regionPositions, key).add(positionKey(location), location, weight);
+          addRadii(tallyOf(this.regionRadii, key));
+        }
         if (location.time_zone) tallyOf(this.regionZones, key).add(location.time_zone, location.time_zone, weight);
       } else if (!location.city) {
         tallyOf(this.countryPositions, country).add(positionKey(location), location, weight);
+        addRadii(tallyOf(this.countryRadii, country));
       }
     });
   }
@@ -120,7 +142,7 @@ export class SourcePlaces {
    */
   locate(entry: GeofeedEntry): Located {
     const { countryCode: country, regionCode } = entry;
-    if (country === '') return { location: undefined, precision: 'none' };
+    if (country === '') return { location: undefined, precision: 'none', accuracyRadius: 0 };
     let region = regionCode;
     let city: StoredLocation | undefined;
     if (entry.city) {
@@ -139,6 +161,12 @@ export class SourcePlaces {
       ['country', countryPosition],
     ];
     const [precision, position] = positions.find(([, place]) => place?.latitude !== undefined && place.longitude !== undefined) ?? ['none', undefined];
+    const radii = {
+      city: this.cityRadii.get(`${country}|${region}|${folded(entry.city)}`),
+      region: this.regionRadii.get(regionKey),
+      country: this.countryRadii.get(country),
+      none: undefined,
+    }[precision];
     const zone =
       city?.time_zone ??
       (region ? (this.regionPositions.get(regionKey)?.best()?.time_zone ?? this.regionZones.get(regionKey)?.best()) : undefined) ??
@@ -159,6 +187,7 @@ export class SourcePlaces {
     return {
       location,
       precision,
+      accuracyRadius: radii?.best() ?? 0,
       ...(entry.city ? { cityKnown: city !== undefined } : {}),
       ...(regionCode ? { regionKnown: regionName !== undefined } : {}),
     };

@@ -18,7 +18,7 @@ import { SourceError } from '../../data/sources/source.ts';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { identifyDatabase } from '../../src/geo/identity.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
-import { DEFAULT_FIELDS } from '../../src/lookup/fields.ts';
+import { DEFAULT_FIELDS, type FieldMask, parseFields } from '../../src/lookup/fields.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
 import { singleBody } from '../../src/lookup/render.ts';
 import { type ExpectedRecord, expectedRecord } from '../support/expected-record.ts';
@@ -171,6 +171,36 @@ describe('a build with corrections', () => {
     expect(answer(database, '89.160.24.1')).toEqual(correctedTo('89.160.24.1', '2001:218::1', withPostal()));
     // RFC 8805, section 2.1.2: the location is dropped; the ASN stays.
     expect(answer(database, '89.160.25.1')).toEqual(expectedRecord('89.160.25.1', null, networkOf('89.160.25.1')));
+  });
+
+  it("gives a corrected place the accuracy radius the source gives that city's, region's or country's networks most often", () => {
+    // The oracle: MaxMind's source JSON of the test database, its networks tallied by place and radius.
+    const entries = JSON.parse(readFileSync(join(FIXTURES, 'source-data', 'GeoIP2-City-Test.json'), 'utf8')) as Record<string, CityResponse>[];
+    const mostOften = (country: string, region: string, cityName: string) => {
+      const counts = new Map<number, number>();
+      for (const record of entries.flatMap((entry) => Object.values(entry))) {
+        const place = [record.country?.iso_code ?? '', record.subdivisions?.[0]?.iso_code ?? '', record.city?.names?.en ?? ''];
+        if (place.join('|') !== [country, region, cityName].join('|')) continue;
+        const radius = record.location?.accuracy_radius ?? 0;
+        counts.set(radius, (counts.get(radius) ?? 0) + 1);
+      }
+      const [best] = [...counts].sort(([a, x], [b, y]) => y - x || b - a);
+      if (best === undefined) throw new Error(`the source has no networks at ${country} ${region} ${cityName}`);
+      return best[0];
+    };
+    const radius = { fields: parseFields('accuracyRadius') as FieldMask, language: LANGUAGES.indexOf('en') };
+    const radiusOf = (address: string) => {
+      const [outcome] = lookupAll(database, [address]);
+      if (outcome?.kind !== 'found') throw new Error(`${address}: ${outcome?.kind}`);
+      return (JSON.parse(fromUtf8(singleBody(outcome, 'json', radius))) as { accuracyRadius: number }).accuracyRadius;
+    };
+    expect(radiusOf('89.160.20.170')).toBe(mostOften('AU', 'VIC', 'Melbourne'));
+    expect(radiusOf('2a02:d040::1')).toBe(mostOften('SE', 'E', 'Linköping'));
+    expect(radiusOf('89.160.20.1')).toBe(mostOften('SE', '', ''));
+    expect(radiusOf('89.160.21.1')).toBe(mostOften('US', 'CA', ''));
+    expect(radiusOf('89.160.24.1')).toBe(mostOften('JP', '', ''));
+    // A line without a location leaves no place, so no radius.
+    expect(radiusOf('89.160.25.1')).toBe(0);
   });
 
   it('says in the log and the manifest how many lines apply and how many addresses they answer', () => {

@@ -74,10 +74,13 @@ describe('81.2.69.0/24 corrected to Paris', () => {
     const text = await visibleText(html);
     for (const value of [expected.cityName, expected.regionName, expected.countryName, expected.timeZones[0] as string]) expect(text).toContain(value);
     expect(text).toContain(`${expected.latitude.toFixed(4)}° N, ${expected.longitude.toFixed(4)}° E`);
-    // The page shows every field: the twenty as the lookup answers them, and a corrected place has no accuracy radius.
+    // The page shows every field: the twenty as the lookup answers them, and the radius GeoLite2 gives
+    // Paris's networks (test/node/corrections.test.ts holds the rule, "most often", to MaxMind's source JSON).
     const shown = JSON.parse(await textIn(html, '#code-json')) as Record<string, unknown>;
     expect(Object.fromEntries(SPEC_FIELDS.map((field) => [field, shown[field]]))).toEqual(expected);
-    expect([shown.accuracyRadius, shown.isEu]).toEqual([0, true]);
+    expect(shown.isEu).toBe(true);
+    expect(shown.accuracyRadius).toBeGreaterThan(0);
+    expect(shown.accuracyRadius).toBeLessThanOrEqual(1000);
   });
 });
 
