@@ -306,11 +306,12 @@ class SourceOverlay implements Overlay {
     const reached = final.leafIds();
     const leafIds = [...reached].sort((a, b) => a - b);
     // Locations and routing facts first, each once: every record then holds pointers only, so a reader
-    // finds a record's parts without walking over a map written in its middle.
-    const used = { locations: new Set<number>(), networks: new Set<number>() };
+    // finds a record's parts without walking over a map written in its middle. Counted by the records
+    // that point to each, for `mostUsedFirst`.
+    const uses = { locations: new Map<number, number>(), networks: new Map<number, number>() };
     for (const id of leafIds) {
-      used.locations.add(combos.location[id] as number);
-      used.networks.add(combos.network[id] as number);
+      countUse(uses.locations, combos.location[id] as number);
+      countUse(uses.networks, combos.network[id] as number);
     }
     // Every map key comes first of all, so that the pointers to them are the shortest (2 bytes) and a
     // reader finds them all at the start (src/geo/database.ts recognises keys by their offset).
@@ -328,17 +329,18 @@ class SourceOverlay implements Overlay {
     };
     const locationOffsets = new Map<number, number>();
     const networkOffsets = new Map<number, number>();
-    for (const index of [...used.locations].sort((a, b) => a - b)) {
+    for (const { kind, index } of mostUsedFirst(uses)) {
+      if (kind === 'networks') {
+        const network = networks.values[index];
+        if (network !== undefined) networkOffsets.set(index, data.write(network as MmdbValue));
+        continue;
+      }
       const location = locations.values[index];
       if (location === undefined) continue;
       const stored = toStored(location);
       if (location.region_names) stored.region_names = pointerTo(location.region_names);
       if (location.city_names) stored.city_names = pointerTo(location.city_names);
       locationOffsets.set(index, data.write(stored));
-    }
-    for (const index of [...used.networks].sort((a, b) => a - b)) {
-      const network = networks.values[index];
-      if (network !== undefined) networkOffsets.set(index, data.write(network as MmdbValue));
     }
     for (const id of leafIds) {
       const locationOffset = locationOffsets.get(combos.location[id] as number);
@@ -408,4 +410,26 @@ class SourceOverlay implements Overlay {
  */
 export function flagsSet(sources: readonly FlagSource[]): StoredFlag[] {
   return FLAGS.filter((flag) => sources.some((source) => source.sets.includes(flag)));
+}
+
+function countUse(uses: Map<number, number>, index: number): void {
+  uses.set(index, (uses.get(index) ?? 0) + 1);
+}
+
+/**
+ * The locations and networks (ids, with the number of records pointing to each) in the order the data
+ * section takes them: most pointed-to first, then locations before networks, then by id, so that a build
+ * is reproducible. A pointer takes 2 bytes to the first 2 KiB of the section, 3 to its first 526,336
+ * bytes and 4 past them (MaxMind-DB-spec.md, "Pointer - 1"): the parts that most records point to are
+ * the ones to have there (the default build: 1.1 MB less, BENCHMARKS.md, "Schema 4").
+ */
+function mostUsedFirst(uses: {
+  readonly locations: ReadonlyMap<number, number>;
+  readonly networks: ReadonlyMap<number, number>;
+}): { kind: 'locations' | 'networks'; index: number; count: number }[] {
+  const parts = [
+    ...[...uses.locations].map(([index, count]) => ({ kind: 'locations' as const, index, count })),
+    ...[...uses.networks].map(([index, count]) => ({ kind: 'networks' as const, index, count })),
+  ];
+  return parts.sort((a, b) => b.count - a.count || (a.kind === b.kind ? a.index - b.index : a.kind === 'locations' ? -1 : 1));
 }
