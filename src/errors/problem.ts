@@ -1,10 +1,8 @@
 /**
  * @module The one table of problem codes, and the error that carries one. Routes, gates and the app
- * throw a {@link ProblemError} with a stable machine code; `render.ts` turns it into RFC 9457 problem
- * details, in JSON or XML. The domain never does (docs/architecture.md, "Request path"): it returns
- * tagged failures for what a client sent, and throws `DataUnavailableError` (`geo/database.ts`) when the
- * data cannot answer, which `render.ts` answers as `DATA_UNAVAILABLE`; any other error is a 500
- * `INTERNAL_ERROR`.
+ * throw a {@link ProblemError}; `render.ts` turns it into RFC 9457 problem details, in JSON or XML. The
+ * domain never does: it returns tagged failures, or throws `DataUnavailableError` (answered as
+ * `DATA_UNAVAILABLE`); docs/architecture.md, "Request path", says which error becomes which answer.
  */
 
 /**

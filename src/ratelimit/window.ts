@@ -1,8 +1,7 @@
 /**
  * @module The free plan's limits as exact sliding windows over a log of admitted requests: a request is
- * admitted when, for every policy, fewer than q admitted requests of the policy's network lie in the w
- * seconds before it, which holds for every window, not only fixed buckets; only admitted requests are
- * logged. One log holds a whole counter (an IPv4 address, or an IPv6 /48 with the /64 of each request:
+ * admitted when, for every policy, fewer than q admitted requests of its network lie in the w seconds
+ * before it. One log holds a whole counter (an IPv4 address, or an IPv6 /48 with each request's /64:
  * `ip/client-key.ts`), so a request is decided against its /64, /56 and /48 at once. Pure: the Durable
  * Object and the isolate fallback both decide with {@link admit}.
  */
