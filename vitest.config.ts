@@ -48,6 +48,9 @@ const workerProject = (plan: 'free' | 'paid') => ({
   ],
   test: {
     name: `workers-${plan}`,
+    // One workerd per core for all the project's files, not one per file (its start and the Worker's
+    // first load cost seconds a file); test/support/workers-setup.ts gives each file fresh modules and storage.
+    isolate: false,
     // Plan-agnostic units run once, in the free project (test/workers-free/).
     include: [`test/workers-${plan}/**/*.test.ts`],
     setupFiles: ['test/support/workers-setup.ts'],
