@@ -1,21 +1,24 @@
 /**
  * @module Runs once per `vitest run` before any test, in Node (every project lists it; the work is
- * done for the first one): makes sure the compiled database exists (the README's test command builds
- * it first; this covers running vitest directly), so that no test needs to skip without it, and builds
- * a small one from MaxMind's test databases into `data/out/small/`, with which the fault tests spoil and
- * replace objects cheaply, and the same as shards into `data/out/small-3/` for the sharded projects.
- * The projects of one file per plan also get the real data with corrections (`corrected-build.ts`),
- * built in a child process while the tests run: `REPO_FILES` (`repo-files.ts`) holds a read of it
- * until the build is done, so that only the tests of corrections wait for it, and not the first core
- * with the other idle for the 40 s it takes. The small builds take their flags from MaxMind's
- * Anonymous-IP test database.
+ * done for the first one), and builds what the tests read:
+ *
+ * - the default database, as `npm run data:build -- --if-missing` does (when it is missing or of an
+ *   older schema: about 40 s), so that no test needs to skip without it;
+ * - the same real data with the test corrections (`corrected-build.ts`), when the run has a project
+ *   of one file per plan (`workers-free`, `workers-paid`) and the build there is not of this schema,
+ *   the installed packages and these corrections. It builds in a child process beside the default
+ *   build and then the tests, the build being mostly one core's work: `REPO_FILES` (`repo-files.ts`)
+ *   holds every read of it until it is done, so that only the tests of corrections may wait;
+ * - a small database from MaxMind's test databases into `data/out/small/`, with which the fault tests
+ *   spoil and replace objects cheaply, and the same as shards into `data/out/small-3/` for the sharded
+ *   projects (their flags from MaxMind's Anonymous-IP test database), every run.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { build, DATABASE_FILE, OUT_DIR } from '../../data/build.ts';
+import { build, OUT_DIR } from '../../data/build.ts';
 import type { Manifest } from '../../data/output.ts';
 import { packageDir, packageVersion } from '../../data/sources/source.ts';
 import { SCHEMA_VERSION } from '../../src/geo/schema.ts';
@@ -27,30 +30,51 @@ import { SMALL_SHARDED_DIR, SMALL_SHARDS } from './sharded-build.ts';
 const ROOT = join(import.meta.dirname, '../..');
 
 /**
- * Set on the main process once the shared builds are done, and once the corrected build is fresh or
- * started: each project loads this file in a module graph of its own, so a flag of the module would
- * not be seen by the next project.
+ * Set on the main process by the first project's setup: each project loads this file in a module
+ * graph of its own, so a flag of the module would not be seen by the next project.
  */
 const DONE = Symbol.for('ipgeo.test.global-setup');
-const CORRECTED = Symbol.for('ipgeo.test.global-setup.corrected');
 
-/** @returns the teardown of the project that started the corrected build: it stops the build if it still runs. */
-export default function setup(project: TestProject): (() => Promise<void>) | undefined {
-  const main = globalThis as { [DONE]?: true; [CORRECTED]?: true };
-  if (!main[DONE]) {
-    buildShared();
-    main[DONE] = true;
+/** The projects whose tests read the corrected build. */
+const CORRECTED_READERS = new Set(['workers-free', 'workers-paid']);
+
+/**
+ * @returns for the first project, the teardown of the corrected build: it stops the build if the run
+ *   ends before it does.
+ */
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  const main = globalThis as { [DONE]?: true };
+  if (main[DONE]) return undefined;
+  main[DONE] = true;
+  // The projects of this run (those that --project selects), whichever of them comes first.
+  const corrected = project.vitest.projects.some((each) => CORRECTED_READERS.has(each.name)) ? startCorrectedBuild() : undefined;
+  try {
+    await buildDefault();
+  } catch (error) {
+    await corrected?.();
+    throw error;
   }
-  if (!main[CORRECTED] && (project.name === 'workers-free' || project.name === 'workers-paid')) {
-    main[CORRECTED] = true;
-    return startCorrectedBuild();
-  }
-  return undefined;
+  buildSmall();
+  return corrected;
 }
 
-/** The default database when it is missing, and the small one from MaxMind's test data, whole and as shards. */
-function buildShared(): void {
-  if (!existsSync(DATABASE_FILE)) build({ proxyLists: [] }, () => {});
+/**
+ * Runs `npm run data:build -- --if-missing` (as a child process, its output shown).
+ *
+ * @throws Error when the build fails.
+ */
+function buildDefault(): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'data/build.ts', '--if-missing'], { cwd: ROOT, stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`npm run data:build -- --if-missing ended with ${signal ?? `status ${code}`}`)),
+    );
+  });
+}
+
+/** The small database from MaxMind's test data, whole and as shards. */
+function buildSmall(): void {
   // Rebuilt every run (well under a second), so that it always follows the build code.
   const testData = join(FIXTURES, 'test-data');
   const small = {
@@ -70,14 +94,14 @@ function buildShared(): void {
  * installed packages and these corrections already; `REPO_FILES` serves nothing of that folder before
  * the build has ended, and answers 503 with the build's output if it failed.
  *
- * @returns a teardown that stops the build when the run ends before it (a subset of the tests that
- *   read none of it); the next run then builds again, the manifest being the last file written.
+ * @returns a teardown that stops the build when the run ends before it (a run of files that read none
+ *   of it); the next run then builds again, the manifest being the last file written.
  */
 function startCorrectedBuild(): (() => Promise<void>) | undefined {
   const dir = join(ROOT, CORRECTED_BUILD_DIR);
   const corrections = join(ROOT, PARIS_CORRECTIONS);
   if (correctedBuildIsFresh(dir, corrections)) return undefined;
-  console.log(`Building the default data with ${PARIS_CORRECTIONS} into ${CORRECTED_BUILD_DIR} while the tests run (about as long as npm run data:build)…`);
+  console.log(`Building the default data with ${PARIS_CORRECTIONS} into ${CORRECTED_BUILD_DIR} beside the tests (about as long as npm run data:build)…`);
   // One process (tsx as Node's loader, not its CLI), so that stopping it stops the build.
   const child = spawn(process.execPath, ['--import', 'tsx', 'data/build.ts', '--corrections', PARIS_CORRECTIONS, '--out', CORRECTED_BUILD_DIR], { cwd: ROOT });
   let output = '';
