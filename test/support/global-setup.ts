@@ -4,8 +4,9 @@
  *
  * - the default database, as `npm run data:build -- --if-missing` does (when it is missing or of an
  *   older schema: about 40 s), so that no test needs to skip without it;
- * - the same real data with the test corrections (`corrected-build.ts`), when the run has a project
- *   of one file per plan (`workers-free`, `workers-paid`) and the build there is not of this schema,
+ * - the same real data with the test corrections (`corrected-build.ts`), when the run's projects
+ *   include one of those of one file per plan (`workers-free`, `workers-paid`; all projects are the
+ *   run's unless `--project` names some) and the build there is not of this schema,
  *   the installed packages and these corrections. It builds in a child process beside the default
  *   build and then the tests, the build being mostly one core's work: `REPO_FILES` (`repo-files.ts`)
  *   holds every read of it until it is done, so that only the tests of corrections may wait;
