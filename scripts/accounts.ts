@@ -28,10 +28,7 @@ import {
   disallowDomain,
   disallowIp,
   isRevoked,
-  type KvListing,
-  type KvPagedList,
   type KvStore,
-  kvListing,
   listAccounts,
   renewAccount,
   revokeApiKey,
@@ -39,6 +36,7 @@ import {
   setQuotas,
   showAccount,
 } from '../src/access/admin.ts';
+import { type KvListing, type KvPagedList, kvListing } from '../src/access/kv-listing.ts';
 import {
   accountReport,
   localUsage,

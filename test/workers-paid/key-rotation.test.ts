@@ -5,7 +5,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createAccount, createApiKey, isRevoked, kvListing, listAccounts, revokeApiKey, rotateApiKey, showAccount } from '../../src/access/admin.ts';
+import { createAccount, createApiKey, isRevoked, listAccounts, revokeApiKey, rotateApiKey, showAccount } from '../../src/access/admin.ts';
+import { kvListing } from '../../src/access/kv-listing.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 const lookup = (key: string) => workerFetch('https://de.paid.test/api/json/8.8.8.8', { headers: { Authorization: `Bearer ${key}` } });
