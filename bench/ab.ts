@@ -7,6 +7,7 @@
  *
  *     git worktree add /tmp/base HEAD~1 && ln -s "$PWD/node_modules" /tmp/base/node_modules
  *     npm run bench:ab -- --b-dir /tmp/base [--env de|free] [--rows trivial,single,bulk] [--rounds 5]
+ *     npm run bench:ab -- --b-dir /tmp/base --b-database /tmp/base/data/out/ipgeo.mmdb   (a baseline of another schema)
  *     npm run bench:ab -- --b-args=--minify
  *     npm run bench:ab -- --b-shards data/out/n3 --rows trivial,single,bulk   (N = 3 against N = 1)
  *     npm run bench:ab -- --b-hops 3 --rows trivial,single,bulk   (N = 1 plus the empty calls N = 3 makes)
@@ -62,6 +63,8 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --b-shards DIR build B as the app with a shard Worker per shard of the sharded build in DIR
                  (data:build -- --shards N --out DIR), e.g. N = 3 against A's N = 1 (--env de only)
   --a-shards DIR the same for A (two sharded builds against each other)
+  --b-database FILE  the database B serves (default A's, data/out/ipgeo.mmdb): a baseline of another
+                 schema serves a build of its own checkout's (there: npm run data:build)
   --json FILE    also write each row's median CPU per request of A and B, and B/A, as JSON (for npm run bench)
   --app          --env de: the whole de deployment instead of the lookup-only bundle, each build with
                  an account and API key of its own; rows paid and paidBulk (a single and a bulk of 50
@@ -89,6 +92,7 @@ const line = parseCommandLine(process.argv.slice(2), {
     seconds: { type: 'string', default: '4' },
     'a-shards': { type: 'string' },
     'b-shards': { type: 'string' },
+    'b-database': { type: 'string' },
     'b-hops': { type: 'string' },
     app: { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -209,7 +213,7 @@ for (const name of ['A', 'B'] as const) {
   const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`), shards ? { shards } : {});
   const sharded = shardedBuilds[name];
   if (sharded) await seedShards(deployment, sharded.dir);
-  else await seedDatabase(deployment, DATABASE_FILE);
+  else await seedDatabase(deployment, name === 'B' ? (values['b-database'] ?? DATABASE_FILE) : DATABASE_FILE);
   if (wholeApp) {
     const credential = await seedPaidAccount(deployment);
     if (!('authorization' in credential)) throw new Error(`build ${name}: ${credential.pending}`);
