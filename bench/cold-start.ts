@@ -31,6 +31,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
+import type { ColdStartReport } from './cold-start-report.ts';
 import { benchDistant, benchSweep, type Distance } from './distant.ts';
 import { describeMachine, revision } from './machine.ts';
 import { sweepSection, withSweepSection } from './report.ts';
@@ -55,24 +56,6 @@ With R2 far away (a first-byte delay and a throughput), the cache off, empty and
   --connections N     steady clients during the cold start and the switch (default 4)
   --sweep             each latency at each throughput (lists; default ${SWEEP_LATENCIES_MS.join(',')} ms at ${SWEEP_MBPS.join(',')} MB/s),
                       cache off and on: about a quarter of an hour; writes its section of BENCHMARKS.md`;
-
-/** Medians in milliseconds. */
-export interface ColdStartReport {
-  readonly starts: number;
-  /** Spawn until workerd accepts connections. */
-  readonly spawnToListening: number;
-  /** Listening until the first lookup is answered (status 200). */
-  readonly listeningToLookup: number;
-  /** Spawn until the first lookup is answered. */
-  readonly spawnToLookup: number;
-  /** Spawn until a first `/health` is answered, in the other starts. */
-  readonly spawnToHealth: number;
-  readonly listeningToHealth: number;
-  /** The lookup's start through Miniflare: spawn until listening, then until the lookup is answered. */
-  readonly miniflare: { readonly spawnToListening: number; readonly listeningToLookup: number; readonly spawnToLookup: number };
-  /** Every start, in order: [kind, spawn→listening, listening→answer]. */
-  readonly samples: readonly (readonly [string, number, number])[];
-}
 
 /** Runs the benchmark; `work` holds the bundle and the local R2 store. */
 async function benchColdStart(options: { starts?: number; work: string }, log: (line: string) => void = () => {}): Promise<ColdStartReport> {

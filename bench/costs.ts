@@ -103,8 +103,6 @@ const KINDS = [
   { id: 'shards', name: 'paid single lookup through 3 shard Workers, usage counted', lookups: 1, cpu: { ab: 'paid' } },
 ] as const;
 
-export type KindId = (typeof KINDS)[number]['id'];
-
 /** Per request, from the totals that `operations.ts` counted over `requests` answers. */
 export function useOf(cpuMicros: number, operations: KindOperations): RequestUse {
   const per = (total: number) => total / operations.requests;

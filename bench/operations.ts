@@ -23,9 +23,11 @@ import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
 import { readWranglerToml } from '../scripts/deploy/config.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
-import type { KindId } from './costs.ts';
 import { BULK_SIZE, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { buildBundle, buildShardBundle, type Deployment, type Environment, ROOT, seedDatabase, seedShards, startDeployment } from './worker/deployment.ts';
+
+/** The kinds of request whose operations a run counts, and `costs.ts` prices: free and paid single lookups, a paid bulk and distance, a paid lookup through shard Workers. */
+type KindId = 'free' | 'paid' | 'bulk' | 'distance' | 'shards';
 
 /** What one kind of request made over a run: totals, divided by `requests` for a request's share. */
 export interface KindOperations {

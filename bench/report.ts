@@ -3,7 +3,7 @@
  * which commit, against which targets (BENCHMARKS.md, "The targets"), and where the time goes.
  */
 import type { AbFigures } from './ab.ts';
-import type { ColdStartReport } from './cold-start.ts';
+import type { ColdStartReport } from './cold-start-report.ts';
 import type { ColdFigures, DistantReport, SweepReport, SwitchFigures } from './distant.ts';
 import { BULK_SIZE, type HttpReport, type HttpRow, OPTIONS_ROW, PAID_BULK_ROW, REQUESTS_PER_CLIENT, ROUND_WARMUP_SECONDS } from './http.ts';
 import type { LookupReport } from './lookup.ts';

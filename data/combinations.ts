@@ -4,8 +4,10 @@
  * once, whose id is a leaf of the search tree. Ids are indices into the arrays kept here, stable for the whole build.
  */
 
-import type { StoredLocation, StoredNetwork } from '../src/geo/schema.ts';
-import type { RecordFlags } from './stored-values.ts';
+import type { StoredLocation, StoredNetwork, StoredRecord } from '../src/geo/schema.ts';
+
+/** The flags of a record as the overlay keeps them (`compile.ts`): their bits (`FLAG_BIT`, not 0), and the hosting provider's name if any. */
+export type RecordFlags = Required<Pick<StoredRecord, 'flags'>> & Pick<StoredRecord, 'hosting_provider'>;
 
 /** The id of a part a combination lacks (no location, no routing facts, no flags). */
 export const NONE = -1;

@@ -24,7 +24,7 @@ import {
   type StoredSource,
 } from '../src/geo/schema.ts';
 import { formatPosition, type ShardRange } from '../src/geo/shard-ranges.ts';
-import { Combinations, Interner, NONE, type Parts } from './combinations.ts';
+import { Combinations, Interner, NONE, type Parts, type RecordFlags } from './combinations.ts';
 import { applyCorrections, type CorrectionsCounts, type CorrectionsFile, describeCorrections } from './corrections/corrections.ts';
 import { SourcePlaces } from './corrections/places.ts';
 import { writeDataSection } from './data-layout.ts';
@@ -34,7 +34,6 @@ import { type FinalTree, type Network, SearchTree } from './mmdb/search-tree.ts'
 import { assembleMmdb, chooseRecordSize } from './mmdb/writer.ts';
 import type { FlagSource, LocationSource, NetworkFlag, NetworkSource } from './sources/source.ts';
 import { positionBytes, splitRanges } from './split.ts';
-import type { RecordFlags } from './stored-values.ts';
 
 /**
  * The sources of one build, applied in order: later location and network sources win where they

@@ -30,9 +30,6 @@ export const STORED_KEYS = [
   'hosting_provider',
 ] as const satisfies readonly (keyof StoredRecord | keyof StoredLocation | keyof StoredNetwork)[];
 
-/** The flags of a record as the overlay keeps them (`compile.ts`): their bits (`FLAG_BIT`, not 0), and the hosting provider's name if any. */
-export type RecordFlags = Required<Pick<StoredRecord, 'flags'>> & Pick<StoredRecord, 'hosting_provider'>;
-
 /**
  * A location as the data section writes it: coordinates are int32 (1e-4 degree); everything else keeps
  * its inferred type. The English keys come first, in the order of schema 1, then the names arrays.

@@ -6,9 +6,10 @@
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import type { ShardEnv } from './env.ts';
-import { DataUnavailableError, type GeoDatabase } from './geo/database.ts';
+import type { GeoDatabase } from './geo/database.ts';
 import type { DatabaseIdentity } from './geo/identity.ts';
 import { DatabaseSlot, VersionGoneError } from './geo/slot.ts';
+import { DataUnavailableError } from './geo/unavailable.ts';
 import { answerCall, type ShardAnswer, type ShardCall, type ShardItem } from './lookup/shard-calls.ts';
 
 /** This isolate's shard, made on its first call (the shard it serves is in the bindings). */

@@ -4,8 +4,9 @@
  * the Worker would find damaged on some lookup is never published. The Worker itself checks the bytes it
  * loads against the SHA-256 recorded at publishing, which makes this check hold for what it serves.
  */
-import { GeoDatabase, type RecordParts } from '../../src/geo/database.ts';
+import { GeoDatabase } from '../../src/geo/database.ts';
 import { LANGUAGES } from '../../src/geo/languages.ts';
+import type { RecordParts } from '../../src/geo/record-parts.ts';
 import type { StoredShard } from '../../src/geo/schema.ts';
 import { MmdbFormatError } from '../../src/mmdb/decoder.ts';
 import { PublishError } from './record.ts';

@@ -6,7 +6,8 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { toXml, type XmlValue } from '../format/xml.ts';
-import { DataUnavailableError, RETRY_AFTER_SECONDS } from '../geo/database.ts';
+import { RETRY_AFTER_SECONDS } from '../geo/retry-after.ts';
+import { DataUnavailableError } from '../geo/unavailable.ts';
 import { PROBLEMS, type ProblemCode, ProblemError, problemType } from './problem.ts';
 
 /** Codes for the HTTP errors that Hono's own middleware may raise (body limit, malformed input, …). */

@@ -1,79 +1,15 @@
-/** @module The compiled geolocation database in memory, searched without I/O and decoded field by field straight from its bytes (`slot.ts` loads it from R2). */
+/**
+ * @module The compiled geolocation database in memory, searched without I/O and decoded field by field
+ * straight from its bytes (`slot.ts` loads it from R2) into the shapes of `record-parts.ts`.
+ */
 import { cidrText, type IpAddress } from '../ip/address.ts';
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';
 import { MmdbReader } from '../mmdb/reader.ts';
 import { LANGUAGES, type LanguageIndex, type Names, NO_NAMES } from './languages.ts';
 import { KEY, MapReader } from './map-reader.ts';
+import { type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from './record-parts.ts';
 import { COORDINATE_SCALE, DATABASE_TYPE, FLAG_BIT } from './schema.ts';
-
-/**
- * The database cannot answer: it is missing, unreadable, not a compiled database, or corrupt where a
- * lookup read it. `message` is for the operator's log, never for clients.
- */
-export class DataUnavailableError extends Error {
-  override readonly name = 'DataUnavailableError';
-}
-
-/** Where an address is, decoded from a stored location map (`StoredLocation`). */
-export interface GeoLocation {
-  /** ISO 3166-1 alpha-2, or ''. */
-  readonly countryCode: string;
-  /** The first-level subdivision's English name, or ''. */
-  readonly regionName: string;
-  /** Where its names in every language are ({@link GeoDatabase.nameAt}), or -1: English only. */
-  readonly regionNamesOffset: number;
-  /** ISO 3166-2 code without the country prefix, or ''. */
-  readonly regionCode: string;
-  /** The city's English name, or ''. */
-  readonly cityName: string;
-  /** Where its names in every language are, or -1. */
-  readonly cityNamesOffset: number;
-  readonly postalCode: string;
-  /** WGS84 decimal degrees, 0 when unknown. */
-  readonly latitude: number;
-  readonly longitude: number;
-  /** IANA zone of the location, or ''. */
-  readonly timeZone: string;
-  /** The continent code its source gives it (AF, AN, AS, EU, NA, OC, SA), or '': none, or a file built before it was stored. */
-  readonly continentCode: string;
-}
-
-/** Who routes an address, decoded from a stored network map (`StoredNetwork`). */
-export interface GeoNetwork {
-  /** Autonomous system number, 0 when unknown. */
-  readonly asn: number;
-  readonly organization: string;
-}
-
-/**
- * A record's parts, located but not decoded: the data offsets of its location and network maps and of
- * its hosting provider's name (-1 when absent), which identify them for caches (records share them by
- * pointer), and its own numbers.
- */
-export interface RecordParts {
-  location: number;
-  network: number;
-  /** Kilometres (the record's `accuracy_radius`), 0 when the data gives none. */
-  accuracyRadius: number;
-  /** The record's flags as `FLAG_BIT`s (`schema.ts`), 0 when none; a file of schema 3 or before sets `proxy` from its proxy key. */
-  flags: number;
-  provider: number;
-}
-
-/** A location with every field empty, for records without one. */
-export const NO_LOCATION: GeoLocation = Object.freeze({
-  countryCode: '',
-  regionName: '',
-  regionNamesOffset: -1,
-  regionCode: '',
-  cityName: '',
-  cityNamesOffset: -1,
-  postalCode: '',
-  latitude: 0,
-  longitude: 0,
-  timeZone: '',
-  continentCode: '',
-});
+import { unavailable } from './unavailable.ts';
 
 /** The fields of a stored location map by key id: its strings, and its numbers (coordinates, and where its names are). */
 const LOCATION_STRINGS: Readonly<
@@ -93,9 +29,6 @@ const LOCATION_NUMBERS: Readonly<Partial<Record<number, 'latitude' | 'longitude'
   [KEY.region_names]: 'regionNamesOffset',
   [KEY.city_names]: 'cityNamesOffset',
 };
-
-/** A network with every field empty, for records without one. */
-export const NO_NETWORK: GeoNetwork = Object.freeze({ asn: 0, organization: '' });
 
 /**
  * A compiled database over its bytes. Reads only the fields of the compact schema (`schema.ts`) and
@@ -356,11 +289,3 @@ export class GeoDatabase {
     return unavailable(`the database is corrupt: ${error.message}`);
   }
 }
-
-/** The failure of a database that cannot be read; `reason` is for logs (`slot.ts` logs it), never for clients. */
-export function unavailable(reason: string): DataUnavailableError {
-  return new DataUnavailableError(reason);
-}
-
-/** Seconds between attempts to load the database after a failure (clients are told to wait as long). */
-export const RETRY_AFTER_SECONDS = 5;

@@ -6,12 +6,12 @@
  * record itself. Holds settled values only; no request awaits another's promise.
  */
 import { type Deployment, logDataEvent } from './data-events.ts';
-import { unavailable } from './database.ts';
 import type { DatabaseIdentity } from './identity.ts';
 import type { ShardFile } from './shard-files.ts';
 import { parseRanges, type ShardRange } from './shard-ranges.ts';
 import { type BackgroundContext, CHECK_INTERVAL_MS } from './slot.ts';
 import { type DataBucket, readRecord, reasonOf } from './stored.ts';
+import { unavailable } from './unavailable.ts';
 
 /** The bindings the set reads: the bucket, and the deployment's names for its log. */
 export interface ShardSetEnv extends DataBucket, Deployment {}

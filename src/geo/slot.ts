@@ -9,9 +9,10 @@
  */
 import { DEFAULT_BUDGET_BYTES, sideBySideFit } from './budget.ts';
 import { type DataSource, type Deployment, logDataEvent, type RequestPlace } from './data-events.ts';
-import { DataUnavailableError, GeoDatabase, RETRY_AFTER_SECONDS, unavailable } from './database.ts';
+import { GeoDatabase } from './database.ts';
 import type { DatabaseIdentity } from './identity.ts';
 import type { PublishedVersion } from './published.ts';
+import { RETRY_AFTER_SECONDS } from './retry-after.ts';
 import { type ShardPlace, shardFile, WHOLE } from './shard-files.ts';
 import {
   type DataBucket,
@@ -29,6 +30,7 @@ import {
   release,
   verifyObject,
 } from './stored.ts';
+import { DataUnavailableError, unavailable } from './unavailable.ts';
 
 /** The bindings the load uses: the R2 bucket and the deployment's names. */
 export interface DatabaseEnv extends DataBucket, Deployment {}

@@ -5,9 +5,9 @@
  * message is for the operator's log (`slot.ts` logs it), never for clients.
  */
 import type { DataEvent, DataSource } from './data-events.ts';
-import { DataUnavailableError } from './database.ts';
 import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
 import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema } from './published.ts';
+import { DataUnavailableError } from './unavailable.ts';
 
 /** An R2 object as the load reads it (the part of `R2ObjectBody` used). */
 interface StoredObject {

@@ -6,7 +6,7 @@
  */
 import { sideBySideFit } from '../geo/budget.ts';
 import type { RequestPlace } from '../geo/data-events.ts';
-import { GeoDatabase, unavailable } from '../geo/database.ts';
+import { GeoDatabase } from '../geo/database.ts';
 import { type DatabaseIdentity, hex } from '../geo/identity.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
 import { databaseIdentity, loadDatabase } from '../geo/load.ts';
@@ -14,6 +14,7 @@ import { type ShardFile, WHOLE_RANGE } from '../geo/shard-files.ts';
 import { shardIndexOf } from '../geo/shard-ranges.ts';
 import { type ShardedVersion, ShardSet } from '../geo/shard-set.ts';
 import type { BackgroundContext, DatabaseEnv } from '../geo/slot.ts';
+import { unavailable } from '../geo/unavailable.ts';
 import type { IpAddress } from '../ip/address.ts';
 import type { Format } from './entries.ts';
 import type { View } from './fields.ts';

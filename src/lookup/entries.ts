@@ -7,8 +7,9 @@
  */
 import { type Utf8, utf8 } from '../format/utf8.ts';
 import { xmlFragment } from '../format/xml.ts';
-import type { GeoDatabase, GeoLocation, GeoNetwork } from '../geo/database.ts';
+import type { GeoDatabase } from '../geo/database.ts';
 import { ENGLISH, LANGUAGES, type LanguageIndex, type Names } from '../geo/languages.ts';
+import type { GeoLocation, GeoNetwork } from '../geo/record-parts.ts';
 import { continentName, countryFacts } from '../reference/countries.ts';
 import { FIELD_INDEX, FIELDS, type FieldName } from './fields.ts';
 

@@ -4,8 +4,9 @@
  * the lookup path"). The records themselves are decoded each time; only their parts' entries are cached.
  */
 import { type Utf8, utf8 } from '../format/utf8.ts';
-import { type GeoDatabase, NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/database.ts';
+import type { GeoDatabase } from '../geo/database.ts';
 import { LANGUAGES, type LanguageIndex } from '../geo/languages.ts';
+import { NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/record-parts.ts';
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { CountryEntry, LocationEntry, type NameSource, NetworkEntry } from './entries.ts';
 

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Utf8 } from '../../src/format/utf8.ts';
-import { type GeoDatabase, type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/database.ts';
+import type { GeoDatabase } from '../../src/geo/database.ts';
 import { ENGLISH, LANGUAGES, NO_NAMES } from '../../src/geo/languages.ts';
+import { type GeoLocation, type GeoNetwork, NO_LOCATION, type RecordParts } from '../../src/geo/record-parts.ts';
 import { FLAG_BIT } from '../../src/geo/schema.ts';
 import { EntryCaches } from '../../src/lookup/entry-caches.ts';
 import { fromUtf8 } from '../support/utf8-text.ts';

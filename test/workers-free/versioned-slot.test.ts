@@ -8,10 +8,11 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DataUnavailableError, GeoDatabase } from '../../src/geo/database.ts';
+import { GeoDatabase } from '../../src/geo/database.ts';
 import { versionObjectKey } from '../../src/geo/published.ts';
 import { WHOLE } from '../../src/geo/shard-files.ts';
 import { DatabaseSlot, VersionGoneError } from '../../src/geo/slot.ts';
+import { DataUnavailableError } from '../../src/geo/unavailable.ts';
 import { compiledBuild, forgetCachedCopies, publish, epochVariant as variant } from '../support/publish.ts';
 
 /** How long a shard keeps a version nobody asks for, as docs/sharding.md states it (a minute). */
