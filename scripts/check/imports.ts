@@ -2,8 +2,9 @@
  * @module The import rules of docs/architecture.md ("What may import what"), read from its table and
  * its rules, and checked against the code with dependency-cruiser, so that the document and the code
  * cannot part. The table is the one place the rules live: a new folder of `src/` adds a row there.
+ * No import cycle anywhere: `src/`, `data/`, `scripts/`, `bench/` or `test/`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
 
@@ -126,10 +127,14 @@ function forbiddenRules(rules: ImportRules): IForbiddenRuleType[] {
       from: { path: '^data/' },
       to: { path: '^src/', pathNot: '^src/(geo|mmdb|ip|reference)/' },
     },
-    { name: 'no import cycle in src/', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    { name: 'no import cycle anywhere', severity: 'error', from: { path: CODE }, to: { circular: true } },
   );
   return forbidden;
 }
+
+/** The folders of code whose imports are checked: the Worker, and the Node code that builds, runs, measures and tests it. */
+const CODE_FOLDERS = ['src', 'data', 'scripts', 'bench', 'test'];
+const CODE = `^(${CODE_FOLDERS.join('|')})/`;
 
 /** The modules directly in `src/` of `root`: its folders and its files. */
 function modulesOf(root: string): string[] {
@@ -154,7 +159,8 @@ export async function checkImports(root: string): Promise<string[]> {
       .filter((module) => !present.includes(module))
       .map((module) => `${RULES_DOCUMENT}'s table "What may import what" names ${module}, which src/ does not have`),
   ];
-  const { output } = await cruise(['src', 'data'], {
+  const folders = CODE_FOLDERS.filter((folder) => existsSync(join(root, folder)));
+  const { output } = await cruise(folders, {
     baseDir: resolve(root),
     validate: true,
     ruleSet: { forbidden: forbiddenRules(rules) },
