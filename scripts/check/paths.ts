@@ -14,6 +14,7 @@ import type { Nodes } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toString as textOf } from 'mdast-util-to-string';
 import ts from 'typescript';
+import { committableFiles } from './files.ts';
 
 /** Where a file names a path that does not exist. */
 export interface DanglingPath {
@@ -153,13 +154,6 @@ function commentsOf(file: string, text: string): string {
   return kept.join('');
 }
 
-/** The files of the working tree that git would commit (tracked, and new files not ignored). */
-function filesOf(root: string): string[] {
-  return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' })
-    .split('\0')
-    .filter((file) => file !== '' && existsSync(join(root, file)));
-}
-
 /** Which of `paths` `.gitignore` ignores: what builds and installs write. */
 function ignored(root: string, paths: readonly string[]): Set<string> {
   if (paths.length === 0) return new Set();
@@ -178,7 +172,7 @@ function ignored(root: string, paths: readonly string[]): Set<string> {
 /** The paths and links named in the repository at `root` that do not exist, in the order of their files and lines. */
 export function danglingPaths(root: string): DanglingPath[] {
   const named: Named[] = [];
-  for (const file of filesOf(root)) {
+  for (const file of committableFiles(root)) {
     if (!CHECKED.test(file) || WRITTEN_BY_OTHERS.test(file)) continue;
     const text = readFileSync(join(root, file), 'utf8');
     if (file.endsWith('.md')) named.push(...linksOf(file, text));

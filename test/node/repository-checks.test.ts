@@ -2,30 +2,12 @@
  * `npm run check:paths` and `npm run check:imports` on small repositories that each test writes: they
  * find exactly the dangling paths and forbidden imports the test planted, and pass on the repository itself.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { checkImports, ImportRulesError, readImportRules } from '../../scripts/check/imports.ts';
 import { danglingPaths } from '../../scripts/check/paths.ts';
-
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A git repository in a temporary folder holding `files` (path from its root → text). */
-function repository(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'ipgeo-checks-'));
-  made.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  execFileSync('git', ['init', '-q'], { cwd: root });
-  return root;
-}
+import { plantRepository as repository } from '../support/planted-repository.ts';
 
 describe('check:paths', () => {
   const docs = {

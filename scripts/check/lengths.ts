@@ -1,0 +1,31 @@
+/**
+ * @module The length of the Worker's files: no file of `src/` longer than {@link MAX_LINES} lines, so
+ * that each holds one idea a reader takes in whole (docs/contributing.md, "Before you push").
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { committableFiles } from './files.ts';
+
+/** The most lines a file of `src/` may have. */
+export const MAX_LINES = 350;
+
+/** A file of `src/` over the limit, and its lines. */
+export interface LongFile {
+  readonly file: string;
+  readonly lines: number;
+}
+
+/** The lines of `text`: its line ends, and one more when its last line has none. */
+function linesOf(text: string): number {
+  const ends = text.split('\n').length - 1;
+  return text.length === 0 || text.endsWith('\n') ? ends : ends + 1;
+}
+
+/** The files of `src/` at `root` longer than `limit` lines, the longest first. */
+export function longFiles(root: string, limit = MAX_LINES): LongFile[] {
+  return committableFiles(root)
+    .filter((file) => file.startsWith('src/'))
+    .map((file) => ({ file, lines: linesOf(readFileSync(join(root, file), 'utf8')) }))
+    .filter(({ lines }) => lines > limit)
+    .sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file));
+}
