@@ -196,11 +196,11 @@ export function typedFigures(root: string, rows: readonly FigureRow[], table: st
       const line = lineAt(prose, figure.index);
       const named = known.filter((each) => each.dimension === figure.dimension && each.words.test(paragraphAround(lines, line)));
       if (named.some((each) => equals(figure, each))) continue;
-      // The figure that it may have been meant to be: one within a factor of two of it, a constant (which
-      // may have changed in the code) before a fact, the nearest first.
+      // The figure that it may have been meant to be: one that its own line names, within half as much again
+      // of it, a constant (which may have changed in the code) before a fact, the nearest first.
       const distance = (each: KnownFigure) => (each.kind === 'constant' ? 0 : 10) + Math.abs(Math.log(figure.value / each.value));
       const near = named
-        .filter((each) => each.value > 0 && figure.value / each.value <= 2 && each.value / figure.value <= 2)
+        .filter((each) => each.words.test(lines[line - 1] ?? '') && each.value > 0 && figure.value / each.value <= 1.5 && each.value / figure.value <= 1.5)
         .sort((a, b) => distance(a) - distance(b))[0];
       const why =
         near === undefined

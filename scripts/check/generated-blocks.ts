@@ -29,8 +29,9 @@ export interface MarkerFault {
   readonly why: string;
 }
 
-const OPENING = /<!-- ([\w-]+): written by ([^>]*?)-->/g;
-const CLOSING = /<!-- \/([\w-]+) -->/g;
+/** Markers stand on lines of their own (a marker quoted in a sentence or in code is none). */
+const OPENING = /^<!-- ([\w-]+): written by ([^>\n]*?)-->$/gm;
+const CLOSING = /^<!-- \/([\w-]+) -->$/gm;
 const SCRIPT = /npm run ([\w:.-]+)/g;
 
 /** The 1-based line of `offset` in `text`. */

@@ -58,7 +58,9 @@ const FILES = {
   ].join('\n'),
   'docs/decisions/0001-choice.md': '# Choice\n\nMeasured 3.1 ms on the run of 2026-11-26.\n',
   'docs/hot-path.md': '# Hot path\n\nA `Set` costs 19 µs there.\n',
-  'docs/guide.md': '# Guide\n\n<!-- table: written by npm run nope -->\n| 1 KB |\n<!-- /table -->\n\n<!-- open: written by npm run docs:examples -->\n',
+  // A marker quoted in a sentence (line 2) is none; one on a line of its own is.
+  'docs/guide.md':
+    '# Guide\nBlocks look like `<!-- x: written by npm run y -->`.\n<!-- table: written by npm run nope -->\n| 1 KB |\n<!-- /table -->\n\n<!-- open: written by npm run docs:examples -->\n',
   'CHANGELOG.md': '# Changelog\n\n## [Unreleased]\n\n- Loads wait 20 s less.\n\n## [0.1.0] - 2026-11-26\n\n- A build takes 40 s.\n',
   'src/index.ts': '/** @module The entry. */\n// A request takes 5 ms.\nexport {};\n',
   'scripts/run.sh': '#!/usr/bin/env bash\n# Runs for five minutes.\necho "10 s"\n',
