@@ -115,7 +115,7 @@ const SPACE = '[ \\u00a0]';
 const FIGURE = new RegExp(
   [
     // Not inside another word, number, path or version (`v1.5 s`, `/24 s`, `ipv4-5 s`), nor a term of a formula (`× 2 / 8 bytes`).
-    String.raw`(?<![\w.,/#:@$€£]|\w-|[×*/÷] ?)`,
+    String.raw`(?<![\w.,/#:@$€£]|\w-|[×/÷] ?)`,
     '(?:',
     `(?<currency>[$€])(?<money>${DIGITS})`,
     `|(?<number>${DIGITS}|\\b(?:${WORDS}))(?:(?:${SPACE}|-)?(?<unit>${UNIT_WORDS})|(?:${SPACE}|-)(?<spaced>${SPACED_WORDS}))(?:/(?<per>s|${RATE_TIME}))?`,

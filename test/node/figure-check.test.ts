@@ -72,7 +72,7 @@ const found = (root: string, rows = ROWS) => typedFigures(root, rows, 'the table
 describe('figuresIn', () => {
   it('reads a number with a unit of size, time, rate, share or money, and nothing else', () => {
     const figures = figuresIn(
-      'a 16,384-byte body, 25 MB/s, five minutes, 3 a second, 60 in any minute, 0.2 ms, 2.5×, $0.30, 1%; ' +
+      'a 16,384-byte body, 25 MB/s, five minutes, 3 a second, 60 in any minute,\n * 0.2 ms, **90 seconds**, 2.5×, $0.30, 1%; ' +
         'not 500s, 10s, 128-bit, 32 bits, 960 × 480, × 2 / 8 bytes, v1.5 s, /24 s, RFC 9457, ISO 3166-1, 2026-09-18',
     );
     expect(figures.map(({ text, dimension, value }) => [text, dimension, value])).toEqual([
@@ -82,6 +82,7 @@ describe('figuresIn', () => {
       ['3 a second', 'count/time', 3],
       ['60 in any minute', 'count/time', 1],
       ['0.2 ms', 'time', 0.0002],
+      ['90 seconds', 'time', 90],
       ['2.5×', 'ratio', 2.5],
       ['$0.30', 'USD', 0.3],
       ['1%', 'share', 1],
