@@ -3,9 +3,9 @@
  *
  * Each part runs in a Node process of its own (so that one's heap does not weigh on the next), bounded
  * in time; a part that fails or overruns is reported as such in the table and the others still run.
- * The whole run takes about twenty-three minutes on two cores (one and a half of them the distant R2's two
- * switches, three the build of 3 shards, four the CPU of those shards),
- * the database build (`npm run data:build`, run first by the npm script when it is missing) not included.
+ * How long the last whole run took is in BENCHMARKS.md ("Measured"); most of it is the distant R2's
+ * two switches, the build of 3 shards and the CPU of those shards, the database build (`npm run
+ * data:build`, run first by the npm script when it is missing) not included.
  *
  * It also writes the run's figures as `BENCHMARKS.json`, and from them the costs of docs/costs.md
  * (`costs.ts`), which `npm run bench:costs` computes again after a price change without measuring.
@@ -27,7 +27,7 @@ import { ROOT } from './worker/deployment.ts';
 
 const USAGE = `usage: npm run bench -- [--quick] [--parts LIST [--shards-dir DIR]]
 
-Runs every benchmark (about twenty-three minutes), prints one table and rewrites BENCHMARKS.md with it,
+Runs every benchmark (BENCHMARKS.md says how long its last run took), prints one table and rewrites BENCHMARKS.md with it,
 BENCHMARKS.json with the figures, and the costs of docs/costs.md from them.
   --quick           fewer and shorter runs, for trying the scripts out
   --parts LIST      only these parts, comma-separated (BENCHMARKS.md is not rewritten then)

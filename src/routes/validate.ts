@@ -84,7 +84,8 @@ export class RouteRequest<S extends RequestSchemas> {
    * The query of the request parsed by `schema`. A query's result depends on its text alone, and
    * clients send the same few (none, or their own `lang` and `fields`), so each route keeps the results
    * of up to {@link MAX_KEPT_QUERIES} query strings: zod validates each one once. Parsing `lang` and
-   * `fields` cost a lookup about 8% of its CPU time in workerd (BENCHMARKS.md, "Validation of the lookup routes").
+   * `fields` costs a lookup microseconds of CPU in workerd, far more than in Node (BENCHMARKS.md,
+   * "Validation of the lookup routes").
    */
   private parsedQuery(schema: ZodObject, c: Context): ZodSafeParseResult<unknown> {
     const { url } = c.req;
