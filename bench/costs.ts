@@ -160,7 +160,7 @@ function targetCell(total: number, lines: readonly CostLine[], target: number | 
 }
 
 /** Today's date (UTC), `YYYY-MM-DD`: the day whose prices `npm run bench:costs` uses unless told another. */
-export function today(): string {
+function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 

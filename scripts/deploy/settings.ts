@@ -80,7 +80,7 @@ const SettingsFileSchema = z
  * Which Workers write an invocation log per invocation (`observability.logs.invocation_logs`, `deploy/logs.ts`):
  * none unless the operator turns one on while debugging. The data and operational events are logged either way.
  */
-export interface InvocationLogs {
+interface InvocationLogs {
   /** Each deployment's app (`ipgeo-de` …). */
   readonly apps: Readonly<Record<Environment, boolean>>;
   /** The usage Worker `ipgeo-usage`. */

@@ -36,11 +36,8 @@ export type OperationalEvent =
   /** Shard Worker `shard` failed to answer the app (its lookups answer as unavailable). */
   | { readonly event: 'shard-unavailable'; readonly shard: number; readonly why: string };
 
-/** Every kind of operational event. */
-export type OperationalKind = OperationalEvent['event'];
-
 /** The kinds written at level `warn` in Workers Logs; all others are errors. */
-const WARNINGS: ReadonlySet<OperationalKind> = new Set(['revoked-key']);
+const WARNINGS: ReadonlySet<OperationalEvent['event']> = new Set(['revoked-key']);
 
 /** The most characters of a string field (a reason, a key name); a stack gets {@link MAX_STACK}. */
 const MAX_TEXT = 300;
