@@ -7,7 +7,7 @@
  *
  *     npm run bench:costs -- [--from BENCHMARKS.json] [--day YYYY-MM-DD]   the costs again, after a price change
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
@@ -52,9 +52,20 @@ export const NOT_RUN = 'not run (--parts)';
 const PAID_TARGET = 0.31;
 const FREE_TARGET = 0.46;
 
-/** The request kinds that docs/costs.md prices, where the run measured each, and their targets. */
+/**
+ * The request kinds that docs/costs.md prices, where the run measured each, and their targets; a target's
+ * floor is the parts it is made of (the request, and the free plan's rate-limiter request), the cent
+ * above it is for the others.
+ */
 const KINDS = [
-  { id: 'free', name: 'free single lookup (`GET /api/v1/json/{ip}`, rate limit)', lookups: 1, cpu: { http: 'free-plan lookup' }, target: FREE_TARGET },
+  {
+    id: 'free',
+    name: 'free single lookup (`GET /api/v1/json/{ip}`, rate limit)',
+    lookups: 1,
+    cpu: { http: 'free-plan lookup' },
+    target: FREE_TARGET,
+    floor: ['requests', 'Durable Object requests'],
+  },
   { id: 'paid', name: 'paid single lookup, usage counted (`GET /api/json/{ip}`, API key)', lookups: 1, cpu: { http: 'paid lookup' }, target: PAID_TARGET },
   { id: 'bulk', name: 'paid bulk of 50 (`POST /api/bulk/json`), usage counted', lookups: 50, cpu: { http: 'paid bulk of 50' }, target: PAID_TARGET },
   { id: 'distance', name: 'paid distance (`POST /api/distance`, two addresses), usage counted', lookups: 2, cpu: { http: 'paid distance' } },
@@ -127,7 +138,7 @@ function partWhy(part: Part, use: RequestUse, counted: KindOperations): string {
   const ledger = ledgerWrites(counted);
   switch (part) {
     case 'CPU':
-      return `${use.cpuMicros.toFixed(0)} µs of CPU a request, of every Worker it runs`;
+      return `${use.cpuMicros.toFixed(0)} µs of CPU a request, of every Worker it runs, as workerd used it on the run's machine: an upper bound of the billed CPU`;
     case 'Durable Object requests':
     case 'DO duration':
     case 'SQLite rows written':
@@ -148,16 +159,25 @@ function partWhy(part: Part, use: RequestUse, counted: KindOperations): string {
 }
 
 /**
- * The target cell: met, or by how much it is missed and which part is over: the largest after the
- * request itself (which the target is made of), with why.
+ * The target cell: met, or by how much it is missed and which part is over: the largest of those
+ * beyond the target's floor (`floor`, the parts the target is made of), with why.
  */
-function targetCell(total: number, lines: readonly CostLine[], target: number | undefined, use: RequestUse, counted: KindOperations): string {
-  if (target === undefined) return '';
-  if (total <= target) return `${dollars(target)}: met`;
+function targetCell(total: number, lines: readonly CostLine[], kind: Kind, use: RequestUse, counted: KindOperations, smallest: number | undefined): string {
+  if (!('target' in kind)) return '';
+  if (total <= kind.target) return `${dollars(kind.target)}: met`;
+  const floor: readonly Part[] = 'floor' in kind ? kind.floor : ['requests'];
   const parts = Object.entries(byPart(lines)) as [Part, number][];
-  const [part, cost] = parts.filter(([name]) => name !== 'requests').sort((a, b) => b[1] - a[1])[0] ?? ['requests', 0];
-  return `${dollars(target)}: **over by ${usd(total - target)}**: ${part} ${usd(cost)} (${partWhy(part, use, counted)})`;
+  const [part, cost] = parts.filter(([name]) => !floor.includes(name)).sort((a, b) => b[1] - a[1])[0] ?? ['requests', 0];
+  const ledger = ledgerWrites(counted);
+  const batch =
+    ledger !== undefined && smallest !== undefined && Number.isFinite(smallest) && smallest > ledger.answersPerBatch
+      ? `; met from ${count(smallest)} answers per usage write, where the run wrote ${count(ledger.answersPerBatch)}`
+      : '';
+  return `${dollars(kind.target)}: **over by ${usd(total - kind.target)}**: ${part} ${usd(cost)} (${partWhy(part, use, counted)})${batch}`;
 }
+
+/** A row's total: to a hundredth of a cent below $10, so that a total just over its target never reads as the target. */
+const total = (value: number) => (Number.isFinite(value) && value < 10 ? `$${value.toFixed(4)}` : usd(value));
 
 /** Today's date (UTC), `YYYY-MM-DD`: the day whose prices `npm run bench:costs` uses unless told another. */
 function today(): string {
@@ -210,7 +230,7 @@ function boundMarkdown(day: string): string {
 }
 
 /** The block of docs/costs.md: its run, the costs against the targets, what each request used, the events, the hosted prices and the prices used on `day`. */
-function costsMarkdown(results: Results, day: string): string {
+function costsMarkdown(results: Results, day: string, benchmarksOfRun: boolean): string {
   const operations = typeof results.operations === 'string' ? undefined : results.operations;
   const rows = KINDS.map((kind) => {
     const cpu = cpuOf(results, kind);
@@ -232,7 +252,7 @@ function costsMarkdown(results: Results, day: string): string {
   const partial = Object.values(results).some((part) => part === NOT_RUN);
   const invocationLogs = rows.some((row) => 'counted' in row && row.counted?.invocationLogs);
   const out: string[] = [
-    `Computed by \`npm run bench\` (and again by \`npm run bench:costs\` after a price change) from the run of commit \`${results.revision.commit}\`${results.revision.dirty ? ' with uncommitted changes' : ''}, ${results.date}, on ${results.machine.cpu} (${results.machine.cores} cores): ${partial ? 'a run of only the parts the costs need (`npm run bench -- --parts`), whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of a whole run, another one)' : 'the CPU per request of its rows in [BENCHMARKS.md](../BENCHMARKS.md) and the operations it counted'}. **Priced at the prices in force on ${day}**, the day this block was written (\`bench/prices.ts\`, read on the days the last table gives). Invocation logs ${invocationLogs ? 'on' : 'off'}, as \`wrangler.toml\` had them for the run; the column before the last prices them on.`,
+    `Computed by \`npm run bench\` (and again by \`npm run bench:costs\` after a price change) from the run of commit \`${results.revision.commit}\`${results.revision.dirty ? ' with uncommitted changes' : ''}, ${results.date}, on ${results.machine.cpu} (${results.machine.cores} cores${typeof results.machine.loadAverage === 'number' ? `, 1-minute load average ${results.machine.loadAverage.toFixed(2)} at its start` : ''}): ${partial ? 'a run of only the parts the costs need (`npm run bench -- --parts`), whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of a whole run, another one)' : benchmarksOfRun ? 'the CPU per request of its rows in [BENCHMARKS.md](../BENCHMARKS.md) and the operations it counted' : 'the CPU per request and the operations it counted, whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of another run)'}. **Priced at the prices in force on ${day}**, the day this block was written (\`bench/prices.ts\`, read on the days the last table gives). Invocation logs ${invocationLogs ? 'on' : 'off'}, as \`wrangler.toml\` had them for the run; the column before the last prices them on.`,
     '',
     '### A million requests on Cloudflare',
     '',
@@ -255,17 +275,16 @@ function costsMarkdown(results: Results, day: string): string {
       continue;
     }
     const parts = byPart(row.cost.lines);
-    const target = 'target' in row.kind ? row.kind.target : undefined;
     const smallest = row.smallest === undefined ? '' : Number.isFinite(row.smallest) ? count(row.smallest) : 'any: over at every batch size';
     out.push(
       line([
         row.kind.name,
         ...PARTS.map((part) => usd(parts[part])),
-        `**${usd(row.cost.usd)}**`,
-        targetCell(row.cost.usd, row.cost.lines, target, row.use, row.counted),
+        `**${total(row.cost.usd)}**`,
+        targetCell(row.cost.usd, row.cost.lines, row.kind, row.use, row.counted, row.smallest),
         smallest,
-        usd(row.logged.usd),
-        row.counted.usage.calls === 0 ? '' : usd(row.alone.usd),
+        total(row.logged.usd),
+        row.counted.usage.calls === 0 ? '' : total(row.alone.usd),
       ]),
     );
   }
@@ -322,7 +341,7 @@ function costsMarkdown(results: Results, day: string): string {
     ...head(['request', 'addresses', ...HOSTED.map((price) => price.plan)], ['---', '---:', ...HOSTED.map(() => '---:')]),
   );
   for (const row of rows) {
-    const cloudflare = 'cost' in row && row.cost ? ` (Cloudflare ${usd(row.cost.usd)})` : '';
+    const cloudflare = 'cost' in row && row.cost ? ` (Cloudflare ${total(row.cost.usd)})` : '';
     out.push(
       line([
         `${row.kind.name}${cloudflare}`,
@@ -359,18 +378,25 @@ function costsMarkdown(results: Results, day: string): string {
 const START = '<!-- costs: written by npm run bench and npm run bench:costs -->';
 const END = '<!-- /costs -->';
 
-/** docs/costs.md with its generated block replaced by the costs of `results` at the prices in force on `day`. */
-export function withCosts(document: string, results: Results, day: string): string {
+/**
+ * docs/costs.md with its generated block replaced by the costs of `results` at the prices in force on `day`.
+ *
+ * @param benchmarksOfRun whether BENCHMARKS.md is of the same run (else the block says that its figures are in BENCHMARKS.json only).
+ */
+export function withCosts(document: string, results: Results, day: string, benchmarksOfRun = true): string {
   const start = document.indexOf(START);
   const end = document.indexOf(END);
   if (start < 0 || end < start) throw new Error(`docs/costs.md has no block between ${START} and ${END}`);
-  return `${document.slice(0, start + START.length)}\n${costsMarkdown(results, day)}\n${document.slice(end)}`;
+  return `${document.slice(0, start + START.length)}\n${costsMarkdown(results, day, benchmarksOfRun)}\n${document.slice(end)}`;
 }
 
 /** Rewrites docs/costs.md's block from `results`, at the prices in force on `day` (today by default). */
 export function writeCosts(results: Results, day = today()): string {
   const file = join(ROOT, 'docs', 'costs.md');
-  writeFileSync(file, withCosts(readFileSync(file, 'utf8'), results, day));
+  // BENCHMARKS.md names the date of the run it is of (`report.ts`).
+  const benchmarks = join(ROOT, 'BENCHMARKS.md');
+  const benchmarksOfRun = existsSync(benchmarks) && readFileSync(benchmarks, 'utf8').includes(results.date);
+  writeFileSync(file, withCosts(readFileSync(file, 'utf8'), results, day, benchmarksOfRun));
   return file;
 }
 

@@ -224,6 +224,11 @@ describe('docs/costs.md', () => {
     expect(written).toMatch(/\| paid single lookup, usage counted .*\| \$0\.30 \| \$0\.0050 \|/);
     expect(written).toMatch(/free single lookup .*not measured/);
     expect(written).toContain('wrote 3 `data-unavailable`');
+    // A run of some parts only (the 3-shard part was not run) says so.
+    expect(written).toContain('a run of only the parts the costs need');
+    const whole = { ...results, shardsPaidCpu: 'exit status 1' } as Results;
+    expect(withCosts(document, whole, '2026-12-06')).toContain('the CPU per request of its rows in [BENCHMARKS.md]');
+    expect(withCosts(document, whole, '2026-12-06', false)).toContain('whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of another run)');
   });
 
   it('reprices the same figures at the prices of another day, without measuring', () => {

@@ -19,6 +19,8 @@ import type { VersionBucket } from '../../data/publish/record.ts';
 import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
 import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
 import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError, settingsFile } from '../../scripts/deploy/settings.ts';
+import { writeShardConfigs } from '../../scripts/deploy/shards.ts';
+import { writeUsageConfig } from '../../scripts/deploy/usage.ts';
 import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 
@@ -518,6 +520,15 @@ describe('invocation logs', () => {
     expect(Object.keys(sections).sort()).toEqual(['au', 'de', 'free', 'sg', 'top', 'us']);
     for (const [name, section] of Object.entries(sections)) {
       expect(section.observability, name).toEqual({ enabled: true, logs: { enabled: true, invocation_logs: false } });
+    }
+  });
+
+  it('are off in the usage and shard Workers that npm run dev, the tests and the benchmarks run from wrangler.toml', () => {
+    const dir = join(temp, 'dev-configs');
+    const usage = writeUsageConfig(toml, ROOT, dir);
+    expect(observabilityOf(usage, 'de').logs?.invocation_logs).toBe(false);
+    for (const [index, path] of writeShardConfigs(toml, 'free', 3, ROOT, dir).entries()) {
+      expect(observabilityOf(path, 'free').logs?.invocation_logs, `shard ${index}`).toBe(false);
     }
   });
 
