@@ -1,85 +1,35 @@
 /**
- * @module What a million requests of each kind cost on Cloudflare, beside the hosted APIs' list price
- * of the same lookups: computed from one `npm run bench` run's measured figures (the workerd CPU per
- * request of its HTTP rows, the billable operations that `operations.ts` counted) and the prices of
- * `prices.ts`, and written into docs/costs.md between its markers, with the run's commit and date.
+ * @module What a million requests of each kind cost on Cloudflare, against the project's targets and
+ * beside the hosted APIs' list price of the same lookups: one `npm run bench` run's measured figures
+ * (the workerd CPU per request of its HTTP rows, the billable operations and event lines that
+ * `operations.ts` counted) priced by `cost-model.ts` at the prices of `prices.ts` in force on the day
+ * this runs, and written into docs/costs.md between its markers, naming the run and that day.
  *
- *     npm run bench:costs -- [--from BENCHMARKS.json]   the costs again from the last run's figures (after a price change)
- *
- * Included monthly allowances are not subtracted: the figures are what one more million costs.
+ *     npm run bench:costs -- [--from BENCHMARKS.json] [--day YYYY-MM-DD]   the costs again, after a price change
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommandLine } from '../data/command-line.ts';
-import type { KindOperations } from './operations.ts';
-import { ASSUMED_LOG_EVENT_BYTES, CLOUDFLARE, HOSTED, type HostedPrice, type Price, unitPrice } from './prices.ts';
+import { commandLineError, parseCommandLine } from '../data/command-line.ts';
+import { EVENTS_PER_MINUTE } from '../src/events/bound.ts';
+import {
+  atBatchSize,
+  billedEventBytes,
+  type CostLine,
+  cloudflareCost,
+  countedOf,
+  inForce,
+  ledgerWrites,
+  type RequestUse,
+  smallestBatchWithin,
+  useOf,
+} from './cost-model.ts';
+import type { EventLines, KindOperations } from './operations.ts';
+import { CLOUDFLARE, HOSTED, type HostedPrice, type Price, unitPrice, WORKERS_EVENT_BYTES } from './prices.ts';
 import type { Results } from './report.ts';
-
-/**
- * The memory a Durable Object's duration is billed at, in GB: 128 MB whatever it uses, counted as
- * 0.128 GB in the publisher's own examples ("4,320,000 seconds * 128 MB / 1 GB = 552,960 GB-s",
- * https://developers.cloudflare.com/durable-objects/platform/pricing/).
- */
-const DURABLE_OBJECT_GB = 0.128;
 
 /** The project root (`deployment.ts` says the same; not imported, so that the tests of the arithmetic load no Miniflare). */
 const ROOT = resolve(import.meta.dirname, '..');
-
-/** What one request uses of each billed quantity, on average. */
-export interface RequestUse {
-  /** CPU time of every Worker the request runs, in µs (the app, and shard Workers over service bindings). */
-  readonly cpuMicros: number;
-  /** Durable Object requests: RPC calls on stubs (the rate limiter's, the usage store's writes). */
-  readonly durableObjectRequests: number;
-  /** Wall-clock time that Durable Objects are active for it, in ms. */
-  readonly durableObjectMs: number;
-  readonly sqliteRowsWritten: number;
-  readonly kvReads: number;
-  readonly r2ClassA: number;
-  readonly r2ClassB: number;
-  /** Workers Logs events: one execution log per invocation of a Worker with logs on, and each console.log. */
-  readonly logEvents: number;
-}
-
-/** One billed quantity of a request kind, per million requests. */
-export interface CostLine {
-  readonly price: Price;
-  /** How many of the price's unit a million requests use. */
-  readonly quantity: number;
-  readonly usd: number;
-}
-
-/** The Workers Logs price in force on `day` (`YYYY-MM-DD`): per event until November 2026, per GB ingested after. */
-function logsPrice(day: string): { price: Price; perEvent: number } {
-  const events = CLOUDFLARE.workersLogsEvents;
-  if (day <= events.until) return { price: events, perEvent: 1 };
-  return { price: CLOUDFLARE.observabilityIngestion, perEvent: ASSUMED_LOG_EVENT_BYTES / 1e9 };
-}
-
-/**
- * What a million requests that each use `use` cost at Cloudflare's prices ({@link CLOUDFLARE}), by
- * billed quantity; included allowances not subtracted.
- *
- * @param day the day the requests are served (`YYYY-MM-DD`): it picks the Workers Logs price in force.
- */
-export function cloudflareCost(use: RequestUse, day: string): { lines: CostLine[]; usd: number } {
-  const million = 1e6;
-  const logs = logsPrice(day);
-  const quantities: [Price, number][] = [
-    [CLOUDFLARE.workersRequests, million],
-    [CLOUDFLARE.workersCpu, (use.cpuMicros / 1000) * million],
-    [CLOUDFLARE.durableObjectRequests, use.durableObjectRequests * million],
-    [CLOUDFLARE.durableObjectDuration, (use.durableObjectMs / 1000) * DURABLE_OBJECT_GB * million],
-    [CLOUDFLARE.sqliteRowsWritten, use.sqliteRowsWritten * million],
-    [CLOUDFLARE.kvReads, use.kvReads * million],
-    [CLOUDFLARE.r2ClassA, use.r2ClassA * million],
-    [CLOUDFLARE.r2ClassB, use.r2ClassB * million],
-    [logs.price, use.logEvents * logs.perEvent * million],
-  ];
-  const lines = quantities.map(([price, quantity]) => ({ price, quantity, usd: quantity * unitPrice(price) }));
-  return { lines, usd: lines.reduce((sum, line) => sum + line.usd, 0) };
-}
 
 /**
  * A hosted API's list price of a million requests of `lookups` addresses each: per address when it
@@ -94,52 +44,38 @@ export function hostedCost(price: HostedPrice, lookups: number): number {
 /** What `npm run bench -- --parts` records for a part it did not run (`run.ts`). */
 export const NOT_RUN = 'not run (--parts)';
 
-/** The request kinds that docs/costs.md prices, and where the run measured each. */
-const KINDS = [
-  { id: 'free', name: 'free single lookup (`GET /api/v1/json/{ip}`, rate limit)', lookups: 1, cpu: { http: 'free-plan lookup' } },
-  { id: 'paid', name: 'paid single lookup, usage counted (`GET /api/json/{ip}`, API key)', lookups: 1, cpu: { http: 'paid lookup' } },
-  { id: 'bulk', name: 'paid bulk of 50 (`POST /api/bulk/json`), usage counted', lookups: 50, cpu: { http: 'paid bulk of 50' } },
-  { id: 'distance', name: 'paid distance (`POST /api/distance`, two addresses), usage counted', lookups: 2, cpu: { http: 'paid distance' } },
-  { id: 'shards', name: 'paid single lookup through 3 shard Workers, usage counted', lookups: 1, cpu: { ab: 'paid' } },
-] as const;
-
-/** Per request, from the totals that `operations.ts` counted over `requests` answers. */
-export function useOf(cpuMicros: number, operations: KindOperations): RequestUse {
-  const per = (total: number) => total / operations.requests;
-  return {
-    cpuMicros,
-    durableObjectRequests: per(operations.rateLimiter.calls + operations.usage.calls),
-    durableObjectMs: per(operations.rateLimiter.ms + operations.usage.ms),
-    sqliteRowsWritten: per(operations.usage.rowsWritten),
-    kvReads: per(operations.kvReads),
-    r2ClassA: per(operations.r2ClassA),
-    r2ClassB: per(operations.r2ClassB),
-    logEvents: per(operations.logEvents),
-  };
-}
+/**
+ * The project's targets for a million requests at December 2026 prices, in US dollars: the floor that
+ * Cloudflare's request price sets ($0.30 a million), with one cent for everything else; the free plan's
+ * floor adds its rate limiter's Durable Object request ($0.15 a million).
+ */
+const PAID_TARGET = 0.31;
+const FREE_TARGET = 0.46;
 
 /**
- * The same request if its usage were written alone, one answer per batch (an account's answers spread
- * over isolates that each see under one a second): one write to the usage store per request, with its
- * two rows (the batch's id and the count's row), each write as long as the run's writes took on average.
- * Unchanged for a kind that writes no usage.
+ * The request kinds that docs/costs.md prices, where the run measured each, and their targets; a target's
+ * floor is the parts it is made of (the request, and the free plan's rate-limiter request), the cent
+ * above it is for the others.
  */
-export function aloneInItsBatch(use: RequestUse, operations: KindOperations): RequestUse {
-  const { usage } = operations;
-  if (usage.calls === 0) return use;
-  const per = (total: number) => total / operations.requests;
-  const logsPerUsageCall = operations.usageLogged ? 1 : 0;
-  return {
-    ...use,
-    durableObjectRequests: per(operations.rateLimiter.calls) + 1,
-    durableObjectMs: per(operations.rateLimiter.ms) + usage.ms / usage.calls,
-    sqliteRowsWritten: 2,
-    logEvents: use.logEvents - per(usage.calls) * logsPerUsageCall + logsPerUsageCall,
-  };
-}
+const KINDS = [
+  {
+    id: 'free',
+    name: 'free single lookup (`GET /api/v1/json/{ip}`, rate limit)',
+    lookups: 1,
+    cpu: { http: 'free-plan lookup' },
+    target: FREE_TARGET,
+    floor: ['requests', 'Durable Object requests'],
+  },
+  { id: 'paid', name: 'paid single lookup, usage counted (`GET /api/json/{ip}`, API key)', lookups: 1, cpu: { http: 'paid lookup' }, target: PAID_TARGET },
+  { id: 'bulk', name: 'paid bulk of 50 (`POST /api/bulk/json`), usage counted', lookups: 50, cpu: { http: 'paid bulk of 50' }, target: PAID_TARGET },
+  { id: 'distance', name: 'paid distance (`POST /api/distance`, two addresses), usage counted', lookups: 2, cpu: { http: 'paid distance' } },
+  { id: 'shards', name: 'paid single lookup through 3 shard Workers, usage counted', lookups: 1, cpu: { ab: 'paid' }, target: PAID_TARGET },
+] as const;
+
+type Kind = (typeof KINDS)[number];
 
 /** The CPU per request that the run measured for `kind`, µs, or why there is none. */
-function cpuOf(results: Results, kind: (typeof KINDS)[number]): number | string {
+function cpuOf(results: Results, kind: Kind): number | string {
   if ('http' in kind.cpu) {
     if (typeof results.http === 'string') return `the HTTP part failed: ${results.http}`;
     const name = kind.cpu.http;
@@ -169,64 +105,185 @@ function quantityOf(price: Price): string {
   return `${price.per === 1e6 ? 'million' : price.per.toLocaleString('en')} ${units}`;
 }
 const per = (value: number) => (value === 0 ? '0' : value >= 10 ? value.toFixed(0) : value.toPrecision(2));
+const count = (value: number) => Math.round(value).toLocaleString('en');
 const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
 const head = (cells: readonly string[], align: readonly string[]) => [line(cells), line(align)];
 const link = (price: Price) => `[${new URL(price.source).hostname}](${price.source})`;
 
-/** The block of docs/costs.md that the run writes: its run, the inputs, the costs, the hosted prices and the prices used. */
-function costsMarkdown(results: Results): string {
-  const day = results.date.slice(0, 10);
+/** The parts of a cost table's row, each the sum of its price lines. */
+const PARTS = ['requests', 'CPU', 'Durable Object requests', 'DO duration', 'SQLite rows written', 'KV reads', 'R2', 'Workers Logs'] as const;
+type Part = (typeof PARTS)[number];
+
+function partOf(cost: CostLine): Part {
+  const { price } = cost;
+  if (price === CLOUDFLARE.workersRequests) return 'requests';
+  if (price === CLOUDFLARE.workersCpu) return 'CPU';
+  if (price === CLOUDFLARE.durableObjectRequests) return 'Durable Object requests';
+  if (price === CLOUDFLARE.durableObjectDuration) return 'DO duration';
+  if (price === CLOUDFLARE.sqliteRowsWritten) return 'SQLite rows written';
+  if (price === CLOUDFLARE.kvReads) return 'KV reads';
+  if (price === CLOUDFLARE.r2ClassA || price === CLOUDFLARE.r2ClassB) return 'R2';
+  return 'Workers Logs';
+}
+
+function byPart(lines: readonly CostLine[]): Record<Part, number> {
+  const sums = Object.fromEntries(PARTS.map((part) => [part, 0])) as Record<Part, number>;
+  for (const cost of lines) sums[partOf(cost)] += cost.usd;
+  return sums;
+}
+
+/** Why a part costs what it does, from what the request used. */
+function partWhy(part: Part, use: RequestUse, counted: KindOperations): string {
+  const ledger = ledgerWrites(counted);
+  switch (part) {
+    case 'CPU':
+      return `${use.cpuMicros.toFixed(0)} µs of CPU a request, of every Worker it runs, as workerd used it on the run's machine: an upper bound of the billed CPU`;
+    case 'Durable Object requests':
+    case 'DO duration':
+    case 'SQLite rows written':
+      return ledger === undefined
+        ? `${per(use.durableObjectRequests)} rate-limiter requests a request`
+        : `${per(ledger.requestsPerBatch)} ledger requests of ${per(ledger.rowsPerRequest)} rows per batch of ${count(ledger.answersPerBatch)} answers`;
+    case 'KV reads':
+      return `${per(use.kvReads)} KV reads a request`;
+    case 'R2':
+      return `${per(use.r2ClassA + use.r2ClassB)} R2 operations a request`;
+    case 'Workers Logs':
+      return counted.invocationLogs
+        ? `invocation logs on: ${per(use.invocations)} a request, each priced at ${count(WORKERS_EVENT_BYTES)} bytes`
+        : `${per(use.events)} events of ours a request`;
+    default:
+      return 'one Workers request';
+  }
+}
+
+/**
+ * The target cell: met, or by how much it is missed and which part is over: the largest of those
+ * beyond the target's floor (`floor`, the parts the target is made of), with why.
+ */
+function targetCell(total: number, lines: readonly CostLine[], kind: Kind, use: RequestUse, counted: KindOperations, smallest: number | undefined): string {
+  if (!('target' in kind)) return '';
+  if (total <= kind.target) return `${dollars(kind.target)}: met`;
+  const floor: readonly Part[] = 'floor' in kind ? kind.floor : ['requests'];
+  const parts = Object.entries(byPart(lines)) as [Part, number][];
+  const [part, cost] = parts.filter(([name]) => !floor.includes(name)).sort((a, b) => b[1] - a[1])[0] ?? ['requests', 0];
+  const ledger = ledgerWrites(counted);
+  const batch =
+    ledger !== undefined && smallest !== undefined && Number.isFinite(smallest) && smallest > ledger.answersPerBatch
+      ? `; met from ${count(smallest)} answers per usage write, where the run wrote ${count(ledger.answersPerBatch)}`
+      : '';
+  return `${dollars(kind.target)}: **over by ${usd(total - kind.target)}**: ${part} ${usd(cost)} (${partWhy(part, use, counted)})${batch}`;
+}
+
+/** A row's total: to a hundredth of a cent below $10, so that a total just over its target never reads as the target. */
+const total = (value: number) => (Number.isFinite(value) && value < 10 ? `$${value.toFixed(4)}` : usd(value));
+
+/** Today's date (UTC), `YYYY-MM-DD`: the day whose prices `npm run bench:costs` uses unless told another. */
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** The event lines of the run: its Workers' own events by kind, bytes a line and what each is billed as. */
+function eventsMarkdown(report: Exclude<Results['operations'], string>): string[] {
+  const byKind = Object.entries(report.eventsByKind ?? {}) as [string, EventLines][];
+  if (byKind.length === 0) return ['The run recorded no event lines of its Workers (a run before December 2026).'];
+  const out = [
+    ...head(['event', 'lines', 'bytes a line (average)', 'priced as'], ['---', '---:', '---:', '---:']),
+    ...byKind
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, { count: lines, bytes }]) =>
+        line([`\`${kind}\``, count(lines), count(bytes / lines), `${count(billedEventBytes({ events: lines, eventBytes: bytes }))} bytes`]),
+      ),
+  ];
+  const { burst } = report;
+  if (burst !== undefined) {
+    const written = Object.entries(burst.events)
+      .map(([kind, { count: lines }]) => `${count(lines)} \`${kind}\``)
+      .join(', ');
+    out.push(
+      '',
+      `With no data published, ${count(burst.requests)} lookups in a row on the free deployment were answered 503 ${count(burst.unavailable)} times and wrote ${written || 'no line'}: at most ${EVENTS_PER_MINUTE} of a kind a minute per isolate (\`src/events/bound.ts\`).`,
+    );
+  }
+  return out;
+}
+
+/** What the bound lets one kind of event cost per isolate that fails for a whole month of 30 days, at `day`'s prices. */
+function boundMarkdown(day: string): string {
+  const lines = EVENTS_PER_MINUTE * 60 * 24 * 30;
+  const use: RequestUse = {
+    cpuMicros: 0,
+    durableObjectRequests: 0,
+    durableObjectMs: 0,
+    sqliteRowsWritten: 0,
+    kvReads: 0,
+    r2ClassA: 0,
+    r2ClassB: 0,
+    invocations: 0,
+    events: lines / 1e6,
+    eventBytes: (lines / 1e6) * WORKERS_EVENT_BYTES,
+  };
+  const logs = cloudflareCost(use, day).lines.filter((cost) => partOf(cost) === 'Workers Logs');
+  const total = logs.reduce((sum, cost) => sum + cost.usd, 0);
+  return `The bound caps what a fault can cost in logs: one kind of event, failing in an isolate for a whole month, writes at most ${count(lines)} lines (${EVENTS_PER_MINUTE} a minute), ${usd(total)} at ${count(WORKERS_EVENT_BYTES)} bytes each on ${day}.`;
+}
+
+/** The block of docs/costs.md: its run, the costs against the targets, what each request used, the events, the hosted prices and the prices used on `day`. */
+function costsMarkdown(results: Results, day: string, benchmarksOfRun: boolean): string {
   const operations = typeof results.operations === 'string' ? undefined : results.operations;
   const rows = KINDS.map((kind) => {
     const cpu = cpuOf(results, kind);
-    const counted = operations?.kinds[kind.id];
-    if (typeof cpu === 'string' || !counted) return { kind, why: typeof cpu === 'string' ? cpu : `no operations counted: ${results.operations}` };
+    const recorded = operations?.kinds[kind.id];
+    if (typeof cpu === 'string' || !recorded) return { kind, why: typeof cpu === 'string' ? cpu : `no operations counted: ${results.operations}` };
+    const counted = countedOf(recorded);
     const use = useOf(cpu, counted);
-    return { kind, use, counted, cost: cloudflareCost(use, day), alone: cloudflareCost(aloneInItsBatch(use, counted), day) };
+    const logs = { invocationLogs: counted.invocationLogs };
+    return {
+      kind,
+      use,
+      counted,
+      cost: cloudflareCost(use, day, logs),
+      logged: cloudflareCost(use, day, { invocationLogs: true }),
+      alone: cloudflareCost(atBatchSize(use, counted, 1), day, logs),
+      smallest: 'target' in kind ? smallestBatchWithin(use, counted, day, kind.target, logs) : undefined,
+    };
   });
-  const logs = logsPrice(day).price;
   const partial = Object.values(results).some((part) => part === NOT_RUN);
+  const invocationLogs = rows.some((row) => 'counted' in row && row.counted?.invocationLogs);
   const out: string[] = [
-    `Computed by \`npm run bench\` (and again by \`npm run bench:costs\` after a price change) from the run of commit \`${results.revision.commit}\`${results.revision.dirty ? ' with uncommitted changes' : ''}, ${results.date}, on ${results.machine.cpu} (${results.machine.cores} cores): ${partial ? 'a run of only the parts the costs need (`npm run bench -- --parts`), whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of a whole run, another one)' : 'the CPU per request of its rows in [BENCHMARKS.md](../BENCHMARKS.md) and the operations it counted'}. Prices of \`bench/prices.ts\`, read on the days the last table gives; Workers Logs at the price in force on the run's day.`,
+    `Computed by \`npm run bench\` (and again by \`npm run bench:costs\` after a price change) from the run of commit \`${results.revision.commit}\`${results.revision.dirty ? ' with uncommitted changes' : ''}, ${results.date}, on ${results.machine.cpu} (${results.machine.cores} cores${typeof results.machine.loadAverage === 'number' ? `, 1-minute load average ${results.machine.loadAverage.toFixed(2)} at its start` : ''}): ${partial ? 'a run of only the parts the costs need (`npm run bench -- --parts`), whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of a whole run, another one)' : benchmarksOfRun ? 'the CPU per request of its rows in [BENCHMARKS.md](../BENCHMARKS.md) and the operations it counted' : 'the CPU per request and the operations it counted, whose figures are in `BENCHMARKS.json` (BENCHMARKS.md is of another run)'}. **Priced at the prices in force on ${day}**, the day this block was written (\`bench/prices.ts\`, read on the days the last table gives). Invocation logs ${invocationLogs ? 'on' : 'off'}, as \`wrangler.toml\` had them for the run; the column before the last prices them on.`,
     '',
     '### A million requests on Cloudflare',
     '',
     ...head(
       [
         'request',
-        'requests',
-        'CPU',
-        'Durable Object requests',
-        'DO duration',
-        'SQLite rows written',
-        'KV reads',
-        'R2',
-        'Workers Logs',
+        ...PARTS,
         '**total**',
+        'target',
+        'answers per usage write below which the target is missed',
+        'total with invocation logs on',
         'total, each answer’s usage written alone',
       ],
-      ['---', ...Array<string>(10).fill('---:')],
+      ['---', ...Array<string>(PARTS.length + 1).fill('---:'), '---', '---:', '---:', '---:'],
     ),
   ];
   for (const row of rows) {
     if (!('cost' in row) || !row.cost) {
-      out.push(line([row.kind.name, `not measured: ${row.why}`, ...Array<string>(9).fill('')]));
+      out.push(line([row.kind.name, `not measured: ${row.why}`, ...Array<string>(PARTS.length + 4).fill('')]));
       continue;
     }
-    const [requests, cpu, doRequests, doDuration, rows_, kv, r2a, r2b, logCost] = row.cost.lines.map((l) => l.usd) as number[];
+    const parts = byPart(row.cost.lines);
+    const smallest = row.smallest === undefined ? '' : Number.isFinite(row.smallest) ? count(row.smallest) : 'any: over at every batch size';
     out.push(
       line([
         row.kind.name,
-        usd(requests ?? Number.NaN),
-        usd(cpu ?? Number.NaN),
-        usd(doRequests ?? Number.NaN),
-        usd(doDuration ?? Number.NaN),
-        usd(rows_ ?? Number.NaN),
-        usd(kv ?? Number.NaN),
-        usd((r2a ?? 0) + (r2b ?? 0)),
-        usd(logCost ?? Number.NaN),
-        `**${usd(row.cost.usd)}**`,
-        row.counted.usage.calls === 0 ? '' : usd(row.alone.usd),
+        ...PARTS.map((part) => usd(parts[part])),
+        `**${total(row.cost.usd)}**`,
+        targetCell(row.cost.usd, row.cost.lines, row.kind, row.use, row.counted, row.smallest),
+        smallest,
+        total(row.logged.usd),
+        row.counted.usage.calls === 0 ? '' : total(row.alone.usd),
       ]),
     );
   }
@@ -243,17 +300,20 @@ function costsMarkdown(results: Results): string {
         'rows written',
         'KV reads',
         'R2 Class A / B',
-        'log events',
+        'invocations',
+        'events of ours',
+        'their bytes',
         'answers per usage write',
+        'ledger requests per batch',
         'requests counted',
       ],
-      ['---', ...Array<string>(9).fill('---:')],
+      ['---', ...Array<string>(12).fill('---:')],
     ),
   );
   for (const row of rows) {
     if (!('use' in row) || !row.use) continue;
     const { use, counted } = row;
-    const batch = counted.usage.calls === 0 ? '' : per(counted.usage.answers / counted.usage.calls);
+    const ledger = ledgerWrites(counted);
     out.push(
       line([
         row.kind.name,
@@ -263,12 +323,16 @@ function costsMarkdown(results: Results): string {
         per(use.sqliteRowsWritten),
         per(use.kvReads),
         `${per(use.r2ClassA)} / ${per(use.r2ClassB)}`,
-        per(use.logEvents),
-        batch,
+        per(use.invocations),
+        per(use.events),
+        per(use.eventBytes),
+        ledger === undefined ? '' : count(ledger.answersPerBatch),
+        ledger === undefined ? '' : per(ledger.requestsPerBatch),
         counted.requests.toLocaleString('en'),
       ]),
     );
   }
+  if (operations !== undefined) out.push('', '### This project’s own events (the run’s lines)', '', ...eventsMarkdown(operations), '', boundMarkdown(day));
   out.push(
     '',
     '### The same lookups at hosted APIs (list price of a million requests)',
@@ -276,7 +340,7 @@ function costsMarkdown(results: Results): string {
     ...head(['request', 'addresses', ...HOSTED.map((price) => price.plan)], ['---', '---:', ...HOSTED.map(() => '---:')]),
   );
   for (const row of rows) {
-    const cloudflare = 'cost' in row && row.cost ? ` (Cloudflare ${usd(row.cost.usd)})` : '';
+    const cloudflare = 'cost' in row && row.cost ? ` (Cloudflare ${total(row.cost.usd)})` : '';
     out.push(
       line([
         `${row.kind.name}${cloudflare}`,
@@ -295,7 +359,8 @@ function costsMarkdown(results: Results): string {
       const plan = 'plan' in price ? `${(price as HostedPrice).plan}: ` : '';
       const amount = Number.isFinite(price.usd) ? `${dollars(price.usd)} per ${quantityOf(price)}` : 'not known';
       const dates = [price.from ? `from ${price.from}` : '', price.until ? `until ${price.until}` : ''].filter(Boolean).join(', ');
-      const note = [price === logs ? 'used for this run' : '', dates, price.secondary ? `secondary: ${price.secondary}` : ''].filter(Boolean).join('; ');
+      const used = dates === '' ? '' : inForce(price, day) ? `in force on ${day}` : `not in force on ${day}`;
+      const note = [dates, used, price.secondary ? `secondary: ${price.secondary}` : ''].filter(Boolean).join('; ');
       return line([
         `${plan}${price.what}`,
         amount,
@@ -312,32 +377,44 @@ function costsMarkdown(results: Results): string {
 const START = '<!-- costs: written by npm run bench and npm run bench:costs -->';
 const END = '<!-- /costs -->';
 
-/** docs/costs.md with its generated block replaced by {@link costsMarkdown} of `results`. */
-export function withCosts(document: string, results: Results): string {
+/**
+ * docs/costs.md with its generated block replaced by the costs of `results` at the prices in force on `day`.
+ *
+ * @param benchmarksOfRun whether BENCHMARKS.md is of the same run (else the block says that its figures are in BENCHMARKS.json only).
+ */
+export function withCosts(document: string, results: Results, day: string, benchmarksOfRun = true): string {
   const start = document.indexOf(START);
   const end = document.indexOf(END);
   if (start < 0 || end < start) throw new Error(`docs/costs.md has no block between ${START} and ${END}`);
-  return `${document.slice(0, start + START.length)}\n${costsMarkdown(results)}\n${document.slice(end)}`;
+  return `${document.slice(0, start + START.length)}\n${costsMarkdown(results, day, benchmarksOfRun)}\n${document.slice(end)}`;
 }
 
-/** Rewrites docs/costs.md's block from `results`. */
-export function writeCosts(results: Results): string {
+/** Rewrites docs/costs.md's block from `results`, at the prices in force on `day` (today by default). */
+export function writeCosts(results: Results, day = today()): string {
   const file = join(ROOT, 'docs', 'costs.md');
-  writeFileSync(file, withCosts(readFileSync(file, 'utf8'), results));
+  // BENCHMARKS.md names the date of the run it is of (`report.ts`).
+  const benchmarks = join(ROOT, 'BENCHMARKS.md');
+  const benchmarksOfRun = existsSync(benchmarks) && readFileSync(benchmarks, 'utf8').includes(results.date);
+  writeFileSync(file, withCosts(readFileSync(file, 'utf8'), results, day, benchmarksOfRun));
   return file;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const parsed = parseCommandLine(process.argv.slice(2), {
     command: 'npm run bench:costs',
-    usage: `usage: npm run bench:costs -- [--from FILE]
+    usage: `usage: npm run bench:costs -- [--from FILE] [--day YYYY-MM-DD]
 
 Rewrites the costs in docs/costs.md from the figures of the last npm run bench (BENCHMARKS.json)
-and the prices of bench/prices.ts, without measuring anything.
-  --from FILE  the run's figures (default BENCHMARKS.json)`,
-    options: { from: { type: 'string', default: join(ROOT, 'BENCHMARKS.json') } },
+and the prices of bench/prices.ts in force today, without measuring anything.
+  --from FILE  the run's figures (default BENCHMARKS.json)
+  --day DAY    price at the prices in force on that day instead (UTC, YYYY-MM-DD)`,
+    options: { from: { type: 'string', default: join(ROOT, 'BENCHMARKS.json') }, day: { type: 'string', default: today() } },
   });
   if (typeof parsed === 'number') process.exit(parsed);
+  const day = parsed.values.day as string;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day))) {
+    process.exit(commandLineError('npm run bench:costs', `--day takes a date as YYYY-MM-DD, not ${JSON.stringify(day)}`));
+  }
   const results = JSON.parse(readFileSync(resolve(process.env.INIT_CWD ?? process.cwd(), parsed.values.from as string), 'utf8')) as Results;
-  console.log(`Written to ${writeCosts(results)} (the run of ${results.revision.commit}, ${results.date}).`);
+  console.log(`Written to ${writeCosts(results, day)} (the run of ${results.revision.commit}, ${results.date}; the prices in force on ${day}).`);
 }

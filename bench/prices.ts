@@ -4,13 +4,17 @@
  * with its source and the day it was read; `costs.ts` computes from these and nothing else, so a price
  * change is an edit of one line here and `npm run bench:costs`.
  *
- * Read on 2026-11-27 from stored copies of the publishers' pages (no live Internet here): Cloudflare's
- * from the source of developers.cloudflare.com (the cloudflare/cloudflare-docs repository), the
- * others from their own pages where a copy was stored, else from a secondary listing (`secondary`).
+ * Read from stored copies of the publishers' pages (no live Internet here), on the day each names:
+ * Cloudflare's from the source of developers.cloudflare.com (the cloudflare/cloudflare-docs
+ * repository), the others from their own pages where a copy was stored, else from a secondary listing
+ * (`secondary`). A price with `from` or `until` applies on those days only: `costs.ts` prices at the
+ * prices in force on the day it runs.
  */
 
-/** The day the prices below were read (UTC). */
+/** The day most prices below were read (UTC). */
 const READ = '2026-11-27';
+/** The day Cloudflare Observability's prices and event size were read (UTC). */
+const READ_OBSERVABILITY = '2026-12-06';
 
 /** One price: `usd` for every `per` units of `unit`. */
 export interface Price {
@@ -40,6 +44,7 @@ export function unitPrice(price: Price): number {
 
 const WORKERS_PRICING = 'https://developers.cloudflare.com/workers/platform/pricing/';
 const DURABLE_OBJECTS_PRICING = 'https://developers.cloudflare.com/durable-objects/platform/pricing/';
+const OBSERVABILITY_PRICING = 'https://developers.cloudflare.com/observability/pricing/';
 
 /** Cloudflare Workers Paid, Standard usage model, and the products a request of this service touches. */
 export const CLOUDFLARE = {
@@ -126,23 +131,43 @@ export const CLOUDFLARE = {
     until: '2026-11-30',
   },
   observabilityIngestion: {
-    what: 'Cloudflare Observability (Workers Logs from December 2026): ingestion, before compression',
+    what: 'Cloudflare Observability (Workers Logs from December 2026): ingestion, before compression, the event body with its enriched attributes',
     usd: 0.25,
     per: 1,
     unit: 'GB',
     includedPerMonth: 50,
-    source: 'https://developers.cloudflare.com/observability/pricing/',
-    read: READ,
+    source: OBSERVABILITY_PRICING,
+    read: READ_OBSERVABILITY,
+    from: '2026-12-01',
+  },
+  observabilityStorage: {
+    what: 'Cloudflare Observability: storage, the sum of each day’s most queryable GB over 30 (7 days of retention)',
+    usd: 0.1,
+    per: 1,
+    unit: 'GB-month',
+    includedPerMonth: 12,
+    source: OBSERVABILITY_PRICING,
+    read: READ_OBSERVABILITY,
     from: '2026-12-01',
   },
 } as const satisfies Record<string, Price>;
 
 /**
- * The size of one Workers Logs event as Cloudflare's ingestion meters it (the execution log with the
- * request's metadata and headers), in bytes: an assumption, since no local runtime writes those logs
- * and Cloudflare publishes no figure. It prices logs from December 2026 (docs/costs.md, "Assumptions").
+ * How long Workers Logs keep an event, in days: "Default retention: 7 days" for the `workers` dataset
+ * (https://developers.cloudflare.com/observability/logs/datasets/, read 2026-12-06). An event ingested
+ * is stored that long, so a GB ingested a day is 7/30 of a GB-month stored ({@link CLOUDFLARE}'s
+ * `observabilityStorage`: "GB-month = sum of each day's maximum queryable GB / 30").
  */
-export const ASSUMED_LOG_EVENT_BYTES = 1_000;
+export const OBSERVABILITY_RETENTION_DAYS = 7;
+
+/**
+ * The average size of a Workers event as Cloudflare's ingestion meters it, in bytes: "4.84 KB", the
+ * "Average event size" of the `workers` dataset, which Cloudflare calls an estimate that varies by
+ * record (https://developers.cloudflare.com/observability/logs/datasets/, read 2026-12-06; its KB
+ * taken as 1,000 bytes, as its GB as 10^9). It prices an invocation log, whose request and response
+ * metadata no local runtime writes; this project's own events are measured (`operations.ts`).
+ */
+export const WORKERS_EVENT_BYTES = 4_840;
 
 /** A hosted API's list price of one IP lookup, or of a flat plan. */
 export interface HostedPrice extends Price {

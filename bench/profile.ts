@@ -182,7 +182,8 @@ async function profileRoutes(
   const out: RouteProfile[] = [];
   for (const plan of selected) {
     const [environment, bundle] = bundles[plan.bundle];
-    const port = 9300 + out.length;
+    // The V8 inspector of each plan's workerd, from `BENCH_INSPECTOR_PORT` up when several checkouts measure at once.
+    const port = Number(process.env.BENCH_INSPECTOR_PORT ?? 9300) + out.length;
     let deployment: Deployment | undefined;
     let inspector: Inspector | undefined;
     try {

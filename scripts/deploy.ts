@@ -20,6 +20,9 @@
  *    bound to its shard Workers where there are any, prints its URLs, and checks `/health` and the
  *    status endpoint of its origin.
  *
+ * For every Worker it deploys, it prints whether it writes invocation logs (off unless the settings'
+ * `invocationLogs` turns them on for it, `deploy/logs.ts`).
+ *
  * With `--dry-run`, nothing on Cloudflare is read or changed: every configuration is built and checked
  * by `wrangler deploy --dry-run` (CI runs this for all five with the example settings).
  *
@@ -38,11 +41,13 @@ import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { DEFAULT_BUDGET_BYTES } from '../src/geo/budget.ts';
 import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
 import { DEPLOY_CONFIG, deployConfig, environmentFacts, readWranglerToml, writeDeployConfig } from './deploy/config.ts';
+import { logsSummary } from './deploy/logs.ts';
 import {
   ACCOUNTS_NAMESPACE_TITLE,
   type DeploySettings,
   ENVIRONMENTS,
   type Environment,
+  INVOCATION_LOGS_SETTING,
   loadSettings,
   SETTINGS_FILE,
   SettingsError,
@@ -133,13 +138,15 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
     const facts = environmentFacts(wranglerToml, environment);
     log(`\n== ${environment}: Worker ${facts.workerName}, bucket ${facts.bucket}${dryRun ? ' (dry run)' : ''}`);
     // The shard Workers first: a build of another number of shards is published only once they run.
-    for (const [index, shardConfigPath] of writeShardConfigs(config, environment, shards, ROOT, dirname(configPath)).entries()) {
+    const shardOptions = { invocationLogs: settings.invocationLogs.shards[environment] };
+    for (const [index, shardConfigPath] of writeShardConfigs(config, environment, shards, ROOT, dirname(configPath), shardOptions).entries()) {
       const name = shardWorkerName(facts.workerName, index, shards);
       const addresses = cloudflare.deploy(shardConfigPath, environment, dryRun, name);
       if (addresses.length > 0) throw new DeployError(`Shard Worker ${name} was given an address (${addresses.join(', ')}); it must have none.`);
       log(
         `Shard Worker ${name}${dryRun ? ' checked' : ' deployed'}: no route, no workers.dev address, no preview URL; bound to ${facts.workerName} as ${shardBinding(index)}.`,
       );
+      log(`${name}: ${logsSummary(readJson(shardConfigPath), environment, INVOCATION_LOGS_SETTING.shards(environment))}`);
     }
     if (!dryRun) {
       if (existingBuckets.includes(facts.bucket)) log(`R2 bucket ${facts.bucket} exists.`);
@@ -170,10 +177,13 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
     }
     // The usage store's class, which the paid apps' USAGE bindings name: before the first paid app.
     if (facts.plan === 'paid' && !usageDeployed) {
-      deployUsageWorker(cloudflare, writeUsageConfig(wranglerToml, ROOT, dirname(configPath)), environment, dryRun, log);
+      const usageConfigPath = writeUsageConfig(wranglerToml, ROOT, dirname(configPath), { invocationLogs: settings.invocationLogs.usage });
+      deployUsageWorker(cloudflare, usageConfigPath, environment, dryRun, log);
+      log(`${USAGE_WORKER}: ${logsSummary(readJson(usageConfigPath), environment, INVOCATION_LOGS_SETTING.usage)}`);
       usageDeployed = true;
     }
     const urls = cloudflare.deploy(configPath, environment, dryRun);
+    log(`${facts.workerName}: ${logsSummary(readJson(configPath), environment, INVOCATION_LOGS_SETTING.app(environment))}`);
     const origin = settings.origins[environment];
     const domains = settings.customDomains[environment];
     log(
@@ -191,6 +201,11 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
     outcomes.push({ environment, urls: all, check: await checkDeployment(origin, facts.plan, tools) });
   }
   return outcomes;
+}
+
+/** A configuration file the deploy wrote, read back: what the dry run prints is what wrangler was given. */
+function readJson(path: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 }
 
 /** Deploys (or with `dryRun` checks) the usage Worker from its configuration at `configPath`, and says how its operator reads are opened. */

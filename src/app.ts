@@ -32,7 +32,7 @@ export function withoutSniffing(answer: Response): Response {
 
 /** Answers a problem in the route's format, keeping headers middleware already set (CORS, RateLimit). */
 function renderProblem(error: unknown, c: Context<AppEnv>): Response {
-  return problemAnswer(asProblem(error), c);
+  return problemAnswer(asProblem(error, c.req.raw), c);
 }
 
 /**

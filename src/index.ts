@@ -31,7 +31,7 @@ export default {
 /** The problem answer for an error that escaped the app (logged by `asProblem`). */
 function internalError(error: unknown, request: Request): Response {
   const path = new URL(request.url).pathname;
-  return withoutSniffing(problemResponse(asProblem(error), formatOf(path), path));
+  return withoutSniffing(problemResponse(asProblem(error, request), formatOf(path), path));
 }
 
 export { RateLimiter } from './ratelimit/rate-limiter.ts';

@@ -10,31 +10,41 @@
  */
 import worker from '../../src/index.ts';
 
-/** Counts by name (`RATE_LIMITER.hit`, `ACCOUNTS.get`, …): calls, wall ms, rows written and answers carried. */
+/** Counts by name (`RATE_LIMITER.hit`, `ACCOUNTS.get`, …): calls, wall ms, rows written, answers carried and batches begun. */
 const counts = {};
 
-function note(name, ms = 0, rows = 0, answers = 0) {
-  const entry = counts[name] ?? { calls: 0, ms: 0, rows: 0, answers: 0 };
+function note(name, ms = 0, rows = 0, answers = 0, batches = 0) {
+  const entry = counts[name] ?? { calls: 0, ms: 0, rows: 0, answers: 0, batches: 0 };
   entry.calls += 1;
   entry.ms += ms;
   entry.rows += rows;
   entry.answers += answers;
+  entry.batches += batches;
   counts[name] = entry;
 }
 
+/** The ids of the usage parts written so far: a batch is every part of one id, however many ledger requests carry it. */
+const batchIds = new Set();
+
 /**
  * What a usage write carries (`src/usage/recorder.ts`, `ledger.ts`): per part, the row of its id and
- * one row per counted row (an upsert); and the answers the rows count.
+ * one row per counted row (an upsert); the answers the rows count; and the batches it is the first
+ * write of (a part id not seen before), so that the ledger requests per batch are known.
  */
 function usageWrite(args) {
   const [parts] = args;
   let rows = 0;
   let answers = 0;
+  let batches = 0;
   for (const part of parts ?? []) {
     rows += 1 + part.rows.length;
     for (const row of part.rows) answers += row.requests + row.problems;
+    if (!batchIds.has(part.id)) {
+      batchIds.add(part.id);
+      batches += 1;
+    }
   }
-  return { rows, answers };
+  return { rows, answers, batches };
 }
 
 /** `target` whose method calls are counted under `prefix.method`, timed until their promise settles. */
@@ -48,12 +58,12 @@ function counted(target, prefix, wrapResult = () => undefined) {
         const wrapped = wrapResult(property, result);
         if (wrapped !== undefined) return wrapped;
         const name = `${prefix}.${property}`;
-        const carried = prefix === 'USAGE' && property === 'add' ? usageWrite(args) : { rows: 0, answers: 0 };
+        const carried = prefix === 'USAGE' && property === 'add' ? usageWrite(args) : { rows: 0, answers: 0, batches: 0 };
         const started = performance.now();
         if (result && typeof result.then === 'function') {
           return Promise.resolve(result).then(
             (settled) => {
-              note(name, performance.now() - started, carried.rows, carried.answers);
+              note(name, performance.now() - started, carried.rows, carried.answers, carried.batches);
               return settled;
             },
             (error) => {

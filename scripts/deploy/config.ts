@@ -1,13 +1,14 @@
 /**
  * @module The configuration that `npm run deploy` hands to wrangler: `wrangler.toml` as committed
  * (which serves `wrangler dev`, the tests and `wrangler types`), with the operator's values put in for
- * every environment: the `ACCOUNTS` namespace id, `PAID_SERVERS`, `CORRECTIONS_URL`, and custom domains
+ * every environment: the `ACCOUNTS` namespace id, `PAID_SERVERS`, `CORRECTIONS_URL`, custom domains
  * as routes (a deployment with custom domains is served on them only: no `workers.dev` address, no
- * preview URLs). It is written to `.wrangler/deploy/wrangler.json`, never over `wrangler.toml`.
+ * preview URLs), and whether the app writes invocation logs (`deploy/logs.ts`). It is written to `.wrangler/deploy/wrangler.json`, never over `wrangler.toml`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'smol-toml';
+import { withInvocationLogs } from './logs.ts';
 import { type DeploySettings, ENVIRONMENTS, type Environment, PAID_ENVIRONMENTS } from './settings.ts';
 
 /** Where the generated configuration is written, relative to the repository root. */
@@ -55,7 +56,8 @@ export function environmentFacts(config: Json, environment: Environment): Enviro
  * `wrangler types` reads): the `ACCOUNTS` id (left out when `accountsKvId` is null, as a dry run may),
  * `PAID_SERVERS` from the paid origins, `CORRECTIONS_URL`, and each environment's custom domains as
  * `routes`, with `workers_dev` and `preview_urls` false there (`wrangler.toml`'s `workers_dev = true`
- * is for the others). Relative paths are made absolute, since the result is written elsewhere.
+ * is for the others), and each environment's invocation logs as `settings.invocationLogs.apps` says.
+ * Relative paths are made absolute, since the result is written elsewhere.
  *
  * @param root the repository root (where `wrangler.toml` is).
  */
@@ -73,7 +75,11 @@ export function deployConfig(config: Json, settings: DeploySettings, accountsKvI
       Object.assign(section, { routes: domains.map((pattern) => ({ pattern, custom_domain: true })), workers_dev: false, preview_urls: false });
   };
   put(result, []);
-  for (const environment of ENVIRONMENTS) put(environmentOf(result, environment), settings.customDomains[environment]);
+  for (const environment of ENVIRONMENTS) {
+    const section = environmentOf(result, environment);
+    put(section, settings.customDomains[environment]);
+    section.observability = withInvocationLogs(section.observability ?? config.observability, settings.invocationLogs.apps[environment]);
+  }
   return result;
 }
 

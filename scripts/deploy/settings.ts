@@ -1,14 +1,18 @@
 /**
  * @module The operator's own values for `npm run deploy`: the shared `ACCOUNTS` KV namespace's id
  * (optional: the deploy finds or creates the namespace), each deployment's public origin, optional
- * custom domains, and where users report a wrong location (optional). They come from `deploy.settings.json` (not committed; `deploy.settings.example.json`
+ * custom domains, where users report a wrong location (optional), and which Workers write invocation
+ * logs (none by default). They come from `deploy.settings.json` (not committed; `deploy.settings.example.json`
  * beside it shows the shape) and from environment variables, which win over the file, so that CI can
  * deploy without a file. `wrangler.toml` holds none of them.
  *
- *     IPGEO_ACCOUNTS_KV_ID            accountsKvId
- *     IPGEO_ORIGIN_<ENV>              origins.<env>          e.g. IPGEO_ORIGIN_DE=https://de.geo.example.com
- *     IPGEO_CUSTOM_DOMAINS_<ENV>      customDomains.<env>    comma-separated hostnames
- *     IPGEO_CORRECTIONS_URL           correctionsUrl         https URL of the operator's report page
+ *     IPGEO_ACCOUNTS_KV_ID                   accountsKvId
+ *     IPGEO_ORIGIN_<ENV>                     origins.<env>          e.g. IPGEO_ORIGIN_DE=https://de.geo.example.com
+ *     IPGEO_CUSTOM_DOMAINS_<ENV>             customDomains.<env>    comma-separated hostnames
+ *     IPGEO_CORRECTIONS_URL                  correctionsUrl         https URL of the operator's report page
+ *     IPGEO_INVOCATION_LOGS_<ENV>            invocationLogs.<env>   true or false: the app of that deployment
+ *     IPGEO_INVOCATION_LOGS_USAGE            invocationLogs.usage   the usage Worker
+ *     IPGEO_INVOCATION_LOGS_SHARDS_<ENV>     invocationLogs.shards.<env>   that deployment's shard Workers
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -48,6 +52,19 @@ const OriginSchema = z
 const CorrectionsUrlSchema = z.url({ protocol: /^https$/ });
 const HostnameSchema = z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a lower-case hostname');
 
+/** Per Worker, whether it writes an invocation log per invocation: each deployment's app, the usage Worker, each deployment's shard Workers. */
+const InvocationLogsSchema = z
+  .object({
+    free: z.boolean().optional(),
+    de: z.boolean().optional(),
+    us: z.boolean().optional(),
+    sg: z.boolean().optional(),
+    au: z.boolean().optional(),
+    usage: z.boolean().optional(),
+    shards: z.partialRecord(z.enum(ENVIRONMENTS), z.boolean()).optional(),
+  })
+  .strict();
+
 const SettingsFileSchema = z
   .object({
     $comment: z.string().optional(),
@@ -55,8 +72,22 @@ const SettingsFileSchema = z
     origins: z.partialRecord(z.enum(ENVIRONMENTS), z.union([z.literal(''), OriginSchema])).optional(),
     customDomains: z.partialRecord(z.enum(ENVIRONMENTS), z.array(HostnameSchema)).optional(),
     correctionsUrl: z.union([z.literal(''), CorrectionsUrlSchema]).optional(),
+    invocationLogs: InvocationLogsSchema.optional(),
   })
   .strict();
+
+/**
+ * Which Workers write an invocation log per invocation (`observability.logs.invocation_logs`, `deploy/logs.ts`):
+ * none unless the operator turns one on while debugging. The data and operational events are logged either way.
+ */
+interface InvocationLogs {
+  /** Each deployment's app (`ipgeo-de` …). */
+  readonly apps: Readonly<Record<Environment, boolean>>;
+  /** The usage Worker `ipgeo-usage`. */
+  readonly usage: boolean;
+  /** Each deployment's shard Workers, all of them. */
+  readonly shards: Readonly<Record<Environment, boolean>>;
+}
 
 /** The operator's values, complete and checked. */
 export interface DeploySettings {
@@ -71,6 +102,8 @@ export interface DeploySettings {
    * "Corrections"); '' when none: the home page then offers no report.
    */
   readonly correctionsUrl: string;
+  /** Which Workers write invocation logs; by default none. */
+  readonly invocationLogs: InvocationLogs;
 }
 
 /** A setting that is missing or malformed; the message names it as the file and the environment spell it. */
@@ -83,6 +116,15 @@ const variable = {
   origin: (environment: Environment) => `IPGEO_ORIGIN_${environment.toUpperCase()}`,
   customDomains: (environment: Environment) => `IPGEO_CUSTOM_DOMAINS_${environment.toUpperCase()}`,
   correctionsUrl: 'IPGEO_CORRECTIONS_URL',
+  invocationLogs: (worker: Environment | 'usage') => `IPGEO_INVOCATION_LOGS_${worker.toUpperCase()}`,
+  shardInvocationLogs: (environment: Environment) => `IPGEO_INVOCATION_LOGS_SHARDS_${environment.toUpperCase()}`,
+};
+
+/** The setting's name and variable of each Worker's invocation logs, as the deploy's dry run prints them. */
+export const INVOCATION_LOGS_SETTING = {
+  app: (environment: Environment) => `invocationLogs.${environment} (${variable.invocationLogs(environment)})`,
+  usage: `invocationLogs.usage (${variable.invocationLogs('usage')})`,
+  shards: (environment: Environment) => `invocationLogs.shards.${environment} (${variable.shardInvocationLogs(environment)})`,
 };
 
 /**
@@ -138,7 +180,31 @@ export function loadSettings(file: string, variables: Readonly<Record<string, st
   }
   const correctionsUrl =
     check(CorrectionsUrlSchema, variables[variable.correctionsUrl] ?? fromFile.correctionsUrl ?? '', variable.correctionsUrl, 'correctionsUrl', true) ?? '';
-  return { accountsKvId, origins, customDomains, correctionsUrl };
+  const fromFileLogs = fromFile.invocationLogs;
+  const flag = (name: string, key: string, given: boolean | undefined) => booleanSetting(variables[name], name, key) ?? given ?? false;
+  const invocationLogs: InvocationLogs = {
+    apps: Object.fromEntries(
+      ENVIRONMENTS.map((environment) => [
+        environment,
+        flag(variable.invocationLogs(environment), `invocationLogs.${environment}`, fromFileLogs?.[environment]),
+      ]),
+    ) as Record<Environment, boolean>,
+    usage: flag(variable.invocationLogs('usage'), 'invocationLogs.usage', fromFileLogs?.usage),
+    shards: Object.fromEntries(
+      ENVIRONMENTS.map((environment) => [
+        environment,
+        flag(variable.shardInvocationLogs(environment), `invocationLogs.shards.${environment}`, fromFileLogs?.shards?.[environment]),
+      ]),
+    ) as Record<Environment, boolean>,
+  };
+  return { accountsKvId, origins, customDomains, correctionsUrl, invocationLogs };
+}
+
+/** An environment variable's `true` or `false`; undefined when it is not set. */
+function booleanSetting(value: string | undefined, variableName: string, key: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new SettingsError(`The setting ${key} (${variableName}) is not valid: ${JSON.stringify(value)} is not true or false.`);
 }
 
 function check(schema: z.ZodType<string>, value: string, variableName: string, key: string, optional: true): string | null;

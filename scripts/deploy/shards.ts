@@ -7,6 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { withInvocationLogs } from './logs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -70,9 +71,11 @@ export function withShardBindings(config: Json, environment: string, count: numb
  * inherit no bindings.
  *
  * @param root the repository root (the entry's path is made absolute: the file is written elsewhere).
+ * @param invocationLogs whether it writes invocation logs (the deploy's setting); as the app's
+ *   `observability` says (off in `wrangler.toml`) when undefined.
  * @internal Exported for the sharded test project, which runs the shard Workers from it (`test/support/shard-workers.ts`).
  */
-export function shardConfig(config: Json, environment: string, index: number, count: number, root: string): Json {
+export function shardConfig(config: Json, environment: string, index: number, count: number, root: string, invocationLogs?: boolean): Json {
   const app = environmentOf(config, environment);
   const vars = app.vars as Record<string, string>;
   const bucket = ((app.r2_buckets ?? []) as { binding: string }[]).find((binding) => binding.binding === 'GEO_DATA');
@@ -82,7 +85,10 @@ export function shardConfig(config: Json, environment: string, index: number, co
     workers_dev: false,
     preview_urls: false,
     limits: app.limits ?? config.limits,
-    observability: app.observability ?? config.observability,
+    observability:
+      invocationLogs === undefined
+        ? (app.observability ?? config.observability)
+        : withInvocationLogs(app.observability ?? config.observability, invocationLogs),
     vars: { PLAN: vars.PLAN, REGION: vars.REGION, SHARD_INDEX: String(index), SHARD_COUNT: String(count) },
     r2_buckets: [bucket],
   };
@@ -99,12 +105,20 @@ export function shardConfig(config: Json, environment: string, index: number, co
 /**
  * Writes the configuration of every shard Worker of `environment` into `dir`, one JSON file each.
  *
+ * @param options.invocationLogs whether they write invocation logs; by default as `wrangler.toml` says (off).
  * @returns their paths, in shard order; none when `count` is 1.
  */
-export function writeShardConfigs(config: Json, environment: string, count: number, root: string, dir: string): string[] {
+export function writeShardConfigs(
+  config: Json,
+  environment: string,
+  count: number,
+  root: string,
+  dir: string,
+  options: { invocationLogs?: boolean } = {},
+): string[] {
   if (count === 1) return [];
   return Array.from({ length: count }, (_, index) => {
-    const shard = shardConfig(config, environment, index, count, root);
+    const shard = shardConfig(config, environment, index, count, root, options.invocationLogs);
     const path = join(dir, `${String(shard.name)}.json`);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, `${JSON.stringify(shard, null, 2)}\n`);

@@ -7,6 +7,7 @@
  */
 import { join, resolve } from 'node:path';
 import { writeDeployConfig } from './config.ts';
+import { withInvocationLogs } from './logs.ts';
 import { PAID_ENVIRONMENTS } from './settings.ts';
 
 type Json = Record<string, unknown>;
@@ -24,14 +25,16 @@ const USAGE_MAIN = 'src/usage-store.ts';
  * dev`) repeat it, as environments inherit no bindings; every one is the same Worker.
  *
  * @param root the repository root (the entry's path is made absolute: the file is written elsewhere).
+ * @param invocationLogs whether it writes invocation logs (the deploy's setting); as `config`'s
+ *   `observability` says (off in `wrangler.toml`) when undefined.
  */
-function usageConfig(config: Json, root: string): Json {
+function usageConfig(config: Json, root: string, invocationLogs?: boolean): Json {
   const worker = {
     name: USAGE_WORKER,
     workers_dev: true,
     preview_urls: false,
     limits: config.limits,
-    observability: config.observability,
+    observability: invocationLogs === undefined ? config.observability : withInvocationLogs(config.observability, invocationLogs),
     durable_objects: { bindings: [{ name: 'USAGE', class_name: 'UsageLedger' }] },
   };
   return {
@@ -48,10 +51,11 @@ function usageConfig(config: Json, root: string): Json {
 /**
  * Writes the usage Worker's configuration into `dir`.
  *
+ * @param options.invocationLogs whether it writes invocation logs; by default as `wrangler.toml` says (off).
  * @returns its path.
  */
-export function writeUsageConfig(config: Json, root: string, dir: string): string {
+export function writeUsageConfig(config: Json, root: string, dir: string, options: { invocationLogs?: boolean } = {}): string {
   const path = join(dir, `${USAGE_WORKER}.json`);
-  writeDeployConfig(path, usageConfig(config, root));
+  writeDeployConfig(path, usageConfig(config, root, options.invocationLogs));
   return path;
 }

@@ -7,6 +7,7 @@
  * per time to live and cannot push out the entries of real accounts.
  */
 import type { z } from 'zod';
+import { reportEvent, whyOf } from '../events/operational.ts';
 import { TtlCache } from './cache.ts';
 import {
   type AccountDocument,
@@ -151,9 +152,9 @@ async function read<T>(kv: KvReader, key: string, schema: z.ZodType<T>): Promise
   try {
     const parsed = schema.safeParse(JSON.parse(text));
     if (parsed.success) return parsed.data;
-    console.error(`ACCOUNTS ${key} is not valid; ignored`, parsed.error.issues[0]);
+    reportEvent({ event: 'invalid-account-entry', key, why: `not valid: ${JSON.stringify(parsed.error.issues[0])}` });
   } catch (error) {
-    console.error(`ACCOUNTS ${key} is not JSON; ignored`, error);
+    reportEvent({ event: 'invalid-account-entry', key, why: `not JSON: ${whyOf(error)}` });
   }
   return null;
 }

@@ -9,6 +9,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, clientIpOf, type OptionalVars } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
+import { reportEvent, whyOf } from '../events/operational.ts';
 import { type AccessFailure, type AccessGrant, type AccessPolicy, checkAccess, corsOriginOf } from './check.ts';
 import { corsHeaders, isPreflight, preflightHeaders, varyOnOrigin } from './cors.ts';
 import { AccountDirectory, AccountsUnavailableError } from './directory.ts';
@@ -81,7 +82,7 @@ async function readingKv<T>(check: Promise<T>): Promise<T> {
     return await check;
   } catch (error) {
     if (!(error instanceof AccountsUnavailableError)) throw error;
-    console.error(error.message, error.cause);
+    reportEvent({ event: 'accounts-unavailable', status: 503, why: `${error.message}: ${whyOf(error.cause)}` });
     throw new ProblemError('ACCOUNTS_UNAVAILABLE', 'The account data cannot be read at the moment. Try again shortly.', {
       headers: { 'Retry-After': String(ACCOUNTS_RETRY_AFTER_SECONDS) },
     });
@@ -111,7 +112,7 @@ function problemOf(failure: AccessFailure): ProblemError {
         },
       );
     case 'key-revoked':
-      console.warn(`revoked key ${failure.keyId} of account ${failure.accountId} was presented`);
+      reportEvent({ event: 'revoked-key', account: failure.accountId, key: failure.keyId });
       return invalidKey();
     case 'key-unknown':
       return invalidKey();

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { reportEvent, whyOf } from '../events/operational.ts';
 import { toXml, type XmlValue } from '../format/xml.ts';
 import { RETRY_AFTER_SECONDS } from '../geo/retry-after.ts';
 import { DataUnavailableError } from '../geo/unavailable.ts';
@@ -85,10 +86,17 @@ export function problemAnswer(problem: Problem, c: Context): Response {
   return problemResponse(problem, formatOf(c.req.path), c.req.path, c.res.headers);
 }
 
-/** Maps anything thrown to a ProblemError (a database that cannot be read: 503 with `Retry-After`); unknown errors are logged and hidden behind a 500. */
-export function asProblem(error: unknown): ProblemError {
+/**
+ * Maps anything thrown to a ProblemError: a database that cannot be read is 503 with `Retry-After`, an
+ * unknown error a 500 whose cause stays out of the answer; both are written as operational events
+ * (`data-unavailable`, `internal-error`), bounded per isolate.
+ *
+ * @param place the request, whose Cloudflare location the event names.
+ */
+export function asProblem(error: unknown, place?: Request): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof DataUnavailableError) {
+    reportEvent({ event: 'data-unavailable', status: 503, why: error.message }, place);
     return new ProblemError('DATA_UNAVAILABLE', 'The geolocation data cannot be read at the moment. Try again shortly.', {
       headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     });
@@ -97,6 +105,6 @@ export function asProblem(error: unknown): ProblemError {
     const code = HTTP_EXCEPTION_CODES[error.status];
     if (code) return new ProblemError(code, error.message || 'The request was refused.');
   }
-  console.error('unhandled error', error);
+  reportEvent({ event: 'internal-error', status: 500, why: whyOf(error), ...(error instanceof Error && error.stack ? { stack: error.stack } : {}) }, place);
   return new ProblemError('INTERNAL_ERROR', 'The server failed to answer this request. It has been logged.');
 }

@@ -4,6 +4,7 @@
  * loaded), or the deployment's shard Workers (`docs/sharding.md`), each address routed to the shard
  * whose range holds it and every answer from one version (`geo/shard-set.ts`). Speaks no HTTP.
  */
+import { reportEvent } from '../events/operational.ts';
 import { sideBySideFit } from '../geo/budget.ts';
 import type { RequestPlace } from '../geo/data-events.ts';
 import { GeoDatabase } from '../geo/database.ts';
@@ -142,7 +143,7 @@ async function called<T>(index: number, call: () => Promise<ShardAnswer<T>>): Pr
     return await call();
   } catch (error) {
     const reason = `shard ${index} failed to answer: ${error instanceof Error ? error.message : String(error)}`;
-    console.error(JSON.stringify({ event: 'refusal', shard: index, why: reason }));
+    reportEvent({ event: 'shard-unavailable', shard: index, why: reason });
     return { kind: 'unavailable', reason };
   }
 }

@@ -8,6 +8,7 @@
  * inside one promise, since an RPC call takes no `AbortSignal`.
  */
 
+import { reportEvent, whyOf } from '../events/operational.ts';
 import type { ClientKey } from '../ip/client-key.ts';
 import { IsolateLimiter } from './fallback.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -66,7 +67,7 @@ export class RateLimitClient {
         return { decision: unpackDecision(packed, policiesOf(key.subnet)), source: 'durable-object' };
       } catch (error) {
         this.#decideLocally(key.network, now + this.#retryMs);
-        console.error(`a rate limiter is unreachable; this isolate decides its client's requests for ${this.#retryMs} ms`, error);
+        reportEvent({ event: 'rate-limiter-unreachable', call: 'hit', why: whyOf(error), localMs: this.#retryMs });
       }
     }
     return { decision: this.#fallback.decide(key, now, true), source: 'isolate' };
@@ -76,7 +77,7 @@ export class RateLimitClient {
    * Takes back the admission of one request of `key` that {@link check} counted, where it was counted
    * (`counted.source`), for an answer that is not to count.
    *
-   * @returns the state after it; null when the Durable Object cannot be reached (logged: the request
+   * @returns the state after it; null when the Durable Object cannot be reached (an event: the request
    *   then stays counted, and the counter is not switched to this isolate for a refund alone).
    */
   async refund(namespace: DurableObjectNamespace<RateLimiter>, key: ClientKey, counted: LimitSource): Promise<LimitDecision | null> {
@@ -84,7 +85,7 @@ export class RateLimitClient {
     try {
       return unpackDecision(await withTimeout(namespace.getByName(key.network).refund(key.subnet), this.#timeoutMs), policiesOf(key.subnet));
     } catch (error) {
-      console.error('a rate limiter is unreachable; a request that failed stays counted', error);
+      reportEvent({ event: 'rate-limiter-unreachable', call: 'refund', why: whyOf(error) });
       return null;
     }
   }

@@ -55,7 +55,7 @@ const BULK_DOCUMENTED = BULK.documented('post', '/');
 /**
  * The addresses as sent, each once, in the order first sent (the answer's keys). A linear scan, not a
  * `Set`: there are at most {@link MAX_BULK_IPS}, and in workerd a `Set` hashes each freshly parsed
- * string it is given where a scan only compares them (docs/hot-path.md, "Bulk's `distinct`").
+ * string it is given where a scan only compares them (docs/hot-path.md, "Bulk's distinct by a linear scan").
  */
 function distinct(ips: readonly string[]): string[] {
   const keys: string[] = [];

@@ -119,7 +119,7 @@ async function identityOrProblem(c: Context<AppEnv>): Promise<DatabaseIdentity |
   try {
     return await dataIdentity(lookupRequest(c));
   } catch (error) {
-    return asProblem(error);
+    return asProblem(error, c.req.raw);
   }
 }
 
@@ -137,7 +137,7 @@ async function lookupOf(c: Context<AppEnv>, text: string, view: View): Promise<F
     const outcome = (await lookupRecords(lookupRequest(c), [text], BOTH_FORMATS, view))[0] ?? { kind: 'invalid' as const };
     return outcome.kind === 'found' || outcome.kind === 'rendered' ? outcome : lookupProblem(outcome);
   } catch (error) {
-    return asProblem(error);
+    return asProblem(error, c.req.raw);
   }
 }
 
@@ -165,7 +165,7 @@ async function freePage(c: Context<AppEnv>): Promise<Response> {
   try {
     query = HOME.validate(c).query;
   } catch (error) {
-    const problem = asProblem(error);
+    const problem = asProblem(error, c.req.raw);
     const ip = (c.req.query('ip') ?? '').trim();
     const props = { origin: new URL(c.req.url).origin, ip, language: 'en' as const, allowance, footer: footer('free', await identityOrProblem(c)) };
     return pageAnswer(c, homePage({ ...props, result: { kind: 'problem', problem: problemBody(problem) } }), problem.status, problem);
@@ -200,7 +200,7 @@ async function paidHome(c: Context<AppEnv>): Promise<Response> {
 
 /** The page of an unexpected failure (logged by `asProblem`): 500 `INTERNAL_ERROR` in words, as a page. */
 function failedPage(c: Context<AppEnv>, plan: Plan, error: unknown): Response {
-  const problem = asProblem(error);
+  const problem = asProblem(error, c.req.raw);
   const text =
     plan === 'free'
       ? homePage({

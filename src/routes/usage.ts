@@ -7,6 +7,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { paidGrantOf } from '../access/middleware.ts';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
+import { reportEvent, whyOf } from '../events/operational.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { UsageSchema } from '../schemas/usage.ts';
 import { isoSeconds, usageOf } from '../usage/middleware.ts';
@@ -43,7 +44,7 @@ export function registerUsageRoute(app: OpenAPIHono<AppEnv>): void {
     try {
       totals = await usageOf(grant, c.env);
     } catch (error) {
-      console.error(`usage store read for account ${grant.accountId} failed`, error);
+      reportEvent({ event: 'usage-read-failed', status: 503, account: grant.accountId, why: whyOf(error) }, c.req.raw);
       throw new ProblemError('USAGE_UNAVAILABLE', 'The usage data cannot be read at the moment. Try again shortly.', {
         headers: { 'Retry-After': String(USAGE_RETRY_AFTER_SECONDS) },
       });

@@ -9,6 +9,7 @@
  * (docs/decisions/0007-usage-counted-in-batches.md).
  */
 
+import { reportEvent, whyOf } from '../events/operational.ts';
 import type { UsageLedger } from './ledger.ts';
 import { DayClock, monthStart } from './period.ts';
 import { withRows } from './totals.ts';
@@ -199,9 +200,7 @@ export class UsageRecorder {
     }
     if (!batch.written) {
       const requests = [...batch.parts.values()].reduce((sum, part) => sum + [...part.rows.values()].reduce((n, row) => n + row.requests + row.problems, 0), 0);
-      console.error(
-        `usage store unreachable for ${KEEP_MS / 1000} s: ${requests} answers of batch ${batch.id} are not written yet; they are lost if this isolate ends first`,
-      );
+      reportEvent({ event: 'usage-unwritten', batch: batch.id, answers: requests, keptMs: KEEP_MS });
     }
   }
 
@@ -228,7 +227,7 @@ export class UsageRecorder {
         if (this.#sealed === batch) this.#sealed = null;
       } else {
         this.#failedAt = performance.now();
-        console.error(`usage store write failed; batch ${batch.id} is tried again in ${RETRY_MS} ms`, failed);
+        reportEvent({ event: 'usage-write-failed', batch: batch.id, retryMs: RETRY_MS, why: whyOf(failed) });
       }
     } finally {
       if (this.#writer === writer) this.#writer = null;

@@ -19,6 +19,8 @@ import type { VersionBucket } from '../../data/publish/record.ts';
 import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
 import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
 import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError, settingsFile } from '../../scripts/deploy/settings.ts';
+import { writeShardConfigs } from '../../scripts/deploy/shards.ts';
+import { writeUsageConfig } from '../../scripts/deploy/usage.ts';
 import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 
@@ -500,6 +502,98 @@ describe('deploy with a sharded build', () => {
     expect(cloudflare.calls).toEqual(['deploy ipgeo-usage --dry-run', 'deploy de --dry-run']);
     const app = JSON.parse(readFileSync(cloudflare.deployed[1]?.configPath ?? '', 'utf8'));
     expect(JSON.stringify(app)).not.toContain('SHARD_');
+  });
+});
+
+describe('invocation logs', () => {
+  const toml = readWranglerToml(join(ROOT, 'wrangler.toml'));
+  type Observability = { enabled?: boolean; logs?: { enabled?: boolean; invocation_logs?: boolean } };
+  /** The observability that wrangler deploys for `environment` of a written configuration: the environment's section, else the top level. */
+  const observabilityOf = (configPath: string, environment: string): Observability => {
+    const config = JSON.parse(readFileSync(configPath, 'utf8')) as { observability?: Observability; env?: Record<string, { observability?: Observability }> };
+    return config.env?.[environment]?.observability ?? config.observability ?? {};
+  };
+  const WORKERS = 5 + 1 + 5 * 3;
+
+  it('are off in wrangler.toml, at the top level and in all five environments, with Workers Logs on', () => {
+    const sections = { top: toml, ...(toml.env as Record<string, Record<string, unknown>>) };
+    expect(Object.keys(sections).sort()).toEqual(['au', 'de', 'free', 'sg', 'top', 'us']);
+    for (const [name, section] of Object.entries(sections)) {
+      expect(section.observability, name).toEqual({ enabled: true, logs: { enabled: true, invocation_logs: false } });
+    }
+  });
+
+  it('are off in the usage and shard Workers that npm run dev, the tests and the benchmarks run from wrangler.toml', () => {
+    const dir = join(temp, 'dev-configs');
+    const usage = writeUsageConfig(toml, ROOT, dir);
+    expect(observabilityOf(usage, 'de').logs?.invocation_logs).toBe(false);
+    for (const [index, path] of writeShardConfigs(toml, 'free', 3, ROOT, dir).entries()) {
+      expect(observabilityOf(path, 'free').logs?.invocation_logs, `shard ${index}`).toBe(false);
+    }
+  });
+
+  it('are off for every Worker a deploy makes by default, and the dry run says so for each', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    const run = tools(cloudflare);
+    await deploy({ environments: ['de', 'us', 'sg', 'au', 'free'], dryRun: true, settings: SETTINGS, shards: 3 }, toml, run);
+    // The five apps, the usage Worker, and three shard Workers of each deployment.
+    expect(cloudflare.deployed).toHaveLength(WORKERS);
+    for (const { configPath, environment } of cloudflare.deployed) {
+      expect(observabilityOf(configPath, environment), `${configPath} --env ${environment}`).toMatchObject({
+        enabled: true,
+        logs: { enabled: true, invocation_logs: false },
+      });
+    }
+    const said = run.lines.filter((line) => line.includes('invocation logs'));
+    expect(said).toHaveLength(WORKERS);
+    expect(said.every((line) => line.includes('invocation logs off') && line.includes('turns them on'))).toBe(true);
+    expect(said).toContain(
+      'ipgeo-de: Workers Logs on, invocation logs off (the data and operational events only); invocationLogs.de (IPGEO_INVOCATION_LOGS_DE) turns them on.',
+    );
+    expect(said.filter((line) => line.startsWith('ipgeo-usage: ') && line.includes('invocationLogs.usage (IPGEO_INVOCATION_LOGS_USAGE)'))).toHaveLength(1);
+    expect(said.filter((line) => /^ipgeo-free-shard-\d-of-3: .*invocationLogs\.shards\.free \(IPGEO_INVOCATION_LOGS_SHARDS_FREE\)/.test(line))).toHaveLength(3);
+  });
+
+  it('turn on for exactly the Workers the settings name, from the file or a variable', async () => {
+    const file = join(temp, 'logs-settings.json');
+    writeFileSync(file, JSON.stringify({ invocationLogs: { usage: true, shards: { free: true }, au: false } }));
+    const settings = loadSettings(file, { ...ORIGINS, IPGEO_INVOCATION_LOGS_DE: 'true', IPGEO_INVOCATION_LOGS_AU: 'true' }, ['de', 'us', 'sg', 'au', 'free']);
+    const cloudflare = new FakeCloudflare();
+    cloudflare.loggedIn = false;
+    const run = tools(cloudflare);
+    await deploy({ environments: ['de', 'us', 'sg', 'au', 'free'], dryRun: true, settings, shards: 3 }, toml, run);
+    const on = cloudflare.deployed
+      .filter(({ configPath, environment }) => observabilityOf(configPath, environment).logs?.invocation_logs === true)
+      .map(({ configPath, environment }) => `${JSON.parse(readFileSync(configPath, 'utf8')).name} --env ${environment}`);
+    // The variable wins over the file (au); the apps share one configuration, whose name is the top level's.
+    expect(on.sort()).toEqual(
+      [
+        'ipgeo --env au',
+        'ipgeo --env de',
+        'ipgeo-free-shard-0-of-3 --env free',
+        'ipgeo-free-shard-1-of-3 --env free',
+        'ipgeo-free-shard-2-of-3 --env free',
+        'ipgeo-usage --env de',
+      ].sort(),
+    );
+    expect(run.lines.filter((line) => line.includes('invocation logs ON')).map((line) => line.split(':')[0])).toEqual([
+      'ipgeo-usage',
+      'ipgeo-de',
+      'ipgeo-au',
+      'ipgeo-free-shard-0-of-3',
+      'ipgeo-free-shard-1-of-3',
+      'ipgeo-free-shard-2-of-3',
+    ]);
+  });
+
+  it('refuses a value that is not true or false, and a Worker that is not one, naming the setting', () => {
+    expect(() => loadSettings(NO_FILE, { ...ORIGINS, IPGEO_INVOCATION_LOGS_SHARDS_DE: 'yes' }, ['de'])).toThrow(
+      /invocationLogs\.shards\.de \(IPGEO_INVOCATION_LOGS_SHARDS_DE\) is not valid: "yes" is not true or false/,
+    );
+    const file = join(temp, 'logs-unknown.json');
+    writeFileSync(file, JSON.stringify({ invocationLogs: { eu: true } }));
+    expect(() => loadSettings(file, ORIGINS, ['de'])).toThrow(/setting invocationLogs is not valid/);
   });
 });
 
