@@ -10,7 +10,7 @@
  *     npm run data:build -- --corrections ours.csv  RFC 8805 lines that take precedence over the sources (repeatable)
  *     npm run data:build -- --shards 3             three shards, whatever fits
  *     npm run data:build -- --if-missing          only when data/out/ holds no build of this schema
- *     npm run data:build -- --budget-mib 64        files that need at most 64 MiB each once loaded
+ *     npm run data:build -- --budget-mib 64        files that each fit that budget (MiB) once loaded
  *
  * The same sources and shards give the same bytes: the build date is the newest source's, not the clock's.
  */

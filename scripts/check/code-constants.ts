@@ -57,6 +57,9 @@ function evaluate(root: string, file: string, expression: ts.Expression, parsed:
   const next = (inner: ts.Expression, at = file) => evaluate(root, at, inner, parsed, depth + 1);
   if (ts.isNumericLiteral(expression)) return Number(expression.text);
   if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) return expression.text;
+  if (ts.isTemplateExpression(expression)) {
+    return expression.templateSpans.reduce((text, span) => `${text}${String(next(span.expression))}${span.literal.text}`, expression.head.text);
+  }
   if (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isSatisfiesExpression(expression)) return next(expression.expression);
   if (ts.isPrefixUnaryExpression(expression) && expression.operator === ts.SyntaxKind.MinusToken) return -(next(expression.operand) as number);
   if (ts.isBinaryExpression(expression)) {

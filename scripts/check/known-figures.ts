@@ -87,6 +87,32 @@ const CONSTANTS: readonly FigureRow[] = [
     unit: 'B',
   },
   {
+    what: 'the most operational events of one kind an isolate writes a minute',
+    words: /event|log|isolate|bound/i,
+    constant: { file: 'src/events/bound.ts', name: 'EVENTS_PER_MINUTE' },
+    unit: 'a minute',
+  },
+  { what: "a paid row's cost target", words: /target|paid|at most/i, constant: { file: 'bench/costs.ts', name: 'PAID_TARGET' }, unit: 'USD' },
+  { what: "the free row's cost target", words: /target|free|at most/i, constant: { file: 'bench/costs.ts', name: 'FREE_TARGET' }, unit: 'USD' },
+  {
+    what: "Cloudflare's price of a million Worker requests, as the costs use it",
+    words: /request|floor|Workers/i,
+    constant: { file: 'bench/prices.ts', name: 'CLOUDFLARE', path: ['workersRequests', 'usd'] },
+    unit: 'USD',
+  },
+  {
+    what: "Cloudflare's price of a million Durable Object requests, as the costs use it",
+    words: /Durable Object|rate limiter/i,
+    constant: { file: 'bench/prices.ts', name: 'CLOUDFLARE', path: ['durableObjectRequests', 'usd'] },
+    unit: 'USD',
+  },
+  {
+    what: "how long Cloudflare's Observability keeps a Workers event, as the costs use it",
+    words: /retention|stored|GB-month/i,
+    constant: { file: 'bench/prices.ts', name: 'OBSERVABILITY_RETENTION_DAYS' },
+    unit: 'days',
+  },
+  {
     what: "the home page's weight, as the browser test holds it",
     words: /compressed|weight|first view/i,
     constant: { file: 'test/browser/home-page.test.ts', name: 'BUDGET_BYTES' },
@@ -125,6 +151,12 @@ const FACTS: readonly FigureRow[] = [
     words: /waitUntil/,
     fact: '30 s',
     source: 'https://developers.cloudflare.com/workers/runtime-apis/context/#waituntil',
+  },
+  {
+    what: 'the longest key of Workers KV',
+    words: /KV|key/,
+    fact: '512 bytes',
+    source: 'https://developers.cloudflare.com/kv/platform/limits/',
   },
   {
     what: 'the largest object of the Workers cache',

@@ -2,8 +2,8 @@
  * @module The time in an IANA time zone at an instant, from the runtime's `Intl` (ICU's zone data, no
  * table of our own): its offset from UTC, whether daylight saving time is in effect, and the local date
  * and time. A zone's offset is asked of `Intl` once per UTC hour and kept for that hour when it is the
- * same at both ends of it (in an hour where it changes, at every call), since a formatter costs about
- * 0.2 ms to make and 28 KiB of ICU memory to keep: only the {@link FORMATTER_SLOTS} most recently used
+ * same at both ends of it (in an hour where it changes, at every call), since a formatter is slow to make and
+ * holds ICU memory while kept: only the {@link FORMATTER_SLOTS} most recently used
  * are kept. The local date and time up to the minute is kept for the minute, so that most calls only
  * add the seconds (docs/api.md, "Every field").
  */
