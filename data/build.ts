@@ -138,7 +138,11 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const buildEpoch = newestSourceEpoch(sources);
   const compiled = overlay({ locations, networks, flags, corrections, buildEpoch }, (line) => log(`  ${line}`));
   const { files, counts } = shardsFitting(compiled, options.shards, budgetBytes, outDir, log);
-  const asn = buildAsnObject(asnRanges.ranges(), (visit) => compiled.forEachCountry(visit), (line) => log(`  ${line}`));
+  const asn = buildAsnObject(
+    asnRanges.ranges(),
+    (visit) => compiled.forEachCountry(visit),
+    (line) => log(`  ${line}`),
+  );
   log(`  ASN object: ${asn.info.asns} ASNs, ${asn.info.prefixes.ipv4} IPv4 and ${asn.info.prefixes.ipv6} IPv6 prefixes in ${asn.info.blocks} blocks`);
 
   const builtAt = new Date(buildEpoch * 1000).toISOString();

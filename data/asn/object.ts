@@ -1,11 +1,11 @@
 /**
- * @module The ASN object of a build (`ipgeo.asn`, layout in `src/asn/layout.ts`): every ASN of the routing
+ * @module The ASN object of a build (`ipgeo.asn`, layout in `src/geo/asn-layout.ts`): every ASN of the routing
  * sources with its organisation, its prefixes in pages, its addresses, and the countries the build's
  * location data places them in, written as verified blocks behind an index. Refused, with the ASN
  * named, when an ASN breaks the layout's bounds (a name too long, too many countries).
  */
 import { createHash } from 'node:crypto';
-import { ASN_LAYOUT } from '../../src/asn/layout.ts';
+import { ASN_LAYOUT } from '../../src/geo/asn-layout.ts';
 import { SourceError } from '../sources/source.ts';
 import { type CountryCount, type CountryKey, countAsnCountries, type ForEachCountry } from './countries.ts';
 import { type AsnRanges, ipv4Addresses, ipv4Prefixes, ipv6Networks, ipv6Prefixes, type Prefix } from './ranges.ts';
@@ -93,7 +93,9 @@ function pageParts(entry: AsnRanges, counts: ReadonlyMap<CountryKey, CountryCoun
   // Largest first by IPv4 addresses, then IPv6 /64s; equals by code, the addresses placed in no country last.
   const countries = [...counts]
     .filter(([, count]) => count.ipv4 > 0 || count.ipv6 > 0n)
-    .sort(([a, x], [b, y]) => y.ipv4 - x.ipv4 || (y.ipv6 > x.ipv6 ? 1 : y.ipv6 < x.ipv6 ? -1 : 0) || (a === '' ? 1 : b === '' ? -1 : a < b ? -1 : a > b ? 1 : 0));
+    .sort(
+      ([a, x], [b, y]) => y.ipv4 - x.ipv4 || (y.ipv6 > x.ipv6 ? 1 : y.ipv6 < x.ipv6 ? -1 : 0) || (a === '' ? 1 : b === '' ? -1 : a < b ? -1 : a > b ? 1 : 0),
+    );
   if (countries.length > ASN_LAYOUT.maxCountries) {
     throw new SourceError(`AS${entry.asn}: its addresses are in ${countries.length} countries, over ${ASN_LAYOUT.maxCountries}`);
   }
@@ -167,7 +169,8 @@ class BlockWriter {
   finish(asns: number): { index: Uint8Array; data: Uint8Array } {
     const { headerBytes, entryBytes, blockBytes } = ASN_LAYOUT;
     const index = new Uint8Array(headerBytes + entryBytes * this.blocks.length);
-    if (index.byteLength > ASN_LAYOUT.maxIndexBytes) throw new SourceError(`the ASN index would be ${index.byteLength} bytes, over ${ASN_LAYOUT.maxIndexBytes}`);
+    if (index.byteLength > ASN_LAYOUT.maxIndexBytes)
+      throw new SourceError(`the ASN index would be ${index.byteLength} bytes, over ${ASN_LAYOUT.maxIndexBytes}`);
     const view = new DataView(index.buffer);
     index.set(new TextEncoder().encode(ASN_LAYOUT.magic));
     view.setUint16(8, ASN_LAYOUT.format);

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AsnLayoutError, pagesInBlock, parseAsnIndex } from '../../src/asn/layout.ts';
+import { AsnLayoutError, pagesInBlock, parseAsnIndex } from '../../src/geo/asn-layout.ts';
 import type { AsnObjectInfo } from '../asn/object.ts';
 import type { PublicationAsn } from './asn-object.ts';
 import { PublishError } from './record.ts';

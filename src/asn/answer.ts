@@ -4,7 +4,7 @@
  * layout's bounds give.
  */
 import type { XmlValue } from '../format/xml.ts';
-import type { AsnCountry, AsnPage } from './layout.ts';
+import type { AsnCountry, AsnPage } from '../geo/asn-layout.ts';
 
 /** An ASN answer: the ASN's totals (the same on every page) and one page of its prefixes. */
 export interface AsnAnswer {

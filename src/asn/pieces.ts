@@ -62,13 +62,7 @@ async function mismatch(bytes: Uint8Array, piece: Piece): Promise<string | undef
  * @throws LoadFailure when R2 has no such object, or its bytes are not the published ones (`damage`);
  *   whatever R2 throws.
  */
-export async function readPiece(
-  env: RangeBucket,
-  ctx: PieceContext,
-  file: PublishedAsn,
-  piece: Piece,
-  damaged: (why: string) => void,
-): Promise<ReadPiece> {
+export async function readPiece(env: RangeBucket, ctx: PieceContext, file: PublishedAsn, piece: Piece, damaged: (why: string) => void): Promise<ReadPiece> {
   const cache = await openCache();
   const key = pieceKey(file, piece);
   const cached = await cache?.match(key).catch(() => undefined);

@@ -5,13 +5,14 @@
  * reads one block per answer (`pieces.ts`). Holds settled values only: a request that finds no index
  * reads it itself. Speaks no HTTP: it answers a page, its absence, or throws `DataUnavailableError`.
  */
+
+import { type AsnIndex, AsnLayoutError, type AsnPage, blockOf, findInBlock, parseAsnIndex } from '../geo/asn-layout.ts';
 import { type Deployment, logDataEvent, type RequestPlace } from '../geo/data-events.ts';
 import { DataUnavailableError, unavailable } from '../geo/database.ts';
 import { hex } from '../geo/identity.ts';
 import type { PublishedAsn } from '../geo/published.ts';
 import { CHECK_INTERVAL_MS } from '../geo/slot.ts';
 import { type DataBucket, LoadFailure, readRecord, reasonOf } from '../geo/stored.ts';
-import { type AsnIndex, AsnLayoutError, type AsnPage, blockOf, findInBlock, parseAsnIndex } from './layout.ts';
 import { type PieceContext, type RangeBucket, readPiece } from './pieces.ts';
 
 /** The bindings the ASN answers use: the bucket, read whole (the record) and by range, and the deployment's names. */

@@ -55,7 +55,7 @@ export type PublishedShard = z.infer<typeof PublishedShardSchema>;
 const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
 
 /**
- * A version's ASN object (`src/asn/layout.ts`): its index, then `blocks` blocks of `blockBytes`, each
+ * A version's ASN object (`src/geo/asn-layout.ts`): its index, then `blocks` blocks of `blockBytes`, each
  * verified by the SHA-256 the index gives it, the index by `indexSha256`.
  */
 const PublishedAsnSchema = z.object({

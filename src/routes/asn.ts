@@ -7,13 +7,13 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { asnAnswer, asnXmlBody } from '../asn/answer.ts';
-import { ASN_LAYOUT } from '../asn/layout.ts';
 import { parseAsn, parsePage } from '../asn/query.ts';
 import { AsnStore } from '../asn/store.ts';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { problemAnswer } from '../errors/render.ts';
 import { toXml } from '../format/xml.ts';
+import { ASN_LAYOUT } from '../geo/asn-layout.ts';
 import { AsnRequestSchemas, AsnSchema } from '../schemas/asn.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { DATABASE_VERSION_HEADER } from './database-version.ts';

@@ -4,8 +4,8 @@
  */
 import { z } from '@hono/zod-openapi';
 import { ASN_ANSWER_MAX_BYTES } from '../asn/answer.ts';
-import { ASN_LAYOUT } from '../asn/layout.ts';
 import { MAX_PAGE } from '../asn/query.ts';
+import { ASN_LAYOUT } from '../geo/asn-layout.ts';
 
 /** `{asn}` and `?page=`, as documented (the route parses them itself: `asn/query.ts`). */
 export const AsnRequestSchemas = {
@@ -68,7 +68,7 @@ export const AsnSchema = z
     ).openapi({ description: 'What the ASN holds, whole (the same on every page).' }),
     countries: z.array(CountryCountSchema).openapi({
       description:
-        'Where its addresses are, by the same build\'s location data: one entry per country, largest first by IPv4 addresses, then by IPv6 /64s, then by code, the entry of addresses placed in no country (`code` null) last of equals; whole on every page. XML: one `countries` element per entry.',
+        "Where its addresses are, by the same build's location data: one entry per country, largest first by IPv4 addresses, then by IPv6 /64s, then by code, the entry of addresses placed in no country (`code` null) last of equals; whole on every page. XML: one `countries` element per entry.",
     }),
     page: z.number().int().min(1).openapi({ description: 'This page, from 1.', example: 1 }),
     pages: z.number().int().min(1).openapi({ description: 'How many pages the prefixes make.', example: 2 }),

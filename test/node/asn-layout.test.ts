@@ -1,5 +1,5 @@
 /**
- * @module The bounds of the ASN object (`src/asn/layout.ts`) as an attacker meets them: the size no
+ * @module The bounds of the ASN object (`src/geo/asn-layout.ts`) as an attacker meets them: the size no
  * answer exceeds, data the build refuses (a name too long, too many countries), and the index and
  * blocks a Worker refuses (another format or size, a record past its block, a prefix too long).
  */
@@ -8,9 +8,9 @@ import { buildAsnObject } from '../../data/asn/object.ts';
 import type { AsnRanges } from '../../data/asn/ranges.ts';
 import { SourceError } from '../../data/sources/source.ts';
 import { ASN_ANSWER_MAX_BYTES, type AsnAnswer, asnXmlBody } from '../../src/asn/answer.ts';
-import { ASN_LAYOUT, AsnLayoutError, findInBlock, parseAsnIndex } from '../../src/asn/layout.ts';
 import { MAX_PAGE, parseAsn, parsePage } from '../../src/asn/query.ts';
 import { toXml } from '../../src/format/xml.ts';
+import { ASN_LAYOUT, AsnLayoutError, findInBlock, parseAsnIndex } from '../../src/geo/asn-layout.ts';
 
 /** One address of IPv4 per country code `C0`, `C1`, …: a routing source's ASN and a location source that splits it. */
 function placedIn(countries: number, organization = 'Example'): { asns: AsnRanges[]; forEachCountry: Parameters<typeof buildAsnObject>[1] } {

@@ -1,6 +1,6 @@
 /**
  * @module The ASN object a build writes (`data/asn/`), read back piece by piece as a Worker reads it
- * (`src/asn/layout.ts`), against its routing source read directly (`test/support/asn-oracle.ts`): the
+ * (`src/geo/asn-layout.ts`), against its routing source read directly (`test/support/asn-oracle.ts`): the
  * default `@ip-location-db/asn` CSV files for a seeded sample of ASNs of every size in both families,
  * MaxMind's GeoLite2-ASN-Test for every ASN; and where each ASN's addresses are against per-network
  * mmdb-lib lookups of the same build, 6to4 included.
@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AsnObjectInfo } from '../../data/asn/object.ts';
 import { build, OUT_DIR } from '../../data/build.ts';
 import { packageDir } from '../../data/sources/source.ts';
-import { type AsnPage, blockOf, findInBlock, parseAsnIndex } from '../../src/asn/layout.ts';
+import { type AsnPage, blockOf, findInBlock, parseAsnIndex } from '../../src/geo/asn-layout.ts';
 import { AsnSourceOracle, type ExpectedAsn, expectedCountries } from '../support/asn-oracle.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 import { seededRandom } from '../support/seeded-random.ts';

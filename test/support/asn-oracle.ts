@@ -23,7 +23,7 @@ export interface ExpectedAsn {
 type Range = readonly [bigint, bigint];
 
 /** An address as an unsigned value of its family's width. */
-function valueOf(text: string): bigint {
+function numberOf(text: string): bigint {
   return ipaddr
     .parse(text.trim())
     .toByteArray()
@@ -39,8 +39,8 @@ function textOf(value: bigint, bits: 32 | 128): string {
 
 /** The masks of every prefix length of a family, from ipaddr.js. */
 const MASKS = {
-  32: Array.from({ length: 33 }, (_, length) => valueOf(ipaddr.IPv4.subnetMaskFromPrefixLength(length).toString())),
-  128: Array.from({ length: 129 }, (_, length) => valueOf(ipaddr.IPv6.subnetMaskFromPrefixLength(length).toString())),
+  32: Array.from({ length: 33 }, (_, length) => numberOf(ipaddr.IPv4.subnetMaskFromPrefixLength(length).toString())),
+  128: Array.from({ length: 129 }, (_, length) => numberOf(ipaddr.IPv6.subnetMaskFromPrefixLength(length).toString())),
 } as const;
 
 /** The CIDR prefixes of `first`..`last`: at each start, the shortest prefix whose network starts there and ends within. */
@@ -66,8 +66,8 @@ function merged(ranges: Range[]): Range[] {
   const out: [bigint, bigint][] = [];
   for (const [first, last] of sorted) {
     const top = out.at(-1);
-    if (top !== undefined && first <= top[1] + 1n) top[1] = last > top[1] ? last : top[1];
-    else out.push([first, last]);
+    if (top === undefined || first > top[1] + 1n) out.push([first, last]);
+    else if (last > top[1]) top[1] = last;
   }
   return out;
 }
@@ -110,7 +110,7 @@ export class AsnSourceOracle {
   }
 
   private addRow([first, last, asn, organization]: string[], family: 'ipv4' | 'ipv6'): void {
-    this.add(Number(asn), family, [valueOf(first as string), valueOf(last as string)], (organization ?? '').trim());
+    this.add(Number(asn), family, [numberOf(first as string), numberOf(last as string)], (organization ?? '').trim());
   }
 
   /** Parses the pending lines of `asn`. */
@@ -129,8 +129,13 @@ export class AsnSourceOracle {
         if (facts.autonomous_system_number === undefined) continue;
         const [address, length] = ipaddr.parseCIDR(cidr);
         const bits = address.kind() === 'ipv4' ? 32 : 128;
-        const first = valueOf(address.toString());
-        oracle.add(facts.autonomous_system_number, bits === 32 ? 'ipv4' : 'ipv6', [first, first | ((1n << BigInt(bits - length)) - 1n)], facts.autonomous_system_organization ?? '');
+        const first = numberOf(address.toString());
+        oracle.add(
+          facts.autonomous_system_number,
+          bits === 32 ? 'ipv4' : 'ipv6',
+          [first, first | ((1n << BigInt(bits - length)) - 1n)],
+          facts.autonomous_system_organization ?? '',
+        );
       }
     }
     return oracle;

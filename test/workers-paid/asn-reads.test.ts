@@ -8,11 +8,11 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { pieceKey } from '../../src/asn/pieces.ts';
 import { type AsnEnv, AsnStore } from '../../src/asn/store.ts';
 import { DataUnavailableError } from '../../src/geo/database.ts';
 import { asnObjectKey, CURRENT_RECORD_KEY, type PublishedAsn } from '../../src/geo/published.ts';
 import { CACHE_NAME } from '../../src/geo/stored.ts';
-import { pieceKey } from '../../src/asn/pieces.ts';
 import { compiledAsnObject, compiledBuild, epochVariant, publish } from '../support/publish.ts';
 
 const VERSION = '2026-10-21.5a0d0021';
@@ -73,7 +73,7 @@ describe('the reads of an ASN answer', () => {
     const block = { offset: asn.indexBytes, length: asn.blockBytes, sha256: '', name: '' };
     const index = new Uint8Array(await ((await env.GEO_DATA.get(asn.key, { range: { offset: 0, length: asn.indexBytes } })) as R2ObjectBody).arrayBuffer());
     block.sha256 = Array.from(index.subarray(asn.indexBytes - 32), (byte) => byte.toString(16).padStart(2, '0')).join('');
-    await cache.put(pieceKey(asn, block), new Response(new Uint8Array(asn.blockBytes)));
+    await cache.put(pieceKey(asn, block), new Response(new Uint8Array(asn.blockBytes), { headers: { 'Cache-Control': 'public, max-age=2592000, immutable' } }));
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     expect((await find(new AsnStore())).kind).toBe('found');
     expect(reads.map((read) => read.range?.offset)).toEqual([undefined, asn.indexBytes]);

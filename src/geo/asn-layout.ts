@@ -1,8 +1,14 @@
 /**
  * @module The layout of a version's ASN object (`ipgeo-<version>.asn`, docs/storage.md): an index, then
  * blocks of {@link ASN_LAYOUT.blockBytes} bytes, each holding whole page records sorted by ASN and page.
- * The build writes it (`data/asn/`), a Worker reads the index once and one block per answer (`store.ts`).
- * Every number is big-endian; every block and the index are verified by SHA-256 before they are read here.
+ * The build writes it (`data/asn/`), a Worker reads the index once and one block per answer
+ * (`src/asn/store.ts`). Every block and the index are verified by SHA-256 before they are read here.
+ */
+import { ipv4Text, ipv6Text } from '../ip/address.ts';
+
+/**
+ * The fixed figures of the layout (format 1). The build refuses data beyond them; a Worker refuses an
+ * object that breaks them. Every number is big-endian:
  *
  *     index   magic "IPGEOASN" | u16 format | u16 0 | u32 blockBytes | u32 blocks | u32 pagePrefixes | u32 asns | u32 0
  *             then per block: u32 first ASN | u32 first page | 32 bytes SHA-256 of the block
@@ -13,10 +19,6 @@
  *             countries: 2 ASCII bytes (0 0: placed in none) | f64 IPv4 addresses | f64 IPv6 /64s
  *             prefixes: u8 length | the network's first ceil(length / 8) bytes
  */
-
-import { ipv4Text, ipv6Text } from '../ip/address.ts';
-
-/** The fixed figures of the layout (format 1). The build refuses data beyond them; a Worker refuses an object that breaks them. */
 export const ASN_LAYOUT = {
   magic: 'IPGEOASN',
   format: 1,
@@ -143,7 +145,10 @@ export function blockOf(index: AsnIndex, asn: number, page: number): number {
 }
 
 /** What a block says of an ASN's page: the page, the ASN's page count when it has no such page, or that it is not there. */
-export type BlockFinding = { readonly kind: 'found'; readonly page: AsnPage } | { readonly kind: 'no-page'; readonly pages: number } | { readonly kind: 'not-found' };
+export type BlockFinding =
+  | { readonly kind: 'found'; readonly page: AsnPage }
+  | { readonly kind: 'no-page'; readonly pages: number }
+  | { readonly kind: 'not-found' };
 
 /**
  * Page `page` (from 0) of `asn` in a verified block ({@link blockOf}'s).
@@ -186,7 +191,8 @@ export function pagesInBlock(block: Uint8Array): AsnPage[] {
 function recordAt(block: DataView, at: number): number {
   if (at + ASN_LAYOUT.recordHeaderBytes > block.byteLength) return 0;
   const recordBytes = block.getUint16(at + 8);
-  if (recordBytes !== 0 && (recordBytes < ASN_LAYOUT.recordHeaderBytes || at + recordBytes > block.byteLength)) broken(`a record at ${at} of its block runs past it`);
+  if (recordBytes !== 0 && (recordBytes < ASN_LAYOUT.recordHeaderBytes || at + recordBytes > block.byteLength))
+    broken(`a record at ${at} of its block runs past it`);
   return recordBytes;
 }
 
@@ -248,4 +254,3 @@ function decodeRecord(record: Uint8Array): AsnPage {
     ipv6,
   };
 }
-
