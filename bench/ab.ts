@@ -12,14 +12,15 @@
  *     npm run bench:ab -- --b-shards data/out/n3 --rows trivial,single,bulk   (N = 3 against N = 1)
  *     npm run bench:ab -- --b-hops 3 --rows trivial,single,bulk   (N = 1 plus the empty calls N = 3 makes)
  *     npm run bench:ab -- --app --b-dir /tmp/main --rows trivial,paid,paidBulk   (the whole paid app, usage counted)
- *     npm run bench:ab -- --app --b-no-cache --rows trivial,paid,asn,asnLarge   (networks by ASN: the cache warm, and off)
+ *     npm run bench:ab -- --app --b-no-cache --rows trivial,paid,asn,asnCache,asnLarge   (networks by ASN: the cache warm, and off)
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `options` (single with `?lang=de` and six `fields`), `all` (single with `?fields=all`), `bulk`,
  * `bulkAll` (bulk with `?fields=all`), `bulkJa` (bulk with `?lang=ja`)); with `--app`, the whole
  * `de` deployment instead (rows `paid` and `paidBulk`: a single and a bulk lookup with an API key, through
- * the access check and usage counting; rows `asn` and `asnLarge`: `GET /api/asn/{asn}` of a typical ASN, a few dozen
- * prefixes, and a full page of one of the ten largest, `bench/asns.ts`); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
+ * the access check and usage counting; rows `asn`, `asnCache` and `asnLarge`: `GET /api/asn/{asn}` of a typical ASN,
+ * a few dozen prefixes, of the blocks the isolate keeps, then of every block, and a full page of one of the
+ * ten largest, every block in the Workers cache first, `bench/asns.ts`); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`; `free6`: the same from IPv6 clients; `status`: the uncounted status endpoint; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
  * per round, and B/A of the medians; then the same for the workerd process's CPU time per request,
  * and the median over rounds of each row's CPU per request over its own build's trivial row.
@@ -71,8 +72,9 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --json FILE    also write each row's median CPU per request of A and B, and B/A, as JSON (for npm run bench)
   --app          --env de: the whole de deployment instead of the lookup-only bundle, each build with
                  an account and API key of its own; rows paid and paidBulk (a single and a bulk of 50
-                 with the key: access check and usage counting), asn and asnLarge (networks by ASN: a
-                 typical ASN, a full page of a large one) beside trivial
+                 with the key: access check and usage counting), asn, asnCache and asnLarge (networks
+                 by ASN: a typical ASN from the blocks the isolate keeps, or from the Workers cache, a
+                 full page of a large one) beside trivial
   --b-no-cache   build B with the Workers cache off, as on *.workers.dev: every ASN answer reads R2
   --b-hops N     build B as A's Worker that first calls N bench Workers with Workers RPC, calls that
                  carry and do nothing: one per lookup, N per bulk lookup, as N shards would; what
@@ -121,11 +123,12 @@ function build(checkout: string, outDir: string, extra: string, entry = environm
 // The addresses and free-plan clients of `http.ts`.
 const address = addressCycle(20_000, 11, 12);
 /** The ASNs of the `asn` and `asnLarge` rows, each a cycle. */
-const asnPaths = wholeApp ? asnSample(join(process.cwd(), 'data', 'out')) : { typical: [], large: [] };
+const asnPaths = wholeApp ? asnSample(join(process.cwd(), 'data', 'out')) : { kept: [], typical: [], large: [], everyBlock: [] };
 const cycle = (paths: readonly string[]) => {
   let next = 0;
   return () => paths[next++ % paths.length] as string;
 };
+const keptAsn = cycle(asnPaths.kept);
 const typicalAsn = cycle(asnPaths.typical);
 const largeAsn = cycle(asnPaths.large);
 const freeClient = clientCycle(REQUESTS_PER_CLIENT);
@@ -172,8 +175,10 @@ const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
     headers: { 'content-type': 'application/json', Authorization: authorization },
     body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),
-  // Networks by ASN (`--app`): a typical ASN (a few dozen prefixes), and a full page of one of the largest.
-  asn: (authorization) => get(typicalAsn(), { Authorization: authorization }),
+  // Networks by ASN (`--app`, `bench/asns.ts`), the Workers cache filled first: typical ASNs (a few dozen prefixes)
+  // of as many blocks as the isolate keeps; typical ASNs of every block; full pages of the largest.
+  asn: (authorization) => get(keptAsn(), { Authorization: authorization }),
+  asnCache: (authorization) => get(typicalAsn(), { Authorization: authorization }),
   asnLarge: (authorization) => get(largeAsn(), { Authorization: authorization }),
 };
 const rows = (values.rows as string).split(',');
@@ -243,6 +248,11 @@ for (const name of ['A', 'B'] as const) {
     const credential = await seedPaidAccount(deployment);
     if (!('authorization' in credential)) throw new Error(`build ${name}: ${credential.pending}`);
     authorizations.set(deployment, credential.authorization);
+    // Every block of the ASN object into the Workers cache (a build without it does nothing), as a location long in use has them.
+    if (rows.some((row) => row.startsWith('asn'))) {
+      for (const path of asnPaths.everyBlock)
+        await (await fetch(new URL(path, deployment.url), { headers: { Authorization: credential.authorization } })).arrayBuffer();
+    }
   }
   deployments.push([name, deployment]);
 }

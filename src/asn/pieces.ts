@@ -5,7 +5,6 @@
  * of its own). Bytes are returned only once their length and SHA-256 are those published; a cached copy
  * that fails is deleted and R2 read instead. On `*.workers.dev` the cache keeps nothing: every read is R2's.
  */
-import { hex } from '../geo/identity.ts';
 import type { PublishedAsn } from '../geo/published.ts';
 import { CACHE_NAME, fail, openCache } from '../geo/stored.ts';
 
@@ -25,11 +24,11 @@ export interface PieceContext {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-/** A piece of the ASN object: where it is, its SHA-256 (lower-case hex), and its name in the log (`index`, `block 54`). */
+/** A piece of the ASN object: where it is, its SHA-256 (32 bytes), and its name in the log (`the index`, `block 54`). */
 export interface Piece {
   readonly offset: number;
   readonly length: number;
-  readonly sha256: string;
+  readonly sha256: Uint8Array;
   readonly name: string;
 }
 
@@ -40,19 +39,19 @@ export interface ReadPiece {
 }
 
 /**
- * The cache key of a piece: the object, its range and its digest, which never change together.
+ * The cache key of a piece: the object with its digest, and the piece's range, which never change together.
  *
  * @internal Exported for the tests that spoil a cached copy.
  */
-export function pieceKey(file: PublishedAsn, piece: Piece): string {
-  return `https://${CACHE_NAME}.invalid/${file.key}?offset=${piece.offset}&length=${piece.length}&sha256=${piece.sha256}`;
+export function pieceKey(file: PublishedAsn, piece: Pick<Piece, 'offset' | 'length'>): string {
+  return `https://${CACHE_NAME}.invalid/${file.key}?sha256=${file.sha256}&offset=${piece.offset}&length=${piece.length}`;
 }
 
 /** Why `bytes` are not the piece, or undefined when they are. */
 async function mismatch(bytes: Uint8Array, piece: Piece): Promise<string | undefined> {
   if (bytes.byteLength !== piece.length) return `${bytes.byteLength} bytes, not ${piece.length}`;
-  const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
-  return sha256 === piece.sha256 ? undefined : `SHA-256 ${sha256}, not the published ${piece.sha256}`;
+  const sha256 = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return sha256.every((byte, i) => byte === piece.sha256[i]) ? undefined : `another SHA-256 than the published one`;
 }
 
 /**

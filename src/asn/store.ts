@@ -1,15 +1,14 @@
 /**
  * @module One isolate's view of the current version's ASN object (docs/storage.md): it follows the
  * bucket's current record at most once a minute, as the database does, so that it is published,
- * switched and rolled back with it; keeps that version's index (at most 1 MiB) once verified; and
- * reads one block per answer (`pieces.ts`). Holds settled values only: a request that finds no index
- * reads it itself. Speaks no HTTP: it answers a page, its absence, or throws `DataUnavailableError`.
+ * switched and rolled back with it; keeps that version's index (at most 1 MiB) once verified and the
+ * blocks it answered from last; and reads one block per answer otherwise (`pieces.ts`). Holds settled
+ * values only: a request that finds no index or block reads it itself. Speaks no HTTP: it answers a page, its absence, or throws `DataUnavailableError`.
  */
 
-import { type AsnIndex, AsnLayoutError, type AsnPage, blockOf, findInBlock, parseAsnIndex } from '../geo/asn-layout.ts';
+import { ASN_LAYOUT, type AsnIndex, AsnLayoutError, type AsnPage, blockOf, findInBlock, parseAsnIndex } from '../geo/asn-layout.ts';
 import { type Deployment, logDataEvent, type RequestPlace } from '../geo/data-events.ts';
 import { DataUnavailableError, unavailable } from '../geo/database.ts';
-import { hex } from '../geo/identity.ts';
 import type { PublishedAsn } from '../geo/published.ts';
 import { CHECK_INTERVAL_MS } from '../geo/slot.ts';
 import { type DataBucket, LoadFailure, readRecord, reasonOf } from '../geo/stored.ts';
@@ -24,11 +23,15 @@ export type AsnFinding =
   | { readonly kind: 'no-page'; readonly version: string; readonly pages: number }
   | { readonly kind: 'not-found'; readonly version: string };
 
-/** The version an isolate answers ASNs from: its ASN object (none for a version published before it), and its index once read. */
+/**
+ * The version an isolate answers ASNs from: its ASN object (none for a version published before it),
+ * its index once read, and the blocks last answered from, verified, least recently used first.
+ */
 interface Held {
   readonly version: string;
   readonly file: PublishedAsn | undefined;
   index: AsnIndex | undefined;
+  readonly blocks: Map<number, Uint8Array>;
 }
 
 /** A minute's check not done after this long was abandoned (its request cancelled): another may start. */
@@ -58,16 +61,13 @@ export class AsnStore {
     try {
       let index = held.index;
       if (index === undefined) {
-        const piece = { offset: 0, length: file.indexBytes, sha256: file.indexSha256, name: 'the index' };
+        const piece = { offset: 0, length: file.indexBytes, sha256: bytesOfHex(file.indexSha256), name: 'the index' };
         index = parseAsnIndex((await readPiece(env, ctx, file, piece, damaged)).bytes, file);
         held.index = index;
       }
       const at = blockOf(index, asn, page);
       if (at < 0) return { kind: 'not-found', version };
-      const sha256 = hex(index.digests.slice(at * 32, at * 32 + 32).buffer);
-      const piece = { offset: file.indexBytes + at * file.blockBytes, length: file.blockBytes, sha256, name: `block ${at}` };
-      const found = findInBlock((await readPiece(env, ctx, file, piece, damaged)).bytes, asn, page);
-      return { ...found, version };
+      return { ...findInBlock(await this.block(held, file, index, at, env, ctx, damaged), asn, page), version };
     } catch (error) {
       if (error instanceof DataUnavailableError) throw error;
       const why = error instanceof AsnLayoutError ? `object ${file.key} breaks the ASN layout: ${error.message}` : reasonOf(error);
@@ -75,6 +75,37 @@ export class AsnStore {
       logDataEvent(damage ? { event: 'damage', version, source: 'r2', why } : { event: 'refusal', version, why }, env, place);
       throw unavailable(why);
     }
+  }
+
+  /** Block `at` of the held version: kept, or read (`pieces.ts`) and kept, the least recently used one let go. */
+  private async block(
+    held: Held,
+    file: PublishedAsn,
+    index: AsnIndex,
+    at: number,
+    env: AsnEnv,
+    ctx: PieceContext,
+    damaged: (why: string) => void,
+  ): Promise<Uint8Array> {
+    const kept = held.blocks.get(at);
+    if (kept !== undefined) {
+      held.blocks.delete(at);
+      held.blocks.set(at, kept);
+      return kept;
+    }
+    const piece = {
+      offset: file.indexBytes + at * file.blockBytes,
+      length: file.blockBytes,
+      sha256: index.digests.subarray(at * 32, at * 32 + 32),
+      name: `block ${at}`,
+    };
+    const { bytes } = await readPiece(env, ctx, file, piece, damaged);
+    held.blocks.set(at, bytes);
+    for (const oldest of held.blocks.keys()) {
+      if (held.blocks.size <= ASN_LAYOUT.keptBlocks) break;
+      held.blocks.delete(oldest);
+    }
+    return bytes;
   }
 
   /** The version held, its minute's check started in `ctx.waitUntil` when due; undefined before the isolate's first read. */
@@ -97,7 +128,7 @@ export class AsnStore {
     } catch (error) {
       throw unavailable(reasonOf(error));
     }
-    const read: Held = { version: current.version, file: current.asn, index: undefined };
+    const read: Held = { version: current.version, file: current.asn, index: undefined, blocks: new Map() };
     if (this.held === undefined) {
       this.held = read;
       this.checkedAt = this.now();
@@ -116,11 +147,16 @@ export class AsnStore {
     try {
       const { current } = await readRecord(env);
       const changed = current.version !== seen.version || current.asn?.sha256 !== seen.file?.sha256;
-      if (changed && this.held === seen) this.held = { version: current.version, file: current.asn, index: undefined };
+      if (changed && this.held === seen) this.held = { version: current.version, file: current.asn, index: undefined, blocks: new Map() };
     } catch (error) {
       logDataEvent({ event: 'refusal', why: `ASN answers staying on ${seen.version}: ${reasonOf(error)}` }, env, undefined);
     } finally {
       if (this.checkingSince === started) this.checkingSince = undefined;
     }
   }
+}
+
+/** The 32 bytes of a SHA-256 given in lower-case hex. */
+function bytesOfHex(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
 }

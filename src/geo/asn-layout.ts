@@ -31,6 +31,11 @@ export const ASN_LAYOUT = {
   pagePrefixes: 1_000,
   /** The largest index a Worker keeps in its isolate (1 MiB): 26,213 blocks, 819 MiB of ASN data. */
   maxIndexBytes: 1_048_576,
+  /**
+   * The verified blocks a Worker keeps beside the index (256 KiB), the least recently used let go, so that
+   * the ASNs asked for most answer without a read (`src/asn/store.ts`; BENCHMARKS.md, "Networks by ASN").
+   */
+  keptBlocks: 8,
   /** The longest organisation name, in UTF-8 bytes. */
   maxOrganizationBytes: 512,
   /** The most countries (and the entry of addresses placed in none) one ASN lists. */

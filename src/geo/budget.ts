@@ -17,7 +17,7 @@ export const DEFAULT_BUDGET_BYTES = 96 * MIB;
 
 /**
  * The isolate (V8 heap in use after a full collection, plus ArrayBuffers) as a function of the database
- * file's size `N`: `fixedBytes + perFileByte × N + cacheBytes + asnIndexBytes`.
+ * file's size `N`: `fixedBytes + perFileByte × N + cacheBytes + asnBytes`.
  *
  * `fixedBytes` and `perFileByte` are fitted by least squares on the isolate just after the load of four
  * builds (`npm run bench:memory -- --file …`, the Worker of 2026-11-26), residuals within ±0.09 MiB:
@@ -51,25 +51,25 @@ export const MEMORY_MODEL = {
   /** The time-zone formatters counted (`FORMATTER_SLOTS` of `src/reference/local-time.ts`). */
   zoneFormatters: 32,
   /**
-   * The index of the current version's ASN object that an isolate keeps beside the database
-   * (`src/asn/store.ts`): its bound, which the build and the Worker hold every index to (1 MiB).
+   * What an isolate keeps of the current version's ASN object beside the database (`src/asn/store.ts`):
+   * its index, at the bound the build and the Worker hold every index to (1 MiB), and its kept blocks (256 KiB).
    */
-  asnIndexBytes: ASN_LAYOUT.maxIndexBytes,
+  asnBytes: ASN_LAYOUT.maxIndexBytes + ASN_LAYOUT.keptBlocks * ASN_LAYOUT.blockBytes,
 } as const;
 
 /**
  * The isolate memory, in bytes, that a database file of `fileBytes` bytes needs once loaded with its
  * lookup caches full ({@link MEMORY_MODEL}).
  *
- * @example memoryNeeded(71_285_301) // 100,126,567: 95.5 MiB
+ * @example memoryNeeded(71_285_301) // 100,388,711: 95.7 MiB
  */
 function memoryNeeded(fileBytes: number): number {
-  return Math.ceil(MEMORY_MODEL.fixedBytes + MEMORY_MODEL.perFileByte * fileBytes + MEMORY_MODEL.cacheBytes + MEMORY_MODEL.asnIndexBytes);
+  return Math.ceil(MEMORY_MODEL.fixedBytes + MEMORY_MODEL.perFileByte * fileBytes + MEMORY_MODEL.cacheBytes + MEMORY_MODEL.asnBytes);
 }
 
 /** The largest database file, in bytes, whose load fits `budgetBytes` ({@link memoryNeeded} of it at most `budgetBytes`); 0 when none does. */
 function largestFileFitting(budgetBytes: number): number {
-  return Math.max(0, Math.floor((budgetBytes - MEMORY_MODEL.fixedBytes - MEMORY_MODEL.cacheBytes - MEMORY_MODEL.asnIndexBytes) / MEMORY_MODEL.perFileByte));
+  return Math.max(0, Math.floor((budgetBytes - MEMORY_MODEL.fixedBytes - MEMORY_MODEL.cacheBytes - MEMORY_MODEL.asnBytes) / MEMORY_MODEL.perFileByte));
 }
 
 /** How a load fits a budget: the memory it needs, the budget, and what is left (negative: over by that much). */

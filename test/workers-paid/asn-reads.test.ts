@@ -70,9 +70,7 @@ describe('the reads of an ASN answer', () => {
 
   it('reads a block again from R2 when its cached copy fails its check, and caches it anew', async () => {
     const cache = await caches.open(CACHE_NAME);
-    const block = { offset: asn.indexBytes, length: asn.blockBytes, sha256: '', name: '' };
-    const index = new Uint8Array(await ((await env.GEO_DATA.get(asn.key, { range: { offset: 0, length: asn.indexBytes } })) as R2ObjectBody).arrayBuffer());
-    block.sha256 = Array.from(index.subarray(asn.indexBytes - 32), (byte) => byte.toString(16).padStart(2, '0')).join('');
+    const block = { offset: asn.indexBytes, length: asn.blockBytes };
     await cache.put(pieceKey(asn, block), new Response(new Uint8Array(asn.blockBytes), { headers: { 'Cache-Control': 'public, max-age=2592000, immutable' } }));
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     expect((await find(new AsnStore())).kind).toBe('found');
