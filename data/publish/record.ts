@@ -280,7 +280,7 @@ export async function publishTo<Body>(
   const count = build.shards.length;
   for (const [index, shard] of build.shards.entries()) {
     const key = shardObjectKey(build.version, index, count);
-    if (step === 'reuse') {
+    if (step !== 'upload') {
       log(`${bucket.name}: ${key} is there already; not uploaded again`);
       continue;
     }
