@@ -12,12 +12,15 @@
  *     npm run bench:ab -- --b-shards data/out/n3 --rows trivial,single,bulk   (N = 3 against N = 1)
  *     npm run bench:ab -- --b-hops 3 --rows trivial,single,bulk   (N = 1 plus the empty calls N = 3 makes)
  *     npm run bench:ab -- --app --b-dir /tmp/main --rows trivial,paid,paidBulk   (the whole paid app, usage counted)
+ *     npm run bench:ab -- --app --b-no-cache --rows trivial,paid,asn,asnCache,asnLarge   (networks by ASN: the cache warm, and off)
  *
  * `--env de` runs the lookup-only bundle (`worker/lookup-only.js`, rows `trivial`, `single`, `xml`,
  * `options` (single with `?lang=de` and six `fields`), `all` (single with `?fields=all`), `bulk`,
  * `bulkAll` (bulk with `?fields=all`), `bulkJa` (bulk with `?lang=ja`)); with `--app`, the whole
  * `de` deployment instead (rows `paid` and `paidBulk`: a single and a bulk lookup with an API key, through
- * the access check and usage counting); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
+ * the access check and usage counting; rows `asn`, `asnCache` and `asnLarge`: `GET /api/asn/{asn}` of a typical ASN,
+ * a few dozen prefixes, of the blocks the isolate keeps, then of every block, and a full page of one of the
+ * ten largest, every block in the Workers cache first, `bench/asns.ts`); `--env free` the free deployment (rows `trivial`, `free`: a new client every 5 requests, as
  * in `http.ts`; `free6`: the same from IPv6 clients; `status`: the uncounted status endpoint; `home`: the home page `/?ip=` of the same addresses and clients). Prints each row's requests per second per round, the ratio of each row to `trivial`
  * per round, and B/A of the medians; then the same for the workerd process's CPU time per request,
  * and the median over rounds of each row's CPU per request over its own build's trivial row.
@@ -34,6 +37,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
+import { asnPaths as asnSample } from './asns.ts';
 import { BULK_SIZE, OPTIONS_QUERY, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { median } from './stats.ts';
 import {
@@ -68,7 +72,10 @@ another checkout or with other wrangler flags. Prints requests per second, CPU p
   --json FILE    also write each row's median CPU per request of A and B, and B/A, as JSON (for npm run bench)
   --app          --env de: the whole de deployment instead of the lookup-only bundle, each build with
                  an account and API key of its own; rows paid and paidBulk (a single and a bulk of 50
-                 with the key: access check and usage counting) beside trivial
+                 with the key: access check and usage counting), asn, asnCache and asnLarge (networks
+                 by ASN: a typical ASN from the blocks the isolate keeps, or from the Workers cache, a
+                 full page of a large one) beside trivial
+  --b-no-cache   build B with the Workers cache off, as on *.workers.dev: every ASN answer reads R2
   --b-hops N     build B as A's Worker that first calls N bench Workers with Workers RPC, calls that
                  carry and do nothing: one per lookup, N per bulk lookup, as N shards would; what
                  the hops alone cost, the least a sharded lookup can (bench/worker/empty-hops.js; --env de only)`;
@@ -95,6 +102,7 @@ const line = parseCommandLine(process.argv.slice(2), {
     'b-database': { type: 'string' },
     'b-hops': { type: 'string' },
     app: { type: 'boolean', default: false },
+    'b-no-cache': { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 });
@@ -114,6 +122,15 @@ function build(checkout: string, outDir: string, extra: string, entry = environm
 
 // The addresses and free-plan clients of `http.ts`.
 const address = addressCycle(20_000, 11, 12);
+/** The ASNs of the `asn` and `asnLarge` rows, each a cycle. */
+const asnPaths = wholeApp ? asnSample(join(process.cwd(), 'data', 'out')) : { kept: [], typical: [], large: [], everyBlock: [] };
+const cycle = (paths: readonly string[]) => {
+  let next = 0;
+  return () => paths[next++ % paths.length] as string;
+};
+const keptAsn = cycle(asnPaths.kept);
+const typicalAsn = cycle(asnPaths.typical);
+const largeAsn = cycle(asnPaths.large);
 const freeClient = clientCycle(REQUESTS_PER_CLIENT);
 const freeIpv6Client = clientCycle(REQUESTS_PER_CLIENT, 6);
 const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
@@ -158,12 +175,17 @@ const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
     headers: { 'content-type': 'application/json', Authorization: authorization },
     body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }),
   }),
+  // Networks by ASN (`--app`, `bench/asns.ts`), the Workers cache filled first: typical ASNs (a few dozen prefixes)
+  // of as many blocks as the isolate keeps; typical ASNs of every block; full pages of the largest.
+  asn: (authorization) => get(keptAsn(), { Authorization: authorization }),
+  asnCache: (authorization) => get(typicalAsn(), { Authorization: authorization }),
+  asnLarge: (authorization) => get(largeAsn(), { Authorization: authorization }),
 };
 const rows = (values.rows as string).split(',');
 for (const row of rows) if (!ROWS[row]) throw new Error(`no row ${row}; rows are ${Object.keys(ROWS).join(', ')}`);
 
-/** One round of `row`: requests per second, and the workerd process's CPU microseconds per request. */
-function load(deployment: Deployment, row: string, seconds: number): Promise<{ perSecond: number; cpu: number }> {
+/** One round of `row`: requests per second, the workerd process's CPU microseconds per request, the p50 latency (ms) and the answers not 2xx. */
+function load(deployment: Deployment, row: string, seconds: number): Promise<{ perSecond: number; cpu: number; p50: number; non2xx: number }> {
   const before = cpuSeconds(deployment.pid);
   return new Promise((done, fail) => {
     autocannon(
@@ -174,7 +196,14 @@ function load(deployment: Deployment, row: string, seconds: number): Promise<{ p
         requests: [{ setupRequest: (request) => ({ ...request, ...ROWS[row]?.(authorizations.get(deployment) ?? '') }) }],
       },
       (error, result) =>
-        error ? fail(error) : done({ perSecond: result.requests.average, cpu: ((cpuSeconds(deployment.pid) - before) * 1e6) / result.requests.total }),
+        error
+          ? fail(error)
+          : done({
+              perSecond: result.requests.average,
+              cpu: ((cpuSeconds(deployment.pid) - before) * 1e6) / result.requests.total,
+              p50: result.latency.p50,
+              non2xx: result.non2xx,
+            }),
     );
   });
 }
@@ -210,7 +239,8 @@ for (const name of ['A', 'B'] as const) {
   const entry = name === 'B' && hops > 0 ? 'bench/worker/empty-hops.js' : undefined;
   const bundle = build(variants[name].checkout, join(work, `bundle-${name}`), variants[name].args, entry);
   const shards = shardsOf(name);
-  const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`), shards ? { shards } : {});
+  const cacheOff = name === 'B' && values['b-no-cache'] === true ? { cache: false } : {};
+  const deployment = await startDeployment(environment, bundle, join(work, `state-${name}`), { ...(shards ? { shards } : {}), ...cacheOff });
   const sharded = shardedBuilds[name];
   if (sharded) await seedShards(deployment, sharded.dir);
   else await seedDatabase(deployment, name === 'B' ? (values['b-database'] ?? DATABASE_FILE) : DATABASE_FILE);
@@ -218,6 +248,11 @@ for (const name of ['A', 'B'] as const) {
     const credential = await seedPaidAccount(deployment);
     if (!('authorization' in credential)) throw new Error(`build ${name}: ${credential.pending}`);
     authorizations.set(deployment, credential.authorization);
+    // Every block of the ASN object into the Workers cache (a build without it does nothing), as a location long in use has them.
+    if (rows.some((row) => row.startsWith('asn'))) {
+      for (const path of asnPaths.everyBlock)
+        await (await fetch(new URL(path, deployment.url), { headers: { Authorization: credential.authorization } })).arrayBuffer();
+    }
   }
   deployments.push([name, deployment]);
 }
@@ -226,6 +261,8 @@ try {
   for (const [, deployment] of deployments) for (const row of rows) await load(deployment, row, 1);
   const perSecond: Record<string, number[]> = {};
   const cpu: Record<string, number[]> = {};
+  const latency: Record<string, number[]> = {};
+  const failed: Record<string, number> = {};
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const row of rows) {
       for (const name of round % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
@@ -233,11 +270,17 @@ try {
         const key = `${name} ${row}`;
         perSecond[key] = [...(perSecond[key] ?? []), figures.perSecond];
         cpu[key] = [...(cpu[key] ?? []), figures.cpu];
+        latency[key] = [...(latency[key] ?? []), figures.p50];
+        failed[key] = (failed[key] ?? 0) + figures.non2xx;
       }
     }
   }
   for (const [key, figures] of Object.entries(perSecond)) {
-    console.log(`${key.padEnd(12)} median ${median(figures).toFixed(0).padStart(6)} req/s  rounds ${figures.map((f) => f.toFixed(0)).join(' ')}`);
+    const p50 = median(latency[key] ?? []).toFixed(2);
+    const non2xx = failed[key] ? `  non-2xx ${failed[key]}` : '';
+    console.log(
+      `${key.padEnd(12)} median ${median(figures).toFixed(0).padStart(6)} req/s  p50 ${p50} ms  rounds ${figures.map((f) => f.toFixed(0)).join(' ')}${non2xx}`,
+    );
   }
   for (const name of ['A', 'B']) {
     for (const row of rows.filter((r) => r !== 'trivial' && rows.includes('trivial'))) {
@@ -261,6 +304,11 @@ try {
   for (const row of rows.filter((r) => r !== 'trivial' && rows.includes('trivial'))) {
     const over = (name: string) => median((cpu[`${name} ${row}`] as number[]).map((f, i) => f / ((cpu[`${name} trivial`] as number[])[i] as number)));
     console.log(`CPU ${row} / trivial: A ${over('A').toFixed(3)}  B ${over('B').toFixed(3)}  B/A ${(over('B') / over('A')).toFixed(3)}`);
+  }
+  // An ASN answer against a single lookup of the same app, round by round (docs/api.md, "Networks by ASN").
+  for (const row of rows.filter((r) => r.startsWith('asn') && rows.includes('paid'))) {
+    const over = (name: string) => median((cpu[`${name} ${row}`] as number[]).map((f, i) => f / ((cpu[`${name} paid`] as number[])[i] as number)));
+    console.log(`CPU ${row} / paid: A ${over('A').toFixed(3)}  B ${over('B').toFixed(3)}`);
   }
   if (values.json) {
     const cpuOf = (name: string, row: string) => median(cpu[`${name} ${row}`] as number[]);

@@ -21,12 +21,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
+import { asnPaths } from './asns.ts';
 import { OPTIONS_QUERY, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { buildBundle, type Deployment, type Environment, seedDatabase, startDeployment, workerName } from './worker/deployment.ts';
 import { Inspector } from './worker/inspector.ts';
@@ -139,6 +140,9 @@ async function profileRoutes(
   // The mix of `http.ts` (five IPv4 addresses to one IPv6), from samples of its own.
   const address = addressCycle(10_000, 21, 22);
   const freeClient = clientCycle(REQUESTS_PER_CLIENT);
+  const asns = asnPaths(dirname(DATABASE_FILE)).kept;
+  let nextAsn = 0;
+  const typicalAsn = () => asns[nextAsn++ % asns.length] as string;
   const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
   const plans: RoutePlan[] = [
     { name: 'trivial', bundle: 'lookup-only', next: () => get('/health') },
@@ -168,6 +172,8 @@ async function profileRoutes(
       next: () => get(`/api/v1/json/${address()}`, { 'CF-Connecting-IP': freeClient() }),
     },
     { name: 'paid lookup', bundle: 'de', next: (authorization) => get(`/api/json/${address()}`, { Authorization: authorization }) },
+    // Networks by ASN: a typical ASN (a few dozen prefixes, `bench/asns.ts`), its block from the Workers cache once warm.
+    { name: 'paid ASN', bundle: 'de', next: (authorization) => get(typicalAsn(), { Authorization: authorization }) },
   ];
   const selected = plans.filter((p) => !options.rows || options.rows.includes(p.name));
   const bundles = {} as Record<RoutePlan['bundle'], [Environment, string]>;

@@ -22,6 +22,8 @@ import { DEFAULT_BUDGET_BYTES } from '../src/geo/budget.ts';
 import { databaseVersion } from '../src/geo/identity.ts';
 import { DATABASE_TYPE, SCHEMA_VERSION } from '../src/geo/schema.ts';
 import { formatPosition } from '../src/geo/shard-ranges.ts';
+import { ASN_FILE, buildAsnObject } from './asn/object.ts';
+import { AsnRangeCollector } from './asn/ranges.ts';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from './budget.ts';
 import { commandLineError, parseCommandLine } from './command-line.ts';
 import { flagsSet, overlay } from './compile.ts';
@@ -123,7 +125,9 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   // Read first: a refused line stops the build before the sources are read.
   const corrections = (options.corrections ?? []).map(({ path, fetched }) => correctionsFile(path, fetched));
   const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City(options.locationPackageDir)];
-  const networks = [options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn(options.asnPackageDir)];
+  // The ASN object's ranges are collected as the overlay reads the routing source: one read of it.
+  const asnRanges = new AsnRangeCollector();
+  const networks = [asnRanges.watch(options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn(options.asnPackageDir))];
   const flags = [
     ...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []),
     ...options.proxyLists.map((path) => proxyList(path)),
@@ -134,6 +138,12 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const buildEpoch = newestSourceEpoch(sources);
   const compiled = overlay({ locations, networks, flags, corrections, buildEpoch }, (line) => log(`  ${line}`));
   const { files, counts } = shardsFitting(compiled, options.shards, budgetBytes, outDir, log);
+  const asn = buildAsnObject(
+    asnRanges.ranges(),
+    (visit) => compiled.forEachCountry(visit),
+    (line) => log(`  ${line}`),
+  );
+  log(`  ASN object: ${asn.info.asns} ASNs, ${asn.info.prefixes.ipv4} IPv4 and ${asn.info.prefixes.ipv6} IPv6 prefixes in ${asn.info.blocks} blocks`);
 
   const builtAt = new Date(buildEpoch * 1000).toISOString();
   const shards = files.map(
@@ -164,9 +174,10 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
       ...('sets' in source ? { flags: flagsSet([source]) } : {}),
       files: source.info.files.map((f) => ({ ...f, path: relative(ROOT, f.path) })),
     })),
+    asn: asn.info,
     corrections: corrections.map(({ info }) => ({ ...info, path: relative(ROOT, info.path) })),
   };
-  writeBuild(outDir, files, manifest);
+  writeBuild(outDir, files, manifest, [{ file: join(outDir, ASN_FILE), bytes: asn.bytes }]);
   return manifest;
 }
 
@@ -194,8 +205,9 @@ function existingBuild(outDir: string): { complete: true; files: number } | { co
     return { complete: false, why: `the build in ${relative(ROOT, outDir)} is of schema ${manifest.schemaVersion ?? 'unknown'}, not ${SCHEMA_VERSION}` };
   }
   const files = manifestShards(manifest).map((shard) => shard.file);
-  const missing = files.find((file) => !existsSync(join(outDir, file)));
+  const missing = [...files, manifest.asn?.file ?? ASN_FILE].find((file) => !existsSync(join(outDir, file)));
   if (files.length === 0 || missing !== undefined) return { complete: false, why: `${relative(ROOT, join(outDir, missing ?? 'ipgeo.mmdb'))} is missing` };
+  if (manifest.asn === undefined) return { complete: false, why: `${relative(ROOT, join(outDir, 'ipgeo.manifest.json'))} names no ASN object` };
   return { complete: true, files: files.length };
 }
 

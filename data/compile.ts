@@ -233,6 +233,12 @@ export interface Overlay {
    * @throws SplitError when the data has too few networks for `count` shards.
    */
   split(count: number): CompiledShards;
+  /**
+   * Visits every network and empty space of the overlay in address order (the IPv4-alias regions
+   * skipped) with the country the database places it in: its location's ISO 3166-1 alpha-2 code, ''
+   * for none. The ASN object counts where each ASN's addresses are by it (`asn/countries.ts`).
+   */
+  forEachCountry(visit: (start: Uint8Array, prefixLength: number, country: string) => void): void;
 }
 
 class SourceOverlay implements Overlay {
@@ -270,6 +276,14 @@ class SourceOverlay implements Overlay {
       recordSize: Math.max(...shards.map((shard) => shard.counts.recordSize)) as CompileCounts['recordSize'],
     };
     return { shards, counts };
+  }
+
+  forEachCountry(visit: (start: Uint8Array, prefixLength: number, country: string) => void): void {
+    const { combos, locations } = this.parts;
+    this.tree.forEachSlot((id, prefixLength, start) => {
+      const location = id === undefined ? NONE : (combos.location[id] as number);
+      visit(start, prefixLength, location === NONE ? '' : (locations.values[location]?.country_code ?? ''));
+    });
   }
 
   /** The counts of what the leaves `leafIds` reach (records, regions, names) and of the sources read. */

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { budgetFit } from '../src/geo/budget.ts';
 import type { StoredFlag } from '../src/geo/schema.ts';
 import { FIRST_POSITION, formatPosition, LAST_POSITION, type ShardRange, WHOLE_SPACE } from '../src/geo/shard-ranges.ts';
+import type { AsnObjectInfo } from './asn/object.ts';
 import { checkBudget, mib } from './budget.ts';
 import type { CompileCounts, Overlay } from './compile.ts';
 import type { CorrectionsInfo } from './corrections/corrections.ts';
@@ -101,18 +102,21 @@ const BUILD_FILE = /^ipgeo(\.shard-\d+-of-\d+)?\.mmdb$/;
  * Writes the files and the manifest of a build into `outDir`: every file under a temporary name
  * first, then each renamed into place, the manifest last (a reader that goes by the manifest finds
  * the files it names, checked by their SHA-256), then removes the files of another build.
+ *
+ * @param others the build's files beside the database's (its ASN object), written the same way.
  */
-export function writeBuild(outDir: string, files: readonly BuildOutput[], manifest: Manifest): void {
+export function writeBuild(outDir: string, files: readonly BuildOutput[], manifest: Manifest, others: readonly Omit<BuildOutput, 'range'>[] = []): void {
   mkdirSync(outDir, { recursive: true });
   const manifestFile = join(outDir, 'ipgeo.manifest.json');
   const temporary = (file: string) => `${file}.tmp`;
+  const written = [...files, ...others];
   try {
-    for (const f of files) writeFileSync(temporary(f.file), f.bytes);
+    for (const f of written) writeFileSync(temporary(f.file), f.bytes);
     writeFileSync(temporary(manifestFile), `${JSON.stringify(manifest, null, 2)}\n`);
-    for (const f of files) renameSync(temporary(f.file), f.file);
+    for (const f of written) renameSync(temporary(f.file), f.file);
     renameSync(temporary(manifestFile), manifestFile);
   } finally {
-    for (const file of [...files.map((f) => f.file), manifestFile]) rmSync(temporary(file), { force: true });
+    for (const file of [...written.map((f) => f.file), manifestFile]) rmSync(temporary(file), { force: true });
   }
   const kept = new Set(files.map((f) => basename(f.file)));
   for (const name of readdirSync(outDir)) if (BUILD_FILE.test(name) && !kept.has(name)) rmSync(join(outDir, name), { force: true });
@@ -180,6 +184,11 @@ export interface Manifest {
   isProxyConfigured: boolean;
   /** Every source with its name, version, build date, licence, attribution, notice and files; a flag source with the flags it can set. */
   sources: (SourceInfo & { flags?: StoredFlag[] })[];
+  /**
+   * The ASN object of the build (`data/asn/object.ts`): networks by ASN, read by range from R2 (docs/storage.md).
+   * Absent in manifests written before it was built.
+   */
+  asn?: AsnObjectInfo;
   /**
    * The operator's corrections in precedence order (a later file wins for the same prefix), each with
    * its SHA-256, lines and prefixes; empty without any. Absent in manifests written before corrections.

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { build, MANIFEST_FILE } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { manifestShards } from '../data/output.ts';
-import { readBuildFile } from '../data/publish/build-file.ts';
+import { bodiesAsPaths, readBuildFile } from '../data/publish/build-file.ts';
 import { bucketOf, deployments } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { wranglerBucket } from '../data/publish/wrangler-bucket.ts';
@@ -58,11 +58,11 @@ if (!existsSync(MANIFEST_FILE)) {
 try {
   const local = readBuildFile(MANIFEST_FILE);
   const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false });
-  if ((await readRecord(bucket))?.current.version === local.version) {
+  const current = (await readRecord(bucket))?.current;
+  if (current?.version === local.version && current.asn?.sha256 === local.asn?.sha256) {
     console.log(`The local R2 bucket ${bucket.name} already has version ${local.version} as current.`);
   } else {
-    const shards = local.shards.map((shard) => ({ ...shard, body: shard.file }));
-    await publishTo(bucket, { ...local, shards }, new Date(), console.log, undefined, { newShardCount: true });
+    await publishTo(bucket, bodiesAsPaths(local), new Date(), console.log, undefined, { newShardCount: true });
   }
 } catch (error) {
   if (!(error instanceof PublishError)) throw error;

@@ -1,20 +1,24 @@
 /**
- * @module A build on disk as a {@link Publication}: its database files (one, or one per shard), their
- * SHA-256s, and the version its manifest (beside them) names. Used by `data:publish` and by the benchmarks, which seed Miniflare's R2.
+ * @module A build on disk as a {@link Publication}: its database files (one, or one per shard) and its ASN
+ * object, their SHA-256s, and the version its manifest (beside them) names. Used by `data:publish` and by the benchmarks, which seed Miniflare's R2.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { parseRanges } from '../../src/geo/shard-ranges.ts';
+import type { AsnObjectInfo } from '../asn/object.ts';
 import { manifestShards } from '../output.ts';
 import { GEOLITE2_CITY_PACKAGE } from '../sources/geolite2-city.ts';
+import { readAsnObject } from './asn-check.ts';
+import type { PublicationAsn } from './asn-object.ts';
 import { type R2Like, r2Bucket } from './r2-bucket.ts';
 import { type Publication, type PublicationShard, PublishError, publishTo, versionOf } from './record.ts';
 
-/** A build on disk, ready to publish: what is uploaded (each shard with its `file` path), and the sources its manifest names. */
+/** A build on disk, ready to publish: what is uploaded (each shard and the ASN object with its `file` path), and the sources its manifest names. */
 export interface BuildFile<Body> extends Publication<Body> {
   readonly shards: readonly (PublicationShard<Body> & { readonly file: string })[];
+  readonly asn?: (PublicationAsn<Body> & { readonly file: string }) | undefined;
   /** Its sources as the manifest lists them (`data/output.ts`), `origin` absent in manifests written before it was kept. */
   readonly sources: readonly { readonly name: string; readonly provides: string; readonly origin?: string }[];
 }
@@ -33,6 +37,7 @@ export function readBuildFile(path: string): BuildFile<Buffer> {
     version?: string;
     builtAt: string;
     sources?: BuildFile<Buffer>['sources'];
+    asn?: AsnObjectInfo;
   };
   const files = manifestShards(manifest);
   if (files.length === 0) throw new PublishError(`${manifestFile} names no database file`);
@@ -51,7 +56,16 @@ export function readBuildFile(path: string): BuildFile<Buffer> {
     if (sha256 !== expected) throw new PublishError(`${at} is not the file its manifest describes (SHA-256 ${sha256}, manifest ${expected})`);
     return { first, last, bytes: body.length, sha256, body, file: at };
   });
-  return { version: versionOf(manifest), shards, sources: manifest.sources ?? [] };
+  return { version: versionOf(manifest), shards, asn: readAsnObject(dirname(manifestFile), manifest.asn), sources: manifest.sources ?? [] };
+}
+
+/** `build` with each body its file's path, as wrangler's bucket uploads them (`wrangler-bucket.ts`). */
+export function bodiesAsPaths(build: BuildFile<unknown>): BuildFile<string> {
+  return {
+    ...build,
+    shards: build.shards.map((shard) => ({ ...shard, body: shard.file })),
+    asn: build.asn && { ...build.asn, body: build.asn.file },
+  };
 }
 
 /**

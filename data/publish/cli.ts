@@ -17,7 +17,9 @@ import { budgetFit, DEFAULT_BUDGET_BYTES } from '../../src/geo/budget.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from '../budget.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
-import { type BuildFile, productionDataNotice, readBuildFile } from './build-file.ts';
+import { verifyAsnObject } from './asn-check.ts';
+import { lacksAsnObject } from './asn-object.ts';
+import { type BuildFile, bodiesAsPaths, productionDataNotice, readBuildFile } from './build-file.ts';
 import {
   type PublicationStep,
   PublishError,
@@ -77,7 +79,8 @@ export function bucketOf(environment: string): string {
 /**
  * The build of `file` (its manifest or one of its database files), every file checked against the
  * manifest, against the isolate budget, and read whole with the Worker's reader (`verify.ts`), its
- * shard metadata matching the manifest's range: ready to publish, each body the file's path.
+ * shard metadata matching the manifest's range, its ASN object read piece by piece (`asn-check.ts`):
+ * ready to publish, each body the file's path.
  *
  * @param log receives one line per file: its memory against the budget, and whether two versions of it fit side by side.
  * @throws PublishError for a missing, mismatched or damaged file; BudgetError when a file's load would not fit `budgetBytes`.
@@ -85,7 +88,7 @@ export function bucketOf(environment: string): string {
 export function readBuild(file: string, budgetBytes = DEFAULT_BUDGET_BYTES, log: (line: string) => void = () => {}): BuildFile<string> {
   const build = readBuildFile(file);
   const count = build.shards.length;
-  const shards = build.shards.map((shard, index) => {
+  build.shards.forEach((shard, index) => {
     const what = count === 1 ? `Version ${build.version}` : `Version ${build.version}, shard ${index} (${shard.first} to ${shard.last})`;
     log(`${checkBudget(what, shard.bytes, budgetBytes)} ${switchLine(shard.bytes, budgetBytes)}.`);
     const range = verifyDatabase(shard.body, shard.file).shard;
@@ -93,9 +96,14 @@ export function readBuild(file: string, budgetBytes = DEFAULT_BUDGET_BYTES, log:
     if (count > 1 && JSON.stringify(range) !== JSON.stringify(expected)) {
       throw new PublishError(`${shard.file} says it is shard ${JSON.stringify(range ?? null)}, not the manifest's ${JSON.stringify(expected)}`);
     }
-    return { ...shard, body: shard.file };
   });
-  return { ...build, shards };
+  if (build.asn) {
+    const read = verifyAsnObject(build.asn, build.asn.file);
+    log(`Its ASN object (${mib(build.asn.bytes)}): ${read.asns} ASNs in ${read.pages} pages of ${build.asn.blocks} blocks, each checked against its SHA-256.`);
+  } else {
+    log('It has no ASN object (a build made before builds had one): the routes by ASN answer 503 DATA_UNAVAILABLE with it.');
+  }
+  return bodiesAsPaths(build);
 }
 
 /** `publish` or `rollback` (the npm scripts put it first), then the options. */
@@ -235,12 +243,14 @@ async function publishEverywhere(
     }
     // Expired versions go at any publish, one that uploads nothing included (GeoLite2 EULA, 6c).
     const expired = record ? withoutExpired(record, new Date()).expired.length : 0;
-    if (step !== 'current' || expired > 0) changes++;
+    const addsAsn = lacksAsnObject(record, build.version, build.asn);
+    if (step !== 'current' || expired > 0 || addsAsn) changes++;
     if (!check) {
       await publishTo(bucket, build, new Date(), console.log, record);
       continue;
     }
     console.log(`${bucket.name}: ${CHECK_WORDS[step](build.version, record?.current.version)}`);
+    if (addsAsn) console.log(`${bucket.name}: version ${build.version} has no ASN object there; publishing would add the build's`);
     if (expired > 0) console.log(`${bucket.name}: publishing would delete ${expired} version(s) not current for over ${RETENTION_DAYS} days`);
   }
   return changes;

@@ -15,6 +15,7 @@ import {
   shardObjectKey,
 } from '../../src/geo/published.ts';
 import { checkBudget } from '../budget.ts';
+import { asnEntry, lacksAsnObject, type PublicationAsn, withAsnObject } from './asn-object.ts';
 
 /** Days after which a version that stopped being current is deleted (GeoLite2 EULA, section 6c: within 30 days). */
 export const RETENTION_DAYS = 30;
@@ -30,10 +31,12 @@ export interface VersionBucket<Body> {
   delete(key: string): Promise<void>;
 }
 
-/** A build to publish: its version string and its files (one, or one per shard in address order). */
+/** A build to publish: its version string and its files (one, or one per shard in address order), and its ASN object. */
 export interface Publication<Body> {
   readonly version: string;
   readonly shards: readonly PublicationShard<Body>[];
+  /** Absent for a build made before builds had one. */
+  readonly asn?: PublicationAsn<Body> | undefined;
 }
 
 /** One file of a build to publish: the positions it answers (RFC 5952 text), its size, SHA-256 and the body to upload. */
@@ -169,6 +172,7 @@ function versionEntry(build: Publication<unknown>, at: string): PublishedVersion
     version: build.version,
     ...(single ? { key: single.key, bytes: single.bytes, sha256: single.sha256 } : {}),
     shards,
+    ...(build.asn ? { asn: asnEntry(build.version, build.asn) } : {}),
     publishedAt: at,
     retiredAt: null,
   };
@@ -242,10 +246,11 @@ export interface SwitchOptions {
 
 /**
  * Publishes a build into one bucket: uploads every object of the version (`ipgeo-{version}.mmdb`, or
- * one per shard; none when that version is there already), then writes the current record naming them
- * once, then deletes expired versions. Every object is written before the record that names it, so a
- * Worker never reads a record whose objects are missing, and the set becomes current at once. A version
- * that is current already is neither uploaded nor written again (expired versions still go).
+ * one per shard, and `ipgeo-{version}.asn`; none when that version is there already), then writes the
+ * current record naming them once, then deletes expired versions. Every object is written before the
+ * record that names it, so a Worker never reads a record whose objects are missing, and the set becomes
+ * current at once. A version that is current already is neither uploaded nor written again (expired
+ * versions still go), unless it lacks the build's ASN object: that is uploaded and added to its entry.
  *
  * @param read the bucket's record as just read, when the caller has read it (else it is read here).
  * @param options `newShardCount` for a deploy that has deployed the Workers of the build's number of shards.
@@ -263,7 +268,9 @@ export async function publishTo<Body>(
 ): Promise<CurrentRecord> {
   const before = read === undefined ? await readRecord(bucket) : read;
   const step = publicationStep(before, build);
-  if (before && step === 'current') {
+  // A version published before builds had an ASN object gets the build's, without another switch.
+  const addsAsn = lacksAsnObject(before, build.version, build.asn);
+  if (before && step === 'current' && !addsAsn) {
     log(`${bucket.name}: version ${build.version} is current already; nothing uploaded, the record unchanged`);
     return expire(bucket, before, now, log);
   }
@@ -273,14 +280,20 @@ export async function publishTo<Body>(
   const count = build.shards.length;
   for (const [index, shard] of build.shards.entries()) {
     const key = shardObjectKey(build.version, index, count);
-    if (step === 'reuse') {
+    if (step !== 'upload') {
       log(`${bucket.name}: ${key} is there already; not uploaded again`);
       continue;
     }
     log(`${bucket.name}: uploading ${key} (${(shard.bytes / 1048576).toFixed(1)} MiB)`);
     await bucket.putObject(key, shard.body);
   }
-  return commit(bucket, before, withCurrent(before, build, now), now, log);
+  if (build.asn && (step === 'upload' || addsAsn)) {
+    const { key } = asnEntry(build.version, build.asn);
+    log(`${bucket.name}: uploading ${key} (${(build.asn.bytes / 1048576).toFixed(1)} MiB)`);
+    await bucket.putObject(key, build.asn.body);
+  }
+  const next = withCurrent(before, build, now);
+  return commit(bucket, before, addsAsn && build.asn ? withAsnObject(next, build.version, build.asn) : next, now, log);
 }
 
 /**
@@ -334,7 +347,7 @@ async function expire(bucket: VersionBucket<unknown>, before: CurrentRecord, now
 
 async function deleteExpired(bucket: VersionBucket<unknown>, record: CurrentRecord, expired: readonly PublishedVersion[], log: (line: string) => void) {
   for (const version of expired) {
-    for (const { key } of version.shards) {
+    for (const { key } of [...version.shards, ...(version.asn ? [version.asn] : [])]) {
       log(`${bucket.name}: deleting ${key}, not current since ${version.retiredAt} (over ${RETENTION_DAYS} days)`);
       await bucket.delete(key);
     }

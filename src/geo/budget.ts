@@ -4,6 +4,7 @@
  * (`data:build`, `data:update`, `data:publish`, `data:rollback`, `npm run deploy`). Pure arithmetic on
  * byte counts, so that a Worker can use it too. All sizes are bytes.
  */
+import { ASN_LAYOUT } from './asn-layout.ts';
 
 /** One mebibyte, 2^20 bytes: the unit of every figure the tools print. */
 export const MIB = 1_048_576;
@@ -16,7 +17,7 @@ export const DEFAULT_BUDGET_BYTES = 96 * MIB;
 
 /**
  * The isolate (V8 heap in use after a full collection, plus ArrayBuffers) as a function of the database
- * file's size `N`: `fixedBytes + perFileByte × N + cacheBytes`.
+ * file's size `N`: `fixedBytes + perFileByte × N + cacheBytes + asnBytes`.
  *
  * `fixedBytes` and `perFileByte` are fitted by least squares on the isolate just after the load of four
  * builds (`npm run bench:memory -- --file …`, the Worker of 2026-11-26), residuals within ±0.09 MiB:
@@ -49,21 +50,26 @@ export const MEMORY_MODEL = {
   cacheBits: { locations: 15, networks: 15, names: 15 },
   /** The time-zone formatters counted (`FORMATTER_SLOTS` of `src/reference/local-time.ts`). */
   zoneFormatters: 32,
+  /**
+   * What an isolate keeps of the current version's ASN object beside the database (`src/asn/store.ts`):
+   * its index, at the bound the build and the Worker hold every index to (1 MiB), and its kept blocks (256 KiB).
+   */
+  asnBytes: ASN_LAYOUT.maxIndexBytes + ASN_LAYOUT.keptBlocks * ASN_LAYOUT.blockBytes,
 } as const;
 
 /**
  * The isolate memory, in bytes, that a database file of `fileBytes` bytes needs once loaded with its
  * lookup caches full ({@link MEMORY_MODEL}).
  *
- * @example memoryNeeded(71_285_301) // 99,077,991: 94.5 MiB, the default build
+ * @example memoryNeeded(71_285_301) // 100,388,711: 95.7 MiB
  */
 function memoryNeeded(fileBytes: number): number {
-  return Math.ceil(MEMORY_MODEL.fixedBytes + MEMORY_MODEL.perFileByte * fileBytes + MEMORY_MODEL.cacheBytes);
+  return Math.ceil(MEMORY_MODEL.fixedBytes + MEMORY_MODEL.perFileByte * fileBytes + MEMORY_MODEL.cacheBytes + MEMORY_MODEL.asnBytes);
 }
 
 /** The largest database file, in bytes, whose load fits `budgetBytes` ({@link memoryNeeded} of it at most `budgetBytes`); 0 when none does. */
 function largestFileFitting(budgetBytes: number): number {
-  return Math.max(0, Math.floor((budgetBytes - MEMORY_MODEL.fixedBytes - MEMORY_MODEL.cacheBytes) / MEMORY_MODEL.perFileByte));
+  return Math.max(0, Math.floor((budgetBytes - MEMORY_MODEL.fixedBytes - MEMORY_MODEL.cacheBytes - MEMORY_MODEL.asnBytes) / MEMORY_MODEL.perFileByte));
 }
 
 /** How a load fits a budget: the memory it needs, the budget, and what is left (negative: over by that much). */

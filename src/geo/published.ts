@@ -1,6 +1,6 @@
 /**
  * @module What a deployment's R2 bucket holds (for operators: docs/storage.md; change both together):
- * each published version's objects (`ipgeo-<version>.mmdb`, or one per shard), and `ipgeo-current.json`,
+ * each published version's objects (`ipgeo-<version>.mmdb`, or one per shard; `ipgeo-<version>.asn`), and `ipgeo-current.json`,
  * the {@link CurrentRecord} that names the current one with its objects' sizes and SHA-256s, keeps every version still
  * in the bucket (deleted 30 days after it stopped being current: GeoLite2 licence, 6c) and when each was
  * current (`history`, which `data:rollback` goes back through). The publisher writes the objects first and
@@ -29,6 +29,11 @@ export function shardObjectKey(version: string, index: number, count: number): s
   return count === 1 ? versionObjectKey(version) : `ipgeo-${version}.shard-${index}-of-${count}.mmdb`;
 }
 
+/** The R2 key of a published version's ASN object (docs/storage.md): `ipgeo-<version>.asn`. */
+export function asnObjectKey(version: string): string {
+  return `ipgeo-${version}.asn`;
+}
+
 /** The first and last position of the whole address space, the range of a version that is one file. */
 const WHOLE = { first: '::', last: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff' } as const;
 
@@ -46,6 +51,26 @@ const PublishedShardSchema = z.object({
 });
 /** One object of a published version (one shard; the whole database when N = 1). */
 export type PublishedShard = z.infer<typeof PublishedShardSchema>;
+
+const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * A version's ASN object (`src/geo/asn-layout.ts`): its index, then `blocks` blocks of `blockBytes`, each
+ * verified by the SHA-256 the index gives it, the index by `indexSha256`.
+ */
+const PublishedAsnSchema = z.object({
+  /** The object's R2 key, {@link asnObjectKey}. */
+  key: z.string().min(1),
+  bytes: z.number().int().positive(),
+  /** SHA-256 of the whole object, lower-case hex (`data:publish --check` compares it). */
+  sha256: Sha256Schema,
+  indexBytes: z.number().int().positive(),
+  indexSha256: Sha256Schema,
+  blockBytes: z.number().int().positive(),
+  blocks: z.number().int().nonnegative(),
+});
+/** A version's ASN object, as the current record names it. */
+export type PublishedAsn = z.infer<typeof PublishedAsnSchema>;
 
 /**
  * One version whose objects are in the bucket. `shards` names its objects in address order (one for
@@ -66,6 +91,8 @@ const PublishedVersionSchema = z
       .optional(),
     /** Every object of the version in address order. Absent in records written before shards: then the one above. */
     shards: z.array(PublishedShardSchema).min(1).optional(),
+    /** Its ASN object (the routes by ASN). Absent in records of versions published before it was built. */
+    asn: PublishedAsnSchema.optional(),
     /** When it was uploaded (ISO 8601, UTC). */
     publishedAt: z.iso.datetime(),
     /** When it stopped being current (ISO 8601, UTC); null while current or never current. */

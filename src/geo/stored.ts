@@ -31,10 +31,8 @@ export interface PublishedFile {
 /** Bytes of the verification's reused buffer, and of each cache write. */
 const CHUNK = 1 << 20;
 /**
- * The Workers cache (`caches.open`) that holds database files, apart from the zone's HTTP cache.
- *
- * @internal Exported for the tests that spoil or forget the cached copies, and the bench Worker that
- *   forgets them (`bench/worker/distant.js`).
+ * The Workers cache (`caches.open`) that holds database files, and the pieces of ASN objects
+ * (`src/asn/pieces.ts`), apart from the zone's HTTP cache.
  */
 export const CACHE_NAME = 'ipgeo-data';
 

@@ -33,6 +33,10 @@ export function paidPage({ region, footer }: { region: string; footer: FooterDat
         Every lookup on this server needs an active subscription and one of: an API key (<code>Authorization: Bearer …</code>, from backend code only), a
         request from a whitelisted server address, or a browser request from a whitelisted website. This page makes no lookup.
       </p>
+      <p>
+        Besides lookups of addresses (single, bulk of up to 50, distance) and reference data, this server answers networks by ASN:{' '}
+        <code>GET /api/asn/{'{asn}'}</code> gives an autonomous system's organisation, its prefixes, the addresses it holds and the countries they are in.
+      </p>
       <ul class="links">
         <li>
           <a href="/docs">API reference</a>: every route, field and error, with examples.

@@ -18,9 +18,12 @@ const LOOKUP_PATHS: Record<Plan, RegExp> = {
   paid: /^\/api\/(?:(?:json|xml)(?:\/|$)|bulk\/(?:json|xml)\/?$|distance\/?$)/,
 };
 
-/** True when the answers of `path` on `plan` carry {@link DATABASE_VERSION_HEADER}. */
+/** The ASN paths of the paid servers, whose route sets the header itself: the version of the ASN object that answered (`routes/asn.ts`). */
+const ASN_PATHS = /^\/api\/asn\//;
+
+/** True when the answers of `path` on `plan` carry {@link DATABASE_VERSION_HEADER} (the ASN answers once the data was read). */
 export function carriesDatabaseVersion(plan: Plan, path: string): boolean {
-  return LOOKUP_PATHS[plan].test(path);
+  return LOOKUP_PATHS[plan].test(path) || (plan === 'paid' && ASN_PATHS.test(path));
 }
 
 /** OpenAPI header object of {@link DATABASE_VERSION_HEADER}. */

@@ -1,6 +1,6 @@
 /**
  * @module The free server's answer to the paid-only endpoints (docs/specification.md, 1: bulk, distance,
- * languages, countries, phone codes, time zones): 403 `PAID_PLAN_REQUIRED`, naming the paid servers
+ * languages, countries, phone codes, time zones; and networks by ASN): 403 `PAID_PLAN_REQUIRED`, naming the paid servers
  * in the extension member `paidServers`. Refused under `/api/v1/` (the free prefix) and `/api/` (the
  * paid prefix, which a client may try on the wrong host), before any body is read. The paid servers'
  * origins come from the `PAID_SERVERS` variable (comma-separated), since the code does not know where
@@ -9,6 +9,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
+import { formatOf } from '../errors/render.ts';
 import { problemResponses } from '../schemas/problem.ts';
 
 /** One paid-only endpoint, by its path on a paid server (below `/api`). */
@@ -21,11 +22,14 @@ interface PaidEndpoint {
   readonly params?: readonly string[];
 }
 
-/** The paid-only endpoints (docs/specification.md, 4.3 to 4.6). */
+/** The paid-only endpoints (docs/specification.md, 4.3 to 4.6; networks by ASN, docs/api.md). */
 const PAID_ENDPOINTS: readonly PaidEndpoint[] = [
   { method: 'post', path: '/bulk/json', name: 'Bulk lookup' },
   { method: 'post', path: '/bulk/xml', name: 'Bulk lookup' },
   { method: 'post', path: '/distance', name: 'Distance' },
+  { method: 'get', path: '/asn/{asn}', name: 'Networks by ASN', params: ['asn'] },
+  { method: 'get', path: '/asn/json/{asn}', name: 'Networks by ASN', params: ['asn'] },
+  { method: 'get', path: '/asn/xml/{asn}', name: 'Networks by ASN', params: ['asn'] },
   { method: 'get', path: '/languages/{code}', name: 'Languages', params: ['code'] },
   { method: 'get', path: '/countries', name: 'Countries' },
   { method: 'get', path: '/countries/{code}', name: 'Countries', params: ['code'] },
@@ -60,7 +64,7 @@ function paidPlanRequired(endpoint: PaidEndpoint, servers: readonly string[]): P
 }
 
 function route(prefix: string, endpoint: PaidEndpoint) {
-  const format = endpoint.path.endsWith('/xml') ? 'xml' : 'json';
+  const format = formatOf(endpoint.path);
   return createRoute({
     method: endpoint.method,
     path: `${prefix}${endpoint.path}`,

@@ -20,7 +20,7 @@ import type { AccountTotals, UsageKind } from './wire.ts';
 const recorder = new UsageRecorder();
 
 /** The lookups of a success of each kind but bulk, whose route tells its own ({@link countLookups}). */
-const LOOKUPS: Readonly<Record<Exclude<UsageKind, 'bulk'>, number>> = { single: 1, distance: 2, reference: 0 };
+const LOOKUPS: Readonly<Record<Exclude<UsageKind, 'bulk'>, number>> = { single: 1, distance: 2, reference: 0, asn: 1 };
 
 /** The kind of a paid path that is counted, or null: `/api/usage`, the open paths and paths of no route are not. */
 export function usageKindOf(path: string): UsageKind | null {
@@ -28,6 +28,7 @@ export function usageKindOf(path: string): UsageKind | null {
   if (/^\/api\/bulk\/(?:json|xml)\/?$/.test(path)) return 'bulk';
   if (/^\/api\/distance\/?$/.test(path)) return 'distance';
   if (/^\/api\/(?:countries|languages|phonecodes|timezones)(?:\/|$)/.test(path)) return 'reference';
+  if (/^\/api\/asn(?:\/|$)/.test(path)) return 'asn';
   return null;
 }
 

@@ -6,8 +6,8 @@
  * tool (Node) reads the same shapes.
  */
 
-/** What an answer was: a single lookup, a bulk lookup, a distance, or reference data. */
-export type UsageKind = 'single' | 'bulk' | 'distance' | 'reference';
+/** What an answer was: a single lookup, a bulk lookup, a distance, reference data, or the networks of an ASN. */
+export type UsageKind = 'single' | 'bulk' | 'distance' | 'reference' | 'asn';
 
 /** The counts of one day, deployment, kind and credential of one account. */
 export interface UsageRow {
@@ -20,7 +20,7 @@ export interface UsageRow {
   readonly credential: string;
   /** Successful answers (2xx). */
   readonly requests: number;
-  /** Addresses looked up by those answers: a single lookup 1, a bulk its distinct addresses, a distance 2, reference data 0. */
+  /** Addresses looked up by those answers: a single lookup 1, a bulk its distinct addresses, a distance 2, reference data 0, an ASN 1. */
   readonly lookups: number;
   /** Problem answers (4xx). */
   readonly problems: number;

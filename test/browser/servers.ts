@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { build, DATABASE_FILE } from '../../data/build.ts';
-import { readBuildFile } from '../../data/publish/build-file.ts';
+import { bodiesAsPaths, readBuildFile } from '../../data/publish/build-file.ts';
 import { bucketOf } from '../../data/publish/cli.ts';
 import { publishTo } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
@@ -106,11 +106,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   prepareHomeAssets();
   state = mkdtempSync(join(tmpdir(), 'ipgeo-browser-'));
   // Published as `npm run data:publish` does: the version's object, then the bucket's current record.
-  const local = readBuildFile(DATABASE_FILE);
-  const shards = local.shards.map((shard) => ({ ...shard, body: shard.file }));
+  const local = bodiesAsPaths(readBuildFile(DATABASE_FILE));
   for (const environment of ['free', 'de'] as const) {
     const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false, persistTo: state });
-    await publishTo(bucket, { ...local, shards }, new Date(), () => {});
+    await publishTo(bucket, local, new Date(), () => {});
   }
   await operator('create', ACCOUNTS.active.id);
   await operator('allow-domain', ACCOUNTS.active.id, ACCOUNTS.active.hostname);

@@ -83,7 +83,7 @@ describe('the isolate budget of data:build', () => {
     const before = { database: readFileSync(join(out, 'ipgeo.mmdb')), manifest: readFileSync(join(out, 'ipgeo.manifest.json')) };
     const size = before.database.length;
     // A budget that leaves room for half the file beside what an isolate needs before it holds any data.
-    const budgetMib = (MEMORY_MODEL.fixedBytes + MEMORY_MODEL.cacheBytes + size / 2) / MIB;
+    const budgetMib = (MEMORY_MODEL.fixedBytes + MEMORY_MODEL.cacheBytes + MEMORY_MODEL.asnBytes + size / 2) / MIB;
     const run = dataBuild([...sources, '--shards', '1', '--budget-mib', String(budgetMib), '--out', out]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(

@@ -293,6 +293,7 @@ describe('deploy', () => {
       'kv create ipgeo-accounts',
       `r2 create ipgeo-data-de ${LOCATION_HINTS.de}`,
       `put ipgeo-data-de/${objectKey}`,
+      `put ipgeo-data-de/ipgeo-${small.version}.asn`,
       'put ipgeo-data-de/ipgeo-current.json',
       'deploy ipgeo-usage',
       'deploy de',
@@ -354,8 +355,10 @@ describe('deploy', () => {
     await deploy({ environments: ['de', 'us', 'free'], dryRun: false, settings: SETTINGS }, toml, run);
     expect(cloudflare.calls.filter((call) => call.startsWith('put '))).toEqual([
       `put ipgeo-data-us/ipgeo-${small.version}.mmdb`,
+      `put ipgeo-data-us/ipgeo-${small.version}.asn`,
       'put ipgeo-data-us/ipgeo-current.json',
       `put ipgeo-data/ipgeo-${small.version}.mmdb`,
+      `put ipgeo-data/ipgeo-${small.version}.asn`,
       'put ipgeo-data/ipgeo-current.json',
     ]);
     expect(run.builds).toBe(1);
@@ -486,6 +489,7 @@ describe('deploy with a sharded build', () => {
       keys(0),
       keys(1),
       keys(2),
+      `put ipgeo-data-de/ipgeo-${three.version}.asn`,
       'put ipgeo-data-de/ipgeo-current.json',
       'deploy ipgeo-usage',
       'deploy de',

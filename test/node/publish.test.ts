@@ -71,7 +71,7 @@ describe('npm run data:publish and data:rollback', () => {
     expect((await cli('publish', { env: ['free'], file: second.file })).output).toContain(`current version ${second.version} (was ${first.version})`);
     const published = await readRecord(bucket);
     const raw = JSON.parse((await bucket.getText(CURRENT_RECORD_KEY)) ?? '{}') as { current: object };
-    expect(Object.keys(raw.current).sort()).toEqual(['bytes', 'key', 'publishedAt', 'retiredAt', 'sha256', 'shards', 'version']);
+    expect(Object.keys(raw.current).sort()).toEqual(['asn', 'bytes', 'key', 'publishedAt', 'retiredAt', 'sha256', 'shards', 'version']);
     expect(published?.current).toMatchObject({ version: second.version, key: `ipgeo-${second.version}.mmdb`, sha256: second.sha256 });
     expect(published?.versions.map((v) => [v.version, v.retiredAt === null])).toEqual([
       [first.version, false],
@@ -278,9 +278,11 @@ describe('versions in a bucket', () => {
     // As a deploy that has deployed the Workers of 3 shards publishes it: every object, then the record once.
     await publishTo(bucket, three, at(2), log, undefined, { newShardCount: true });
     const written = JSON.parse((await raw.get(CURRENT_RECORD_KEY).then((object) => object?.text())) ?? '{}');
+    const { file: _file, asns: _asns, prefixes: _prefixes, ...asn } = manifest.asn ?? expect.fail('the build has an ASN object');
     expect(written.current).toEqual({
       version: manifest.version,
       shards: manifest.shards.map((shard, k) => ({ key: keys[k], first: shard.first, last: shard.last, bytes: shard.bytes, sha256: shard.sha256 })),
+      asn: { key: `ipgeo-${manifest.version}.asn`, ...asn },
       publishedAt: at(2).toISOString(),
       retiredAt: null,
     });
@@ -299,10 +301,12 @@ describe('versions in a bucket', () => {
 
     lines.length = 0;
     await publishTo(bucket, one, at(34), log); // the version of 3 shards retired on day 3, over 30 days before
+    // Every object of the version: its shards, and its ASN object.
+    const objects = [...keys, `ipgeo-${manifest.version}.asn`];
     expect(lines.filter((line) => /deleting/.test(line))).toEqual(
-      keys.map((key) => expect.stringContaining(`deleting ${key}, not current since ${at(3).toISOString()}`)),
+      objects.map((key) => expect.stringContaining(`deleting ${key}, not current since ${at(3).toISOString()}`)),
     );
-    for (const key of keys) expect(await raw.head(key)).toBeNull();
+    for (const key of objects) expect(await raw.head(key)).toBeNull();
   });
 });
 
@@ -315,13 +319,14 @@ describe('data:publish reading a build of 3 shards', () => {
     const lines: string[] = [];
     const read = readBuild(join(dir, 'ipgeo.manifest.json'), undefined, (line) => lines.push(line));
     expect(read.shards.map((shard) => shard.body)).toEqual(manifest.shards.map((shard) => join(dir, shard.file)));
-    expect(lines).toEqual(
-      manifest.shards.map((shard, k) =>
+    expect(lines).toEqual([
+      ...manifest.shards.map((shard, k) =>
         expect.stringMatching(
           new RegExp(`^Version ${manifest.version}, shard ${k} \\(${shard.first} to ${shard.last}\\) .* needs .* side by side need .* no request waits\\.$`),
         ),
       ),
-    );
+      `Its ASN object (0.0 MiB): ${manifest.asn?.asns} ASNs in ${manifest.asn?.asns} pages of 1 blocks, each checked against its SHA-256.`,
+    ]);
     // A manifest whose ranges are not the files' own: the shards' metadata says otherwise.
     const moved = {
       ...manifest,

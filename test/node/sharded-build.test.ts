@@ -75,7 +75,13 @@ describe('data:build --shards 3', () => {
   });
 
   it('writes three files and a manifest naming each with its range, size and SHA-256, and removes the build of one', () => {
-    expect(readdirSync(shardDir).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.shard-0-of-3.mmdb', 'ipgeo.shard-1-of-3.mmdb', 'ipgeo.shard-2-of-3.mmdb']);
+    expect(readdirSync(shardDir).sort()).toEqual([
+      'ipgeo.asn',
+      'ipgeo.manifest.json',
+      'ipgeo.shard-0-of-3.mmdb',
+      'ipgeo.shard-1-of-3.mmdb',
+      'ipgeo.shard-2-of-3.mmdb',
+    ]);
     expect(manifest.output).toBeUndefined();
     expect(JSON.parse(readFileSync(join(shardDir, 'ipgeo.manifest.json'), 'utf8'))).toEqual(manifest);
     manifest.shards.forEach((shard, k) => {
@@ -165,7 +171,8 @@ describe('data:build --shards 3', () => {
   it('leaves out --shards under a budget one file does not fit: the fewest shards that fit, the same files as --shards of that number', () => {
     const size = readFileSync(join(wholeDir, 'ipgeo.mmdb')).length;
     // A budget whose largest file is three quarters of the whole one (src/geo/budget.ts's model).
-    const budgetBytes = MEMORY_MODEL.fixedBytes + MEMORY_MODEL.cacheBytes + Math.ceil(MEMORY_MODEL.perFileByte * Math.floor(size * 0.75));
+    const budgetBytes =
+      MEMORY_MODEL.fixedBytes + MEMORY_MODEL.cacheBytes + MEMORY_MODEL.asnBytes + Math.ceil(MEMORY_MODEL.perFileByte * Math.floor(size * 0.75));
     expect(budgetFit(size, budgetBytes).fits).toBe(false);
     const dir = mkdtempSync(join(tmpdir(), 'ipgeo-fewest-'));
     const fewest = build({ ...options, budgetBytes }, () => {}, dir);

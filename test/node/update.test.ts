@@ -288,7 +288,7 @@ describe('data:update from MaxMind', () => {
       ],
     ];
     it.each(failures)('on %s', async (_case, fail, message) => {
-      expect(Object.keys(snapshot(outDir)).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.mmdb']);
+      expect(Object.keys(snapshot(outDir)).sort()).toEqual(['ipgeo.asn', 'ipgeo.manifest.json', 'ipgeo.mmdb']);
       try {
         await expectFailsReplacingNothing(fail, message);
       } finally {
@@ -395,7 +395,13 @@ describe('data:update from MaxMind', () => {
   it('builds the shards --shards asks for in place of the one file, and the same shards again are nothing to publish', async () => {
     const { manifest, unchanged } = await run({ shards: 3 });
     expect(unchanged).toBe(false);
-    expect(readdirSync(outDir).sort()).toEqual(['ipgeo.manifest.json', 'ipgeo.shard-0-of-3.mmdb', 'ipgeo.shard-1-of-3.mmdb', 'ipgeo.shard-2-of-3.mmdb']);
+    expect(readdirSync(outDir).sort()).toEqual([
+      'ipgeo.asn',
+      'ipgeo.manifest.json',
+      'ipgeo.shard-0-of-3.mmdb',
+      'ipgeo.shard-1-of-3.mmdb',
+      'ipgeo.shard-2-of-3.mmdb',
+    ]);
     expect(manifest.shards.map((shard) => shard.sha256)).toEqual(manifest.shards.map((shard) => sha256(readFileSync(join(outDir, shard.file)))));
     const again = await run({ shards: 3 });
     expect(again.unchanged).toBe(true);

@@ -3,6 +3,8 @@
  * same steps of `data/publish/record.ts`, over the binding instead of wrangler).
  */
 import { env } from 'cloudflare:workers';
+import type { AsnObjectInfo } from '../../data/asn/object.ts';
+import type { PublicationAsn } from '../../data/publish/asn-object.ts';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
 import { publishTo, versionOf, wholeFilePublication } from '../../data/publish/record.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
@@ -21,15 +23,32 @@ async function sha256Of(bytes: ArrayBuffer | Uint8Array): Promise<string> {
  *
  * @param at the publishing instant (versions expire 30 days after they stop being current).
  * @param to the binding and its name (for messages).
+ * @param asn the version's ASN object, if it is to have one ({@link compiledBuild}'s).
  */
 export async function publish(
   bytes: ArrayBuffer | Uint8Array,
   version: string,
   at = new Date(),
   to: { bucket: R2Bucket; name: string } = { bucket: env.GEO_DATA, name: 'GEO_DATA' },
+  asn?: PublicationAsn<ArrayBuffer | Uint8Array>,
 ): Promise<CurrentRecord> {
-  const build = wholeFilePublication(version, { bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes });
+  const build = { ...wholeFilePublication(version, { bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes }), asn };
   return publishTo(r2Bucket(to.bucket, to.name), build, at, () => {});
+}
+
+/** The ASN object that the manifest of the build in `dir` names, if any, ready to publish. */
+async function asnObjectOf(dir: string, info: AsnObjectInfo | undefined): Promise<PublicationAsn<ArrayBuffer> | undefined> {
+  if (info === undefined) return undefined;
+  const { bytes, sha256, indexBytes, indexSha256, blockBytes, blocks } = info;
+  return { bytes, sha256, indexBytes, indexSha256, blockBytes, blocks, body: await repoFile(`${dir}/${info.file}`) };
+}
+
+/** The ASN object of the build in `dir` (`data/out/` by default), ready to publish with {@link publish}. */
+export async function compiledAsnObject(dir = 'data/out'): Promise<PublicationAsn<ArrayBuffer>> {
+  const manifest = JSON.parse(new TextDecoder().decode(await repoFile(`${dir}/ipgeo.manifest.json`))) as { asn?: AsnObjectInfo };
+  const asn = await asnObjectOf(dir, manifest.asn);
+  if (asn === undefined) throw new Error(`the build in ${dir} has no ASN object: run npm run data:build`);
+  return asn;
 }
 
 /**
@@ -70,20 +89,22 @@ export async function forgetCachedCopies(): Promise<void> {
   for (const version of record.versions) for (const shard of version.shards) await cache.delete(cacheKey(shard));
 }
 
-/** A sharded build as its manifest lists it (`data/output.ts`), with each shard's bytes. */
+/** A sharded build as its manifest lists it (`data/output.ts`), with each shard's bytes, and its ASN object. */
 export interface ShardedBuild {
   readonly version: string;
   readonly shards: readonly { readonly first: string; readonly last: string; readonly bytes: ArrayBuffer }[];
+  readonly asn?: PublicationAsn<ArrayBuffer> | undefined;
 }
 
-/** The sharded build in `dir` (its manifest's `shards`, read through the `REPO_FILES` binding). */
+/** The sharded build in `dir` (its manifest's `shards` and `asn`, read through the `REPO_FILES` binding). */
 export async function shardedBuild(dir: string): Promise<ShardedBuild> {
   const manifest = JSON.parse(new TextDecoder().decode(await repoFile(`${dir}/ipgeo.manifest.json`))) as {
     version: string;
     shards: { file: string; first: string; last: string }[];
+    asn?: AsnObjectInfo;
   };
   const shards = await Promise.all(manifest.shards.map(async ({ file, first, last }) => ({ first, last, bytes: await repoFile(`${dir}/${file}`) })));
-  return { version: manifest.version, shards };
+  return { version: manifest.version, shards, asn: await asnObjectOf(dir, manifest.asn) };
 }
 
 /**
@@ -94,7 +115,7 @@ export async function publishSharded(build: ShardedBuild, version = build.versio
   const shards = await Promise.all(
     build.shards.map(async ({ first, last, bytes }) => ({ first, last, bytes: bytes.byteLength, sha256: await sha256Of(bytes), body: bytes })),
   );
-  return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), { version, shards }, at, () => {});
+  return publishTo(r2Bucket(env.GEO_DATA, 'GEO_DATA'), { version, shards, asn: build.asn }, at, () => {});
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * @module The free server refuses the paid-only endpoints (docs/specification.md, 1 and 4.3 to 4.6) with 403
+ * @module The free server refuses the paid-only endpoints (docs/specification.md, 1 and 4.3 to 4.6; networks by ASN) with 403
  * `PAID_PLAN_REQUIRED`, naming the paid servers, under `/api/v1/` and `/api/`.
  * Client addresses: 203.0.113.0/24, one per request, used by this file only.
  */
@@ -31,6 +31,9 @@ const ENDPOINTS: [method: string, path: string][] = [
   ['GET', '/timezones/UTC'],
   ['GET', '/timezones/Europe/Berlin'],
   ['GET', '/timezones/America/Argentina/Buenos_Aires'],
+  ['GET', '/asn/13335'],
+  ['GET', '/asn/json/AS13335'],
+  ['GET', '/asn/xml/13335'],
 ];
 const CASES = ['/api/v1', '/api'].flatMap((prefix) => ENDPOINTS.map(([method, path]) => [method, prefix + path, path] as const));
 
@@ -41,7 +44,7 @@ describe('paid-only endpoints on the free server', () => {
     expect(response.status).toBe(403);
     expect(response.headers.get('RateLimit-Policy')).toBe('"burst";q=10;w=10, "minute";q=60;w=60');
     expect(response.headers.get('RateLimit')).toMatch(/^"burst";r=9;t=\d+$/);
-    if (path.endsWith('/xml')) {
+    if (/\/xml(\/|$)/.test(path)) {
       expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+xml/);
       const xml = await response.text();
       expect(xml).toContain('<code>PAID_PLAN_REQUIRED</code>');
@@ -51,7 +54,7 @@ describe('paid-only endpoints on the free server', () => {
     expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
     const problem = (await response.json()) as { code: string; status: number; detail: string; paidServers: string[]; instance: string };
     expect(problem).toMatchObject({ code: 'PAID_PLAN_REQUIRED', status: 403, paidServers: PAID_SERVERS, instance: path });
-    const shape = paidPath.replace(/\/(de|DE|49|UTC|Europe\/Berlin|America\/Argentina\/Buenos_Aires)$/, '');
+    const shape = paidPath.replace(/\/(de|DE|49|UTC|Europe\/Berlin|America\/Argentina\/Buenos_Aires|13335|AS13335)$/, '');
     expect(problem.detail).toContain(`http://localhost:8788/api${shape}`);
   });
 
@@ -85,6 +88,9 @@ describe('paid-only endpoints on the free server', () => {
         ['get', '/timezones/{zone}'],
         ['get', '/timezones/{area}/{location}'],
         ['get', '/timezones/{area}/{region}/{location}'],
+        ['get', '/asn/{asn}'],
+        ['get', '/asn/json/{asn}'],
+        ['get', '/asn/xml/{asn}'],
       ] as const) {
         const operation = document.paths[prefix + path]?.[method];
         expect(operation?.responses['403'], `${method} ${prefix}${path}`).toBeDefined();

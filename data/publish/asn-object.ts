@@ -1,0 +1,30 @@
+/**
+ * @module A build's ASN object as the current record publishes it (docs/storage.md): the entry that names
+ * it in its version, uploaded before the record that names it and deleted with its version; and whether
+ * a bucket's version still lacks it (a version published before builds had one), which a publish adds.
+ */
+import { asnObjectKey, type CurrentRecord, type PublishedAsn } from '../../src/geo/published.ts';
+
+/** A build's ASN object to publish: what the current record says of it (without its key), and the body to upload. */
+export interface PublicationAsn<Body> extends Omit<PublishedAsn, 'key'> {
+  readonly body: Body;
+}
+
+/** The current record's entry of a version's ASN object. */
+export function asnEntry(version: string, object: PublicationAsn<unknown>): PublishedAsn {
+  const { bytes, sha256, indexBytes, indexSha256, blockBytes, blocks } = object;
+  return { key: asnObjectKey(version), bytes, sha256, indexBytes, indexSha256, blockBytes, blocks };
+}
+
+/** Whether `record` holds `version` without the build's ASN object `object` (a version published before it had one): publishing adds it. */
+export function lacksAsnObject(record: CurrentRecord | null, version: string, object: PublicationAsn<unknown> | undefined): boolean {
+  const entry = record?.versions.find((v) => v.version === version);
+  return entry !== undefined && object !== undefined && entry.asn?.sha256 !== object.sha256;
+}
+
+/** `record` with the ASN object `object` in its entries of `version` (its `versions`, and `current` when it is that one). */
+export function withAsnObject(record: CurrentRecord, version: string, object: PublicationAsn<unknown>): CurrentRecord {
+  const asn = asnEntry(version, object);
+  const add = <V extends CurrentRecord['current']>(entry: V): V => (entry.version === version ? { ...entry, asn } : entry);
+  return { ...record, current: add(record.current), versions: record.versions.map(add) };
+}

@@ -1,0 +1,162 @@
+/**
+ * @module One isolate's view of the current version's ASN object (docs/storage.md): it follows the
+ * bucket's current record at most once a minute, as the database does, so that it is published,
+ * switched and rolled back with it; keeps that version's index (at most 1 MiB) once verified and the
+ * blocks it answered from last; and reads one block per answer otherwise (`pieces.ts`). Holds settled
+ * values only: a request that finds no index or block reads it itself. Speaks no HTTP: it answers a page, its absence, or throws `DataUnavailableError`.
+ */
+
+import { ASN_LAYOUT, type AsnIndex, AsnLayoutError, type AsnPage, blockOf, findInBlock, parseAsnIndex } from '../geo/asn-layout.ts';
+import { type Deployment, logDataEvent, type RequestPlace } from '../geo/data-events.ts';
+import type { PublishedAsn } from '../geo/published.ts';
+import { CHECK_INTERVAL_MS } from '../geo/slot.ts';
+import { type DataBucket, LoadFailure, readRecord, reasonOf } from '../geo/stored.ts';
+import { DataUnavailableError, unavailable } from '../geo/unavailable.ts';
+import { type PieceContext, type RangeBucket, readPiece } from './pieces.ts';
+
+/** The bindings the ASN answers use: the bucket, read whole (the record) and by range, and the deployment's names. */
+export type AsnEnv = Deployment & { readonly GEO_DATA: DataBucket['GEO_DATA'] & RangeBucket['GEO_DATA'] };
+
+/** What the data says of a page of an ASN, in the version `version`: the page, how many pages it has when not that many, or that it is not there. */
+export type AsnFinding =
+  | { readonly kind: 'found'; readonly version: string; readonly page: AsnPage }
+  | { readonly kind: 'no-page'; readonly version: string; readonly pages: number }
+  | { readonly kind: 'not-found'; readonly version: string };
+
+/**
+ * The version an isolate answers ASNs from: its ASN object (none for a version published before it),
+ * its index once read, and the blocks last answered from, verified, least recently used first.
+ */
+interface Held {
+  readonly version: string;
+  readonly file: PublishedAsn | undefined;
+  index: AsnIndex | undefined;
+  readonly blocks: Map<number, Uint8Array>;
+}
+
+/** A minute's check not done after this long was abandoned (its request cancelled): another may start. */
+const CHECK_ABANDONED_MS = 2 * CHECK_INTERVAL_MS;
+
+/** One isolate's ASN object: see the module comment. */
+export class AsnStore {
+  private held: Held | undefined;
+  private checkedAt = 0;
+  private checkingSince: number | undefined;
+
+  /** @param now the clock, ms since the epoch (tests pass their own). */
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
+  /**
+   * Page `page` (from 0) of `asn` in the current version.
+   *
+   * @param place the request's `cf`, whose location the data events name.
+   * @throws DataUnavailableError when the record cannot be read, the version has no ASN object, or its
+   *   index or the block cannot be read or fails its check.
+   */
+  async find(env: AsnEnv, ctx: PieceContext, place: RequestPlace | undefined, asn: number, page: number): Promise<AsnFinding> {
+    const held = this.current(env, ctx) ?? (await this.read(env));
+    const { version, file } = held;
+    if (file === undefined) throw unavailable(`version ${version} was published without an ASN object: publish a build of this release (npm run data:publish)`);
+    const damaged = (why: string) => logDataEvent({ event: 'damage', version, source: 'cache', why }, env, place);
+    try {
+      let index = held.index;
+      if (index === undefined) {
+        const piece = { offset: 0, length: file.indexBytes, sha256: bytesOfHex(file.indexSha256), name: 'the index' };
+        index = parseAsnIndex((await readPiece(env, ctx, file, piece, damaged)).bytes, file);
+        held.index = index;
+      }
+      const at = blockOf(index, asn, page);
+      if (at < 0) return { kind: 'not-found', version };
+      return { ...findInBlock(await this.block(held, file, index, at, env, ctx, damaged), asn, page), version };
+    } catch (error) {
+      if (error instanceof DataUnavailableError) throw error;
+      const why = error instanceof AsnLayoutError ? `object ${file.key} breaks the ASN layout: ${error.message}` : reasonOf(error);
+      const damage = (error instanceof LoadFailure && error.kind === 'damage') || error instanceof AsnLayoutError;
+      logDataEvent(damage ? { event: 'damage', version, source: 'r2', why } : { event: 'refusal', version, why }, env, place);
+      throw unavailable(why);
+    }
+  }
+
+  /** Block `at` of the held version: kept, or read (`pieces.ts`) and kept, the least recently used one let go. */
+  private async block(
+    held: Held,
+    file: PublishedAsn,
+    index: AsnIndex,
+    at: number,
+    env: AsnEnv,
+    ctx: PieceContext,
+    damaged: (why: string) => void,
+  ): Promise<Uint8Array> {
+    const kept = held.blocks.get(at);
+    if (kept !== undefined) {
+      held.blocks.delete(at);
+      held.blocks.set(at, kept);
+      return kept;
+    }
+    const piece = {
+      offset: file.indexBytes + at * file.blockBytes,
+      length: file.blockBytes,
+      sha256: index.digests.subarray(at * 32, at * 32 + 32),
+      name: `block ${at}`,
+    };
+    const { bytes } = await readPiece(env, ctx, file, piece, damaged);
+    held.blocks.set(at, bytes);
+    for (const oldest of held.blocks.keys()) {
+      if (held.blocks.size <= ASN_LAYOUT.keptBlocks) break;
+      held.blocks.delete(oldest);
+    }
+    return bytes;
+  }
+
+  /** The version held, its minute's check started in `ctx.waitUntil` when due; undefined before the isolate's first read. */
+  private current(env: AsnEnv, ctx: PieceContext): Held | undefined {
+    const held = this.held;
+    if (held === undefined) return undefined;
+    const now = this.now();
+    if (now - this.checkedAt >= CHECK_INTERVAL_MS && (this.checkingSince === undefined || now - this.checkingSince >= CHECK_ABANDONED_MS)) {
+      this.checkedAt = now;
+      ctx.waitUntil(this.check(env, held));
+    }
+    return held;
+  }
+
+  /** Reads the current record (this request's own read) and holds its version unless another request held one meanwhile. */
+  private async read(env: AsnEnv): Promise<Held> {
+    let current: Awaited<ReturnType<typeof readRecord>>['current'];
+    try {
+      current = (await readRecord(env)).current;
+    } catch (error) {
+      throw unavailable(reasonOf(error));
+    }
+    const read: Held = { version: current.version, file: current.asn, index: undefined, blocks: new Map() };
+    if (this.held === undefined) {
+      this.held = read;
+      this.checkedAt = this.now();
+    }
+    return this.held.version === read.version ? this.held : read;
+  }
+
+  /**
+   * The minute's check: when the record names another version (or the same one with another ASN object,
+   * as a publish adds one to a version published before it), that is held from now on, its index read
+   * by the next request.
+   */
+  private async check(env: AsnEnv, seen: Held): Promise<void> {
+    const started = this.now();
+    this.checkingSince = started;
+    try {
+      const { current } = await readRecord(env);
+      const changed = current.version !== seen.version || current.asn?.sha256 !== seen.file?.sha256;
+      if (changed && this.held === seen) this.held = { version: current.version, file: current.asn, index: undefined, blocks: new Map() };
+    } catch (error) {
+      logDataEvent({ event: 'refusal', why: `ASN answers staying on ${seen.version}: ${reasonOf(error)}` }, env, undefined);
+    } finally {
+      if (this.checkingSince === started) this.checkingSince = undefined;
+    }
+  }
+}
+
+/** The 32 bytes of a SHA-256 given in lower-case hex. */
+function bytesOfHex(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
+}
