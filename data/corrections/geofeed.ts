@@ -344,7 +344,7 @@ function prefixOf(text: string, policy: GeofeedPolicy, quote: (text: string, wha
 function boundRefusal(network: Network, canonical: string, family: 4 | 6, policy: GeofeedPolicy): string | undefined {
   if (policy.allowed !== undefined) {
     if (policy.allowed.some((allowed) => networkContains(allowed, network))) return undefined;
-    return `${canonical} is outside the prefixes this feed may correct (${policy.allowed.map(networkText).join(', ')}; RFC 8805, section 3.2)`;
+    return `${canonical} is outside the prefixes this feed may correct (${policy.allowed.map((allowed) => networkText(allowed)).join(', ')}; RFC 8805, section 3.2)`;
   }
   const widest = WIDEST_CORRECTION[family];
   const length = family === 4 ? network.prefixLength - 96 : network.prefixLength;

@@ -66,8 +66,7 @@ export async function openDownload(url: string, options: DownloadOptions): Promi
   try {
     for (let hop = 0; ; hop++) {
       const refused = hopRefusal(at, first);
-      if (refused !== undefined)
-        throw new UpdateError(`${options.what}: ${hop === 0 ? 'refused' : `redirected from ${publicUrl(first)}, refused`}: ${refused}`);
+      if (refused !== undefined) throw new UpdateError(`${options.what}: ${hop === 0 ? 'refused' : 'a redirect is refused'}: ${refused}`);
       const response = await get(at, at.origin === first.origin ? (options.headers ?? {}) : {}, signal, loopback);
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status)) {

@@ -225,12 +225,13 @@ export class PublisherImitation {
 
   /**
    * The variables of `data/update/flag-lists.ts` pointing every file of every list at this server (Azure's
-   * at its page), so that nothing is fetched from the internet.
+   * at its weekly file: its page's links must be on download.microsoft.com), so that nothing is fetched
+   * from the internet.
    */
   environment(): Record<string, string> {
     const variables: Record<string, string> = {};
     for (const list of PUBLISHED_LISTS) {
-      for (const file of list.files) variables[file.variable] = `${this.url}${file.name ? this.pathOf(list.id, file.name) : '/azure/details.aspx'}`;
+      for (const file of list.files) variables[file.variable] = `${this.url}${this.pathOf(list.id, file.name ?? AZURE_FILE)}`;
     }
     return variables;
   }
