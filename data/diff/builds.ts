@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
 import { parseRanges, type ShardRange } from '../../src/geo/shard-ranges.ts';
@@ -63,7 +63,9 @@ export function buildOnDisk(path: string): ComparedBuild {
     if (error instanceof PublishError) throw new DiffError(error.message);
     throw error;
   }
-  const label = relative(process.cwd(), manifest.replace(/\/ipgeo\.manifest\.json$/, '')) || '.';
+  const folder = manifest === path ? dirname(path) : path;
+  const inside = relative(process.cwd(), folder);
+  const label = inside === '' ? '.' : inside.startsWith('..') ? folder : inside;
   const ranges = rangesOf(build.shards, label);
   return {
     label,
@@ -76,10 +78,11 @@ export function buildOnDisk(path: string): ComparedBuild {
  * The version a bucket serves, its files fetched into `dir` and checked against the SHA-256 its record
  * gives; null when nothing is published there.
  *
+ * @param read the bucket's record as just read, when the caller has read it (else it is read here).
  * @throws DiffError when the record is not one, or an object is missing or not what the record says.
  */
-export async function currentBuild(bucket: ReadableBucket, dir: string): Promise<ComparedBuild | null> {
-  const text = await bucket.getText(CURRENT_RECORD_KEY);
+export async function currentBuild(bucket: ReadableBucket, dir: string, read?: string | null): Promise<ComparedBuild | null> {
+  const text = read === undefined ? await bucket.getText(CURRENT_RECORD_KEY) : read;
   if (text === null) return null;
   const parsed = CurrentRecordSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new DiffError(`${bucket.name}: ${CURRENT_RECORD_KEY} is not a current record`);

@@ -11,14 +11,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
-import { bucketOf } from '../publish/cli.ts';
 import { PublishError } from '../publish/record.ts';
 import { wranglerBucket } from '../publish/wrangler-bucket.ts';
 import { buildOnDisk, type ComparedBuild, currentBuild, DiffError } from './builds.ts';
+import { OVER_THRESHOLDS } from './gate.ts';
 import { diffBuilds, diffTable } from './report.ts';
-
-/** The exit code of `data:diff`, `data:publish` and `data:publish --check` when a share is over its threshold. */
-export const OVER_THRESHOLDS = 4;
 
 const COMMAND = 'npm run data:diff';
 const USAGE = `usage: npm run data:diff -- OLD NEW [--json FILE] [--summary FILE] [--remote] [--persist-to DIR]
@@ -45,6 +42,8 @@ interface Opener {
 async function open(operand: string, opener: Opener): Promise<ComparedBuild> {
   const environment = /^bucket:(.+)$/.exec(operand)?.[1];
   if (environment === undefined) return buildOnDisk(resolve(operand));
+  // Loaded only for a bucket: it reads wrangler.toml through wrangler, which takes seconds to load.
+  const { bucketOf } = await import('../publish/cli.ts');
   const target = { environment, bucket: bucketOf(environment), remote: opener.remote };
   const bucket = wranglerBucket(opener.persistTo ? { ...target, persistTo: opener.persistTo } : target);
   const build = await currentBuild(bucket, mkdtempSync(join(opener.dir, `${environment}-`)));

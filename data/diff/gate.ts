@@ -11,6 +11,9 @@ import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published
 import { buildOnDisk, currentBuild, type ReadableBucket } from './builds.ts';
 import { type DiffReport, diffBuilds, diffTable } from './report.ts';
 
+/** The exit code of `data:diff`, `data:publish` and `data:publish --check` when a share is over its threshold. */
+export const OVER_THRESHOLDS = 4;
+
 /** What the gate found: a report per distinct version served, and whether any crosses a threshold. */
 export interface GateVerdict {
   readonly reports: readonly DiffReport[];
@@ -34,7 +37,7 @@ export async function diffGate(manifest: string, buckets: readonly ReadableBucke
       const served = text === null ? undefined : CurrentRecordSchema.safeParse(JSON.parse(text)).data?.current.version;
       if (served === undefined || compared.has(served)) continue;
       compared.add(served);
-      const current = await currentBuild(bucket, mkdtempSync(join(dir, 'served-')));
+      const current = await currentBuild(bucket, mkdtempSync(join(dir, 'served-')), text);
       if (current === null) continue;
       const report = diffBuilds(current, build);
       reports.push(report);

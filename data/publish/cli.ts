@@ -19,8 +19,7 @@ import type { CurrentRecord } from '../../src/geo/published.ts';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from '../budget.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
 import { DiffError } from '../diff/builds.ts';
-import { OVER_THRESHOLDS } from '../diff/cli.ts';
-import { diffGate } from '../diff/gate.ts';
+import { diffGate, OVER_THRESHOLDS } from '../diff/gate.ts';
 import { type BuildFile, productionDataNotice, readBuildFile } from './build-file.ts';
 import {
   expireVersions,
@@ -44,7 +43,7 @@ const DEFAULT_FILE = join(ROOT, 'data', 'out', 'ipgeo.manifest.json');
 
 /**
  * The exit code of `data:publish --check` when publishing would change a bucket (0: it would change
- * none; 1: an error; `OVER_THRESHOLDS`, 4, of `data/diff/cli.ts`: the diff gate stops the build).
+ * none; 1: an error; `OVER_THRESHOLDS`, 4, of `data/diff/gate.ts`: the diff gate stops the build).
  */
 export const CHANGES_PENDING = 3;
 
