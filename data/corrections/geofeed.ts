@@ -46,7 +46,11 @@ const LISTED_FAULTS = 20;
 /** Entries whose network bytes share one block of memory. */
 const POOL_ENTRIES = 4096;
 
-/** Refused lines after which reading stops: a feed that bad is not read to its end (nor its faults kept). */
+/**
+ * Refused lines after which reading stops: a feed that bad is not read to its end (nor its faults kept).
+ *
+ * @internal Exported for its tests.
+ */
 export const MAX_REFUSED_LINES = 100;
 
 /** The widest correction by family, as a prefix length: a wider line is refused unless the operator allows it ({@link GeofeedPolicy}). */
@@ -63,7 +67,7 @@ export interface GeofeedPolicy {
 }
 
 /** A local file of the operator's, with the width limits. */
-export const LOCAL_FILE: GeofeedPolicy = { fetched: false };
+const LOCAL_FILE: GeofeedPolicy = { fetched: false };
 
 /** An ISO 3166-2 code: the country's alpha-2, a hyphen, one to three letters or digits. */
 const SUBDIVISION = /^([A-Z]{2})-([A-Z0-9]{1,3})$/;

@@ -12,7 +12,7 @@ import { type AnswerFacts, changedFields, DIFF_FIELDS, type DiffField, describeF
 import { type AddressSample, addressSample } from './sample.ts';
 
 /** What changed in one address family of the sample. */
-export interface FamilyChanges {
+interface FamilyChanges {
   readonly sampled: number;
   /** Sampled addresses that either build answers: the shares' denominator. */
   readonly answered: number;
@@ -21,7 +21,7 @@ export interface FamilyChanges {
 }
 
 /** Networks with data in one build and none of their addresses in the other, with their size. */
-export interface NetworkChanges {
+interface NetworkChanges {
   readonly appeared: number;
   readonly appearedSize: number;
   readonly disappeared: number;
@@ -29,7 +29,7 @@ export interface NetworkChanges {
 }
 
 /** A network of the new build and what changed in it: `size` its addresses (IPv6: /64s) whose answer changed. */
-export interface ChangedNetwork {
+interface ChangedNetwork {
   readonly network: string;
   readonly size: number;
   readonly fields: readonly DiffField[];
@@ -56,7 +56,7 @@ export interface DatabaseDiff {
 }
 
 /** How many of the networks with the most changed addresses a diff lists, per family. */
-export const LARGEST_LISTED = 10;
+const LARGEST_LISTED = 10;
 
 /** The facts of an address (as words, IPv4 in `w3`) in a build, routed to the shard that answers it. */
 function factsOf(build: ComparedBuild, version: 4 | 6, w0: number, w1: number, w2: number, w3: number): AnswerFacts {

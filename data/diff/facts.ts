@@ -136,11 +136,6 @@ export function fieldsOf(mask: number): DiffField[] {
   return DIFF_FIELDS.filter((field) => (mask & BIT[field]) !== 0);
 }
 
-/** Whether `mask` has `field`. */
-export function hasField(mask: number, field: DiffField): boolean {
-  return (mask & BIT[field]) !== 0;
-}
-
 /** An answer in a few words, for a table: `GB ENG London 51.5,-0.1 AS15169 vpn+hosting 100 km`, or `no answer`. */
 export function describeFacts(facts: AnswerFacts): string {
   if (!facts.answered) return 'no answer';

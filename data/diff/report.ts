@@ -9,7 +9,7 @@ import { DIFF_FIELDS, type DiffField, MOVED_KM } from './facts.ts';
 import { THRESHOLDS } from './thresholds.ts';
 
 /** A share of the sample over its threshold. */
-export interface Breach {
+interface Breach {
   /** The data object of the section: `database`. */
   readonly object: string;
   readonly field: DiffField;
@@ -30,7 +30,7 @@ export interface DiffReport {
 }
 
 /** The share of answered addresses of a family whose `field` changed, 0 when none was answered. */
-export function shareOf(section: DatabaseDiff, family: 'ipv4' | 'ipv6', field: DiffField): number {
+function shareOf(section: DatabaseDiff, family: 'ipv4' | 'ipv6', field: DiffField): number {
   const { answered, changed } = section.sample[family];
   return answered === 0 ? 0 : changed[field] / answered;
 }
@@ -55,7 +55,7 @@ export function diffBuilds(before: ComparedBuild, after: ComparedBuild): DiffRep
 }
 
 /** `0.412%`: three significant digits, or `0%`. */
-export function percent(share: number): string {
+function percent(share: number): string {
   if (share === 0) return '0%';
   return `${Number((share * 100).toPrecision(3))}%`;
 }

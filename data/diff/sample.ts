@@ -10,23 +10,23 @@ import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 const SAMPLE_SEED = 0x5eed_1945;
 
 /** IPv4 addresses of the sample, uniform over 0.0.0.0 to 255.255.255.255. */
-export const IPV4_SAMPLE_SIZE = 786_432;
+const IPV4_SAMPLE_SIZE = 786_432;
 
 /** IPv6 addresses of the sample, split evenly among {@link IPV6_BLOCKS}. */
-export const IPV6_SAMPLE_SIZE = 262_144;
+const IPV6_SAMPLE_SIZE = 262_144;
 
 /**
  * Where IPv6 is sampled: the /12s that IANA gave each regional registry (APNIC 2400::/12, ARIN
  * 2600::/12, LACNIC 2800::/12, RIPE NCC 2a00::/12, AFRINIC 2c00::/12), and 2001::/16 and 2003::/16,
  * the first blocks given out (IANA, "IPv6 Global Unicast Address Assignments"). Even counts per block.
  */
-export const IPV6_BLOCKS = ['2001::/16', '2003::/16', '2400::/12', '2600::/12', '2800::/12', '2a00::/12', '2c00::/12'] as const;
+const IPV6_BLOCKS = ['2001::/16', '2003::/16', '2400::/12', '2600::/12', '2800::/12', '2a00::/12', '2c00::/12'] as const;
 
 /**
  * Networks whose answers a reader of a diff knows, each compared at its first address: public DNS
  * resolvers and the root name servers (root-servers.org), whose place and operator seldom change.
  */
-export const WELL_KNOWN_NETWORKS: readonly { readonly network: string; readonly name: string }[] = [
+const WELL_KNOWN_NETWORKS: readonly { readonly network: string; readonly name: string }[] = [
   { network: '8.8.8.0/24', name: 'Google Public DNS' },
   { network: '8.8.4.0/24', name: 'Google Public DNS' },
   { network: '1.1.1.0/24', name: 'Cloudflare DNS' },

@@ -38,6 +38,7 @@ export function isLoopbackUrl(url: URL): boolean {
  * Why a download may not connect to `address` (IP text), or undefined when it may.
  *
  * @param loopback whether loopback is allowed (the first URL of the download was loopback).
+ * @internal Exported for its tests; downloads check through {@link hopRefusal} and {@link checkedLookup}.
  */
 export function addressRefusal(address: string, loopback: boolean): string | undefined {
   const parsed = parseIp(address);

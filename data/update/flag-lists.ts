@@ -197,7 +197,11 @@ function changeFrom(before: ParsedFlagList, after: ParsedFlagList): string | und
   return undefined;
 }
 
-/** The newest link of `page` that `pattern` matches (by the file's name, which carries its date), if any. */
+/**
+ * The newest link of `page` that `pattern` matches (by the file's name, which carries its date), if any.
+ *
+ * @internal Exported for its tests.
+ */
 export function newestLink(page: string, pattern: RegExp): string | undefined {
   return [...new Set(page.match(pattern) ?? [])].sort((a, b) => basename(a).localeCompare(basename(b))).at(-1);
 }

@@ -41,7 +41,7 @@ const CLOUDFLARE = { v4: ['173.245.48.0/20', '103.21.244.0/22'], v6: ['2400:cb00
 const FASTLY = { v4: ['23.235.32.0/20'], v6: ['2a04:4e40::/32'] };
 
 /** The name of Azure's weekly file, as its Download Center page links it. */
-export const AZURE_FILE = 'ServiceTags_Public_20261116.json';
+const AZURE_FILE = 'ServiceTags_Public_20261116.json';
 
 /** Every list's sample. */
 export const SAMPLES: Record<FlagListId, Sample> = {

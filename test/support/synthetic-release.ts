@@ -80,7 +80,7 @@ export function placeOf(index: number, changes?: ReleaseChanges): { city: City; 
 }
 
 /** The network of `index` in a family: `1.0.0.0/8` split in /20s, `2a00::/12` in /24s. */
-export function networkOf(index: number, family: 4 | 6): string {
+function networkOf(index: number, family: 4 | 6): string {
   return family === 4 ? `1.${index >> 4}.${(index & 15) << 4}.0/20` : `2a0${(index >> 8).toString(16)}:${(index & 255).toString(16)}00::/24`;
 }
 

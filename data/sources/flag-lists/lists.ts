@@ -163,13 +163,13 @@ export interface ParsedFlagList {
 }
 
 /** The ceilings of a list in its coverage's units: IPv4 addresses and IPv6 /64s. */
-export function ceilingOf(id: FlagListId): Coverage {
+function ceilingOf(id: FlagListId): Coverage {
   const { ceiling } = FLAG_LISTS[id] as FlagList;
   return { ipv4: 2 ** (32 - ceiling.ipv4), ipv6: 2 ** (64 - ceiling.ipv6) };
 }
 
 /** A list's coverage in words: `3144482 IPv4 addresses (a /10.4's worth) and 2.6e+12 IPv6 /64s (a /22.8's worth)`. */
-export function describeCoverage(coverage: Coverage): string {
+function describeCoverage(coverage: Coverage): string {
   const ipv6 = coverage.ipv6 >= 1e6 ? coverage.ipv6.toExponential(2) : String(Math.round(coverage.ipv6 * 100) / 100);
   return (
     `${coverage.ipv4} IPv4 addresses${coverage.ipv4 > 0 ? ` (${asPrefix(coverage.ipv4, 4)})` : ''} and ` +
