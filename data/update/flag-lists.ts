@@ -102,7 +102,7 @@ export interface FetchedList {
   readonly staged?: StagedSource;
   /** The paths of its files. */
   readonly paths: readonly string[];
-  /** Why the list could not be fetched, and what the build uses instead; absent when it was fetched. */
+  /** Why the list was not updated (not fetched, refused, or changed too much), and what the build uses instead; absent when it was. */
   readonly problem?: string;
 }
 

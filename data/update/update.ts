@@ -64,8 +64,9 @@ export interface UpdateResult {
    */
   readonly unchanged: boolean;
   /**
-   * The flag lists that could not be fetched or read, each with what the build used instead (the
-   * cached version, or nothing): the update goes on without them.
+   * The flag lists that were not updated (not fetched, refused by their bounds, or changed too much from
+   * their cached version), each with what the build used instead (the cached version, or nothing): the
+   * update goes on without them.
    */
   readonly problems: string[];
 }
