@@ -18,7 +18,7 @@ export const THRESHOLDS: { readonly database: Readonly<Record<DiffField, Thresho
   database: {
     countryCode: {
       share: 0.02,
-      basis: 'Real releases move under 0.2% of IPv4 and 0.5% of IPv6 to another country, even eight releases apart; a /8 of corrections is 0.4% of IPv4.',
+      basis: 'Real releases move under 0.2% of IPv4 and 0.5% of IPv6 to another country, even five releases apart; a /8 of corrections is 0.4% of IPv4.',
     },
     regionCode: { share: 0.15, basis: 'Real releases change up to about 4% of regions, in the release that redraws them; 15% is over three times that.' },
     cityName: { share: 0.3, basis: 'Real releases change up to about 10% of cities; 30% is three times that.' },
