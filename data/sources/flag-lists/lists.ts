@@ -170,7 +170,8 @@ function ceilingOf(id: FlagListId): Coverage {
 
 /** A list's coverage in words: `3144482 IPv4 addresses (a /10.4's worth) and 2.6e+12 IPv6 /64s (a /22.8's worth)`. */
 function describeCoverage(coverage: Coverage): string {
-  const ipv6 = coverage.ipv6 >= 1e6 || (coverage.ipv6 > 0 && coverage.ipv6 < 0.01) ? coverage.ipv6.toExponential(2) : String(Math.round(coverage.ipv6 * 100) / 100);
+  const ipv6 =
+    coverage.ipv6 >= 1e6 || (coverage.ipv6 > 0 && coverage.ipv6 < 0.01) ? coverage.ipv6.toExponential(2) : String(Math.round(coverage.ipv6 * 100) / 100);
   return (
     `${coverage.ipv4} IPv4 addresses${coverage.ipv4 > 0 ? ` (${asPrefix(coverage.ipv4, 4)})` : ''} and ` +
     `${ipv6} IPv6 /64s${coverage.ipv6 > 0 ? ` (${asPrefix(coverage.ipv6, 6)})` : ''}`
