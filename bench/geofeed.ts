@@ -5,14 +5,16 @@
  * read whole with its entries kept, as the build reads the cached copy.
  *
  *     npm run bench:geofeed
+ *     npm run bench:geofeed -- --case build --feed feed.csv     one case alone (what the run starts each process with)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCommandLine } from '../data/command-line.ts';
 import { parseGeofeed } from '../data/corrections/geofeed.ts';
 import { DownloadCache } from '../data/update/cache.ts';
 import { fetchGeofeed } from '../data/update/geofeeds.ts';
@@ -74,7 +76,7 @@ function main(): void {
     ] as const;
     console.log('| case | outcome | time | peak resident memory |\n| --- | --- | --- | --- |');
     for (const [kind, path, what] of cases) {
-      const output = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), kind, path], { encoding: 'utf8' });
+      const output = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--case', kind, '--feed', path], { encoding: 'utf8' });
       const { outcome, seconds, maxRssMiB } = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { outcome: string; seconds: number; maxRssMiB: number };
       console.log(`| ${what} | ${outcome} | ${seconds.toFixed(1)} s | ${maxRssMiB.toFixed(0)} MiB |`);
     }
@@ -83,6 +85,17 @@ function main(): void {
   }
 }
 
-const [kind, path] = process.argv.slice(2);
-if (kind !== undefined && path !== undefined) await runCase(kind, path);
-else main();
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const parsed = parseCommandLine(process.argv.slice(2), {
+    command: 'npm run bench:geofeed',
+    usage: `usage: npm run bench:geofeed -- [--case KIND --feed FILE]
+
+Writes a geofeed of 32 MiB of good lines and one of bad lines, then reads each as data:update and the
+build do, each in a fresh process, and prints the peak memory and time of each as a table.
+  --case KIND --feed FILE   one case alone (fetch or build), as the benchmark runs each`,
+    options: { case: { type: 'string' }, feed: { type: 'string' } },
+  });
+  if (typeof parsed === 'number') process.exitCode = parsed;
+  else if (parsed.values.case !== undefined && parsed.values.feed !== undefined) await runCase(parsed.values.case, parsed.values.feed);
+  else main();
+}
