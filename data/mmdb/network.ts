@@ -77,3 +77,34 @@ export function rangeToNetworks(first: bigint, last: bigint): Network[] {
   }
   return networks;
 }
+
+/** The bits of byte `index` that a prefix of `length` bits keeps. */
+export function maskByte(length: number, index: number): number {
+  const bits = Math.min(8, Math.max(0, length - index * 8));
+  return (0xff00 >> bits) & 0xff;
+}
+
+/** True when `outer` holds all of `inner`. */
+export function networkContains(outer: Network, inner: Network): boolean {
+  if (outer.prefixLength > inner.prefixLength) return false;
+  for (let i = 0; i < 16; i++) {
+    const mask = maskByte(outer.prefixLength, i);
+    if (((outer.bytes[i] as number) & mask) !== ((inner.bytes[i] as number) & mask)) return false;
+  }
+  return true;
+}
+
+/** True when two networks share an address: CIDR networks share one only when one holds the other. */
+export function networksOverlap(a: Network, b: Network): boolean {
+  return networkContains(a, b) || networkContains(b, a);
+}
+
+/**
+ * A network as CIDR text, IPv4 (`::a.b.c.d/96+n`) as `a.b.c.d/n` unless `ipv6` (an entry written in
+ * IPv6): `81.2.69.0/24`, `2001:db8::/32`, `::808:808/128`.
+ */
+export function networkText(network: Network, ipv6 = false): string {
+  const { bytes, prefixLength } = network;
+  if (!ipv6 && prefixLength >= 96 && bytes.subarray(0, 12).every((byte) => byte === 0)) return `${[...bytes.subarray(12)].join('.')}/${prefixLength - 96}`;
+  return `${ipaddr.fromByteArray([...bytes]).toString()}/${prefixLength}`;
+}

@@ -8,7 +8,8 @@
  *     npm run data:rollback -- --env de --remote
  *     npm run data:publish -- --all --remote --check     what publishing would change, changing nothing
  *
- * Both refuse a database whose load would not fit the isolate budget (`data/budget.ts`).
+ * Both refuse a database whose load would not fit the isolate budget (`data/budget.ts`); a publish
+ * first passes the diff gate against what each bucket serves (`data/diff/gate.ts`).
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,10 +18,13 @@ import { budgetFit, DEFAULT_BUDGET_BYTES } from '../../src/geo/budget.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget, mib, switchLine } from '../budget.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
+import { DiffError } from '../diff/builds.ts';
+import { diffGate, OVER_THRESHOLDS } from '../diff/gate.ts';
 import { verifyAsnObject } from './asn-check.ts';
 import { lacksAsnObject } from './asn-object.ts';
 import { type BuildFile, bodiesAsPaths, productionDataNotice, readBuildFile } from './build-file.ts';
 import {
+  expireVersions,
   type PublicationStep,
   PublishError,
   publicationStep,
@@ -39,13 +43,16 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'wrangler.toml');
 const DEFAULT_FILE = join(ROOT, 'data', 'out', 'ipgeo.manifest.json');
 
-/** The exit code of `data:publish --check` when publishing would change a bucket (0: it would change none; 1: an error). */
+/**
+ * The exit code of `data:publish --check` when publishing would change a bucket (0: it would change
+ * none; 1: an error; `OVER_THRESHOLDS`, 4, of `data/diff/gate.ts`: the diff gate stops the build).
+ */
 export const CHANGES_PENDING = 3;
 
 /** The usage of `data:publish` or of `data:rollback`. */
 function usageOf(command: 'publish' | 'rollback'): string {
   const publish = command === 'publish';
-  return `usage: npm run data:${command} -- (--env NAME... | --all) [--remote]${publish ? ' [--file FILE]' : ''} [--persist-to DIR] [--budget-mib N]${publish ? ' [--check]' : ''}
+  return `usage: npm run data:${command} -- (--env NAME... | --all) [--remote]${publish ? ' [--file FILE]' : ''} [--persist-to DIR] [--budget-mib N]${publish ? '\n                              [--check] [--accept-diff VERSION] [--summary FILE]' : ''}
 
 ${publish ? 'Uploads the build into the R2 bucket of each deployment and makes it the current version.' : 'Makes the version before the current one current again, in the R2 bucket of each deployment.'}
 Running Workers switch within a minute.
@@ -58,7 +65,14 @@ Running Workers switch within a minute.
     publish
       ? `\n  --check           change nothing: say what publishing would do in each bucket, and exit 0 when it
                     would change none (the build is current everywhere, no version to expire),
-                    ${CHANGES_PENDING} when it would change one`
+                    ${CHANGES_PENDING} when it would change one, ${OVER_THRESHOLDS} when the diff gate stops the build
+  --accept-diff VERSION  publish VERSION (the build's) though its diff from what a bucket serves
+                    crosses a threshold: after reading that diff (npm run data:diff -- bucket:ENV data/out)
+  --summary FILE    append the diff tables to FILE (the workflow's $GITHUB_STEP_SUMMARY)
+
+Before publishing, the build is compared with the version each bucket serves (npm run data:diff); a
+share over its threshold publishes nothing, deletes only the versions expired (over ${RETENTION_DAYS} days), and
+exits ${OVER_THRESHOLDS} (docs/operations.md, "The diff gate").`
       : ''
   }`;
 }
@@ -125,6 +139,8 @@ function main(argv: string[]): Promise<number> | number {
       'persist-to': { type: 'string' },
       ...BUDGET_OPTION,
       check: { type: 'boolean' },
+      'accept-diff': { type: 'string' },
+      summary: { type: 'string' },
     },
   });
   if (typeof line === 'number') return line;
@@ -133,6 +149,8 @@ function main(argv: string[]): Promise<number> | number {
   if (values.all && values.env?.length) return commandLineError(name, '--env and --all exclude each other');
   if (command === 'rollback' && values.file) return commandLineError(name, '--file is for data:publish only');
   if (command === 'rollback' && values.check) return commandLineError(name, '--check is for data:publish only');
+  if (command === 'rollback' && (values['accept-diff'] || values.summary))
+    return commandLineError(name, '--accept-diff and --summary are for data:publish only');
   const budgetBytes = budgetFromOption(values['budget-mib']);
   if (typeof budgetBytes !== 'number') return commandLineError(name, budgetBytes.error);
   return runCommand(command, { ...values, budgetBytes });
@@ -149,6 +167,10 @@ export interface CommandOptions {
   budgetBytes?: number;
   /** `data:publish --check`: read the buckets, change nothing. */
   check?: boolean;
+  /** `data:publish --accept-diff VERSION`: the build's version, published though the diff gate would stop it. */
+  'accept-diff'?: string;
+  /** Where the diff tables are appended (the workflow's summary). */
+  summary?: string;
 }
 
 /**
@@ -183,6 +205,16 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
       for (const text of lines) console.log(text);
       const notice = values.remote ? productionDataNotice(build) : undefined;
       if (notice) console.log(notice);
+      const accepted = values['accept-diff'];
+      if (accepted !== undefined && accepted !== build.version) {
+        throw new PublishError(`--accept-diff ${accepted} names another version than the build's, ${build.version}: read its diff, then name it`);
+      }
+      if (accepted === undefined) {
+        const { stopped } = await diffGate(resolve(values.file ?? DEFAULT_FILE), buckets, console.log, values.summary);
+        if (stopped) return stopAtGate(buckets, build.version, values.check ?? false);
+      } else {
+        console.log(`The diff gate is overridden for version ${build.version} (--accept-diff).`);
+      }
       const changes = await publishEverywhere(buckets, environments, build, budgetBytes, values.check ?? false);
       if (values.check) {
         console.log(
@@ -199,12 +231,27 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
     );
     return 0;
   } catch (error) {
-    if (error instanceof PublishError || error instanceof BudgetError) {
+    if (error instanceof PublishError || error instanceof BudgetError || error instanceof DiffError) {
       console.error(`data:${command} ${error instanceof BudgetError ? 'refused' : 'failed'}: ${error.message}`);
       return 1;
     }
     throw error;
   }
+}
+
+/**
+ * What a publish does when the diff gate stops the build: publishes nothing, still deletes the versions
+ * the licence wants gone (unless `check`), and says how to go on.
+ *
+ * @returns {@link OVER_THRESHOLDS}.
+ */
+async function stopAtGate(buckets: readonly VersionBucket<string>[], version: string, check: boolean): Promise<number> {
+  console.error(
+    `The diff gate stops version ${version}: a share is over its threshold (the table above). ${check ? 'Publishing would publish nothing' : 'Nothing was published'}. ` +
+      `Read the diff; to publish this build all the same: npm run data:publish -- … --accept-diff ${version}`,
+  );
+  if (!check) for (const bucket of buckets) await expireVersions(bucket, new Date(), console.log);
+  return OVER_THRESHOLDS;
 }
 
 /**

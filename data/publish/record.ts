@@ -337,6 +337,15 @@ async function commit(
   return deleteExpired(bucket, record, expired, log);
 }
 
+/**
+ * Deletes the versions of a bucket that stopped being current more than {@link RETENTION_DAYS} ago,
+ * publishing nothing: what a publish stopped by the diff gate still does (GeoLite2 EULA, 6c).
+ */
+export async function expireVersions(bucket: VersionBucket<unknown>, now: Date, log: (line: string) => void): Promise<void> {
+  const record = await readRecord(bucket);
+  if (record) await expire(bucket, record, now, log);
+}
+
 /** Deletes the versions of `record` that expired, writing the record without them first; `record` when none did. */
 async function expire(bucket: VersionBucket<unknown>, before: CurrentRecord, now: Date, log: (line: string) => void): Promise<CurrentRecord> {
   const { record, expired } = withoutExpired(before, now);

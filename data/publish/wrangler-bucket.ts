@@ -18,11 +18,17 @@ export interface WranglerTarget {
   readonly persistTo?: string;
 }
 
+/** A bucket of wrangler's: the publishing steps, and an object fetched into a file (`data:diff` reads a deployment's current version so). */
+export interface WranglerBucket extends VersionBucket<string> {
+  /** Writes the object `key` into `file`. @throws PublishError when it is missing or wrangler fails. */
+  getFile(key: string, file: string): Promise<void>;
+}
+
 /**
  * The bucket of `target`; bodies are file paths. Each operation is one wrangler run (about 2 s), run
  * without blocking the caller's event loop (`bench:switch` keeps its load going meanwhile).
  */
-export function wranglerBucket(target: WranglerTarget): VersionBucket<string> {
+export function wranglerBucket(target: WranglerTarget): WranglerBucket {
   const where = [target.remote ? '--remote' : '--local', '--env', target.environment, ...(target.persistTo ? ['--persist-to', target.persistTo] : [])];
   const run = (args: string[], input?: string) =>
     new Promise<{ ok: boolean; stdout: string; stderr: string }>((resolve) => {
@@ -42,6 +48,10 @@ export function wranglerBucket(target: WranglerTarget): VersionBucket<string> {
       if (result.ok) return result.stdout;
       if (/specified key does not exist|NoSuchKey/i.test(result.stderr)) return null;
       throw failed(`get ${key}`, result.stderr);
+    },
+    async getFile(key, file) {
+      const result = await run(['get', path(key), '--file', file]);
+      if (!result.ok) throw failed(`get ${key}`, result.stderr);
     },
     async putText(key, text) {
       const result = await run(['put', path(key), '--pipe', '--content-type', 'application/json'], text);

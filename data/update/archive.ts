@@ -16,6 +16,12 @@ export function sha256Of(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/**
+ * The most bytes the files taken out of one archive may hold: a gzip bomb stops here. Several times
+ * the largest source read from an archive (GeoIP2 City's database, the ASN package's CSV files).
+ */
+const UNPACKED_MAX_BYTES = 1024 * 1_048_576;
+
 /** Entry types of a regular file (`OldFile`: the typeflag of old tar writers). */
 const FILE_TYPES: ReadonlySet<string> = new Set(['File', 'OldFile', 'ContiguousFile']);
 
@@ -31,12 +37,14 @@ function refusal(entry: ReadEntry): string | undefined {
 /**
  * The files of a gzipped tar archive whose paths `wanted` accepts, by path.
  *
- * @throws UpdateError when the archive is not gzip, not tar, or ends early; or when any entry is a link,
- *   a device or a FIFO, or has an absolute path or a `..` segment (the archive is refused whole).
+ * @throws UpdateError when the archive is not gzip, not tar, or ends early; when any entry is a link,
+ *   a device or a FIFO, or has an absolute path or a `..` segment (the archive is refused whole); or
+ *   when the files taken hold more than {@link UNPACKED_MAX_BYTES}.
  */
 export async function filesOf(archive: Buffer, wanted: (path: string) => boolean, what: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   let refused: UpdateError | undefined;
+  let unpacked = 0;
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       strict: true,
@@ -48,12 +56,22 @@ export async function filesOf(archive: Buffer, wanted: (path: string) => boolean
           return;
         }
         const chunks: Buffer[] = [];
-        entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+        entry.on('data', (chunk: Buffer) => {
+          unpacked += chunk.length;
+          if (unpacked > UNPACKED_MAX_BYTES) {
+            refused ??= new UpdateError(`${what} is refused: its files hold more than ${UNPACKED_MAX_BYTES} bytes unpacked`);
+            parser.abort(refused);
+            return;
+          }
+          chunks.push(chunk);
+        });
         entry.on('end', () => files.set(entry.path, Buffer.concat(chunks)));
       },
     });
     parser.on('error', (error: Error) => reject(new UpdateError(`${what} is not a complete .tar.gz archive: ${error.message}`)));
-    parser.on('abort', (error: Error) => reject(new UpdateError(`${what} is not a complete .tar.gz archive: ${error.message}`)));
+    parser.on('abort', (error: Error) =>
+      reject(error instanceof UpdateError ? error : new UpdateError(`${what} is not a complete .tar.gz archive: ${error.message}`)),
+    );
     parser.on('end', () => resolve());
     parser.end(archive);
   });

@@ -1,9 +1,12 @@
 /**
  * @module The download cache of `data:update` (`data/cache/`, outside git): one folder per source, with
- * a `source.json` saying what was fetched. New downloads go to a staging folder first and replace the
- * cached ones only once every source has been fetched and checked and the build has succeeded.
+ * a `source.json` saying what was fetched and the SHA-256 of each file as written. New downloads go to a
+ * staging folder first and replace the cached ones only once every source has been fetched and checked
+ * and the build has succeeded. A cached source is reused only when its folder holds exactly the files
+ * recorded, each with its recorded SHA-256; otherwise it is fetched again, and the update says why.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { UpdateError } from './download.ts';
 
@@ -19,9 +22,30 @@ export interface CachedSource {
   readonly integrity?: string;
   /** When it was downloaded, ISO 8601. */
   readonly fetchedAt: string;
-  /** Where it was downloaded from, for sources named by their URL (geofeeds). */
+  /** Where it was downloaded from, for sources named by their URL (geofeeds): origin and path only. */
   readonly url?: string;
+  /** The SHA-256 of each file of the folder but `source.json`, by its path in the folder, as written. */
+  readonly files?: Readonly<Record<string, string>>;
 }
+
+/** What {@link DownloadCache.stage} records: the files' digests are added by it. */
+type SourceToStage = Omit<CachedSource, 'files'>;
+
+/** The files under `dir` but `source.json`, by their path in it (`/`-separated), sorted. */
+function filesUnder(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else found.push(relative(dir, path).split(sep).join('/'));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return found.filter((path) => path !== 'source.json').sort();
+}
+
+const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** A source fetched by this update: where the build reads it, and whether it is new. */
 export interface StagedSource {
@@ -37,7 +61,11 @@ export interface StagedSource {
 export class DownloadCache {
   readonly staging: string;
 
-  constructor(readonly root: string) {
+  /** @param log says why a cached source is not reused (altered, or written before digests were kept). */
+  constructor(
+    readonly root: string,
+    private readonly log: (line: string) => void = () => {},
+  ) {
     this.staging = join(root, `.staging-${process.pid}`);
   }
 
@@ -46,10 +74,37 @@ export class DownloadCache {
     return join(this.root, id);
   }
 
-  /** What the cache holds of a source, if anything. */
+  /**
+   * What the cache holds of a source, checked: undefined when it holds nothing, or when its folder is
+   * not exactly the files recorded with their SHA-256 (then it is logged, and the source fetched again).
+   */
   cached(id: string): CachedSource | undefined {
-    const file = join(this.dirOf(id), 'source.json');
-    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as CachedSource) : undefined;
+    const dir = this.dirOf(id);
+    const file = join(dir, 'source.json');
+    if (!existsSync(file)) return undefined;
+    let source: CachedSource;
+    try {
+      source = JSON.parse(readFileSync(file, 'utf8')) as CachedSource;
+    } catch {
+      this.log(`${id}: the cache's source.json is not JSON; fetching it again`);
+      return undefined;
+    }
+    if (source.files === undefined) {
+      this.log(`${id}: the cached copy was written before the cache kept its files' SHA-256; fetching it again`);
+      return undefined;
+    }
+    const digests = source.files;
+    const recorded = Object.keys(digests).sort();
+    const mismatched = recorded.find((name) => !existsSync(join(dir, name)) || sha256Of(readFileSync(join(dir, name))) !== digests[name]);
+    const why =
+      mismatched !== undefined
+        ? `its ${mismatched} is not the file whose SHA-256 was recorded when it was written`
+        : filesUnder(dir).join('\n') !== recorded.join('\n')
+          ? `its folder holds other files than the ${recorded.length} recorded when it was written`
+          : undefined;
+    if (why === undefined) return source;
+    this.log(`${id}: the cached copy was altered after download (${why}); fetching it again`);
+    return undefined;
   }
 
   /** The source as cached, unchanged. */
@@ -63,7 +118,7 @@ export class DownloadCache {
    * @throws UpdateError when a file's name would put it outside the source's folder (archives that hold
    *   such names are refused before this, `archive.ts`).
    */
-  stage(id: string, files: ReadonlyMap<string, Uint8Array>, source: CachedSource): StagedSource {
+  stage(id: string, files: ReadonlyMap<string, Uint8Array>, toStage: SourceToStage): StagedSource {
     const dir = join(this.staging, id);
     for (const name of files.keys()) {
       const inside = relative(dir, join(dir, name));
@@ -71,10 +126,13 @@ export class DownloadCache {
         throw new UpdateError(`${id}: the file name ${JSON.stringify(name)} is outside its folder`);
     }
     mkdirSync(dir, { recursive: true });
+    const digests: Record<string, string> = {};
     for (const [name, bytes] of files) {
       mkdirSync(dirname(join(dir, name)), { recursive: true });
       writeFileSync(join(dir, name), bytes);
+      digests[relative(dir, join(dir, name)).split(sep).join('/')] = sha256Of(bytes);
     }
+    const source: CachedSource = { ...toStage, files: digests };
     writeFileSync(join(dir, 'source.json'), `${JSON.stringify(source, null, 2)}\n`);
     return { id, dir, changed: true, source };
   }

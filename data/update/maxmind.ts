@@ -23,6 +23,15 @@ export interface MaxMindAccount {
   readonly baseUrl: string;
 }
 
+/** The largest `.sha256` answer accepted: one line of 64 hex digits and the archive's name. */
+const CHECKSUM_MAX_BYTES = 1024;
+/**
+ * The largest archive accepted. GeoIP2 City, the largest edition the build reads, is an archive of
+ * some 60 MiB (MaxMind's database sizes, 2026); this leaves it room to grow eightfold, while an
+ * endless or bloated answer stops here instead of filling the runner's memory.
+ */
+const ARCHIVE_MAX_BYTES = 512 * 1_048_576;
+
 const CREDENTIALS =
   'check MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY (the account ID and a licence key of https://www.maxmind.com/en/accounts/current/license-key)';
 
@@ -55,16 +64,17 @@ export async function fetchEdition(
   const options = { headers, timeoutMs, onUnauthorized: CREDENTIALS };
   const file = `${edition}.mmdb`;
 
-  const checksum = (await download(`${url}tar.gz.sha256`, { ...options, what: `${edition} checksum` })).toString('utf8');
+  const checksum = (await download(`${url}tar.gz.sha256`, { ...options, what: `${edition} checksum`, maxBytes: CHECKSUM_MAX_BYTES })).toString('utf8');
   const expected = /^([0-9a-f]{64})(\s|$)/i.exec(checksum.trim())?.[1]?.toLowerCase();
-  if (!expected) throw new UpdateError(`${edition} checksum: not a SHA-256 line: ${JSON.stringify(checksum.slice(0, 80))}`);
+  // What was fetched is not quoted: an answer that is not a checksum may be anyone's page.
+  if (!expected) throw new UpdateError(`${edition} checksum: the answer is not a SHA-256 line`);
   const cached = cache.cached(id);
   if (cached?.archiveSha256 === expected) {
     log(`${edition}: unchanged since ${cached.fetchedAt} (build of ${cached.version}); not downloaded`);
     return { ...cache.unchanged(id, cached), role: roleOf(edition) ?? 'city', file };
   }
 
-  const archive = await download(`${url}tar.gz`, { ...options, what: `${edition} archive` });
+  const archive = await download(`${url}tar.gz`, { ...options, what: `${edition} archive`, maxBytes: ARCHIVE_MAX_BYTES });
   const actual = sha256Of(archive);
   if (actual !== expected) throw new UpdateError(`${edition} archive: SHA-256 ${actual} does not match the published ${expected} (damaged in transit?)`);
   const mmdb = await fileOf(archive, file, `${edition} archive`);

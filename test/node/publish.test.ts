@@ -12,10 +12,11 @@ import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BudgetError } from '../../data/budget.ts';
 import { build, DATABASE_FILE } from '../../data/build.ts';
+import { OVER_THRESHOLDS } from '../../data/diff/gate.ts';
 import { readBuildFile } from '../../data/publish/build-file.ts';
 import { CHANGES_PENDING, readBuild, runCommand } from '../../data/publish/cli.ts';
 import { type R2Like, r2Bucket } from '../../data/publish/r2-bucket.ts';
-import { PublishError, publishTo, readRecord, rollBack, wholeFilePublication } from '../../data/publish/record.ts';
+import { expireVersions, PublishError, publishTo, readRecord, rollBack, wholeFilePublication } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { FIXTURES } from '../support/fixtures.ts';
@@ -26,6 +27,9 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
  * A small build of MaxMind's test databases, with a proxy list of one address when `proxy` is given:
  * builds with other lists differ in their digest, so in their versions (the same sources give the same bytes).
  */
+/** MaxMind's test databases: the sources of the small builds. */
+const SMALL_SOURCES = { maxmindCity: `${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, maxmindAsn: `${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb` };
+
 function smallBuild(dir: string, proxy?: string) {
   const proxyLists: string[] = [];
   if (proxy !== undefined) {
@@ -36,11 +40,7 @@ function smallBuild(dir: string, proxy?: string) {
     utimesSync(list, new Date('2026-01-02T00:00:00Z'), new Date('2026-01-02T00:00:00Z'));
     proxyLists.push(list);
   }
-  const manifest = build(
-    { maxmindCity: `${FIXTURES}/test-data/GeoIP2-City-Test.mmdb`, maxmindAsn: `${FIXTURES}/test-data/GeoLite2-ASN-Test.mmdb`, proxyLists },
-    () => {},
-    dir,
-  );
+  const manifest = build({ ...SMALL_SOURCES, proxyLists }, () => {}, dir);
   const file = join(dir, 'ipgeo.mmdb');
   return { file, sha256: manifest.shards[0]?.sha256 ?? '', version: manifest.version };
 }
@@ -49,7 +49,10 @@ describe('npm run data:publish and data:rollback', () => {
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-publish-'));
   const state = join(work, 'state');
   /** Runs a command in this process (each of its R2 operations is a wrangler run); its output and exit code. */
-  const cli = async (command: 'publish' | 'rollback', options: { env: string[]; file?: string; budgetBytes?: number; check?: boolean }) => {
+  const cli = async (
+    command: 'publish' | 'rollback',
+    options: { env: string[]; file?: string; budgetBytes?: number; check?: boolean; 'accept-diff'?: string },
+  ) => {
     const output: string[] = [];
     const spies = [vi.spyOn(console, 'log'), vi.spyOn(console, 'error')];
     for (const spy of spies) spy.mockImplementation((line: string) => void output.push(line));
@@ -125,6 +128,40 @@ describe('npm run data:publish and data:rollback', () => {
     expect(await bucket.getText(CURRENT_RECORD_KEY)).toBe(recordText);
   }, 120_000);
 
+  it('stops a build over a threshold of the diff gate, publishing nothing, until --accept-diff names its version', async () => {
+    const first = smallBuild(join(work, 'a'));
+    // A hosting list of a whole /8, within the list's own ceiling: over a tenth of the small build's answers change.
+    const list = join(work, 'datacenter.txt');
+    writeFileSync(list, '1.0.0.0/8\n');
+    utimesSync(list, new Date('2026-01-02T00:00:00Z'), new Date('2026-01-02T00:00:00Z'));
+    const poisonedDir = join(work, 'poisoned');
+    const manifest = build({ ...SMALL_SOURCES, proxyLists: [], flagLists: [{ id: 'x4bnet-datacenter', paths: [list] }] }, () => {}, poisonedDir);
+    const poisoned = { file: join(poisonedDir, 'ipgeo.mmdb'), version: manifest.version };
+    const recordText = await bucket.getText(CURRENT_RECORD_KEY);
+    expect(JSON.parse(recordText ?? '{}').current.version).toBe(first.version);
+
+    const checked = await cli('publish', { env: ['free'], file: poisoned.file, check: true });
+    expect(checked.code).toBe(OVER_THRESHOLDS);
+    expect(checked.output).toContain(`### data:diff: ipgeo-data (local) ${first.version} → ${poisonedDir} ${poisoned.version}`);
+    expect(checked.output).toMatch(/\*\*Over a threshold:\*\* isHosting of [\d.]+% of IPv4 addresses \(threshold 2%\)/);
+    const stopped = await cli('publish', { env: ['free'], file: poisoned.file });
+    expect(stopped.code).toBe(OVER_THRESHOLDS);
+    expect(stopped.output).toContain(`The diff gate stops version ${poisoned.version}`);
+    expect(stopped.output).toContain(
+      `Nothing was published. Read the diff; to publish this build all the same: npm run data:publish -- … --accept-diff ${poisoned.version}`,
+    );
+    expect(await bucket.getText(CURRENT_RECORD_KEY)).toBe(recordText);
+
+    expect(await cli('publish', { env: ['free'], file: poisoned.file, 'accept-diff': first.version })).toEqual({
+      code: 1,
+      output: expect.stringContaining(`--accept-diff ${first.version} names another version than the build's, ${poisoned.version}`),
+    });
+    const accepted = await cli('publish', { env: ['free'], file: poisoned.file, 'accept-diff': poisoned.version });
+    expect(accepted.code).toBe(0);
+    expect(accepted.output).toContain(`The diff gate is overridden for version ${poisoned.version} (--accept-diff).`);
+    expect((await readRecord(bucket))?.current.version).toBe(poisoned.version);
+  }, 240_000);
+
   it('refuses the default build with --budget-mib 40, naming the figures, before touching any bucket', async () => {
     const state = await bucket.getText(CURRENT_RECORD_KEY);
     const size = statSync(DATABASE_FILE).size;
@@ -181,6 +218,23 @@ describe('versions in a bucket', () => {
     await rollBack(bucket, at(34), () => {});
     expect((await readRecord(bucket))?.current.version).toBe(b.version);
     await expect(rollBack(bucket, at(34), () => {})).rejects.toThrow(PublishError);
+  });
+
+  it('deletes the expired versions alone, publishing nothing, when the diff gate stops a build', async () => {
+    await raw.delete(CURRENT_RECORD_KEY);
+    const [a, b] = [41, 42].map((n) => version(n, new Uint8Array([n, 1, n])));
+    if (!a || !b) throw new Error('two versions');
+    await publishTo(bucket, a, at(1), () => {});
+    await publishTo(bucket, b, at(2), () => {}); // a stops being current on day 2
+    const lines: string[] = [];
+    await expireVersions(bucket, at(31), (line) => lines.push(line));
+    expect(lines).toEqual([]);
+    await expireVersions(bucket, at(33), (line) => lines.push(line));
+    expect(lines).toEqual([expect.stringContaining(`deleting ipgeo-${a.version}.mmdb`)]);
+    expect(await raw.head(`ipgeo-${a.version}.mmdb`)).toBeNull();
+    const record = await readRecord(bucket);
+    expect(record?.current.version).toBe(b.version);
+    expect(record?.versions.map((v) => v.version)).toEqual([b.version]);
   });
 
   it('rolls back to the version that was current before, never to one rolled back from', async () => {

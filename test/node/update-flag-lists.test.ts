@@ -6,17 +6,17 @@
  * the cached version kept or, with none, the list left out, saying so.
  */
 
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FLAG_LIST_IDS, type FlagListId } from '../../data/sources/flag-lists/lists.ts';
 import { DownloadCache } from '../../data/update/cache.ts';
 import { download, UpdateError } from '../../data/update/download.ts';
-import { fetchFlagList, PUBLISHED_LISTS } from '../../data/update/flag-lists.ts';
-import { AZURE_FILE, PublisherImitation, SAMPLES } from '../support/flag-list-publishers.ts';
+import { fetchFlagList, MAX_LIST_CHANGE, newestLink, PUBLISHED_LISTS } from '../../data/update/flag-lists.ts';
+import { PublisherImitation, SAMPLES } from '../support/flag-list-publishers.ts';
 
 const publishers = new PublisherImitation();
 const saved: Record<string, string | undefined> = {};
@@ -37,12 +37,14 @@ afterAll(async () => {
 beforeEach(() => publishers.publishAll());
 
 const listOf = (id: FlagListId) => PUBLISHED_LISTS.find((list) => list.id === id) as (typeof PUBLISHED_LISTS)[number];
-const newCache = () => new DownloadCache(mkdtempSync(join(tmpdir(), 'ipgeo-flag-cache-')));
+/** What the caches of the tests said about their own content (altered, or written before digests were kept). */
+const cacheLines: string[] = [];
+const newCache = () => new DownloadCache(mkdtempSync(join(tmpdir(), 'ipgeo-flag-cache-')), (line) => cacheLines.push(line));
 
 /** Fetches a list into `cache` and commits it, as an update whose build succeeded does. */
-async function fetchInto(cache: DownloadCache, id: FlagListId, timeoutMs = 10_000) {
+async function fetchInto(cache: DownloadCache, id: FlagListId, timeoutMs = 10_000, acceptChange = false) {
   const lines: string[] = [];
-  const fetched = await fetchFlagList(listOf(id), cache, timeoutMs, (line) => lines.push(line));
+  const fetched = await fetchFlagList(listOf(id), cache, timeoutMs, (line) => lines.push(line), acceptChange);
   if (fetched.staged) cache.commit([fetched.staged]);
   return { fetched, lines, paths: fetched.paths.map((path) => path.replace(`${basename(cache.staging)}/`, '')) };
 }
@@ -62,11 +64,18 @@ describe('fetching each list', () => {
     expect(lines).toEqual([`${id}: ${version} from 127.0.0.1:${new URL(publishers.url).port}`]);
   });
 
-  it('finds Azure’s weekly file by the newest link of its Download Center page', async () => {
-    const cache = newCache();
-    const { paths } = await fetchInto(cache, 'azure');
-    expect(paths.map((path) => basename(path))).toEqual([AZURE_FILE]);
-    expect(publishers.requests.get('/azure/ServiceTags_Public_20261109.json')).toBeUndefined();
+  it('finds Azure’s weekly file by the newest link of its Download Center page, on download.microsoft.com only', () => {
+    const { linkedAs } = listOf('azure').files[0] ?? {};
+    const ours = 'https://download.microsoft.com/download/7/1/d/71d86715-5596-4529-9b13-da13a5de5b63';
+    const page = [
+      `<a href="${ours}/ServiceTags_Public_20261109.json">last week</a>`,
+      `<a href="${ours}/ServiceTags_Public_20261116.json" class="mscom-link">Download</a>`,
+      '<a href="https://download.microsoft.example/x/ServiceTags_Public_20991231.json">a look-alike</a>',
+      '<a href="http://download.microsoft.com/x/ServiceTags_Public_20991231.json">plain http</a>',
+      '<a href="https://evil.example/download.microsoft.com/ServiceTags_Public_20991231.json">another host</a>',
+    ].join('\n');
+    expect(newestLink(page, linkedAs as RegExp)).toBe(`${ours}/ServiceTags_Public_20261116.json`);
+    expect(newestLink(page.split('\n').slice(2).join('\n'), linkedAs as RegExp)).toBeUndefined();
   });
 
   it('keeps the cached files of a list that comes back the same, so that the build is the same', async () => {
@@ -78,7 +87,7 @@ describe('fetching each list', () => {
     expect(again.paths).toEqual(first.paths);
     expect(again.lines[0]).toMatch(/^cloudflare: sha256 [0-9a-f]{12}, 3 networks from .+, as cached$/);
     // A list that changed is new.
-    publishers.answers.set('/cloudflare/ips-v6', { kind: 'serve', body: '2400:cb00::/32\n2606:4700::/32\n' });
+    publishers.answers.set('/cloudflare/ips-v4', { kind: 'serve', body: '173.245.48.0/20\n103.21.244.0/22\n103.22.200.0/22\n' });
     const changed = await fetchInto(cache, 'cloudflare');
     expect(changed.fetched.staged?.changed).toBe(true);
     expect(cache.cached('lists/cloudflare')?.version).toMatch(/, 4 networks$/);
@@ -108,7 +117,7 @@ describe('a publisher that fails', () => {
           kind: 'serve',
           body: JSON.stringify({ last_updated_timestamp: '2026-11-25T00:00:00', regions: [{ region: 'x', cidrs: [{ cidr: 'not-a-network' }] }] }),
         }),
-      /oracle-cloud public_ip_ranges\.json from 127\.0\.0\.1:\d+: regions\[0\]\.cidrs\[0\]\.cidr: "not-a-network" is not an IP address/,
+      /oracle-cloud public_ip_ranges\.json from 127\.0\.0\.1:\d+: regions\[0\]\.cidrs\[0\]\.cidr: the entry is not an IP address/,
     ],
     [
       'a body that is not the list',
@@ -123,12 +132,32 @@ describe('a publisher that fails', () => {
       /x4bnet-vpn ipv6\.txt \(VPN_LIST_IPV6_URL\): not found \(404\)/,
     ],
     [
-      'a page without the file’s link',
+      'a page that links its file elsewhere than download.microsoft.com',
       'azure',
-      () => publishers.answers.set('/azure/details.aspx', { kind: 'serve', body: '<html>We are sorry, this download is no longer available.</html>' }),
-      /azure download page \(AZURE_SERVICE_TAGS_URL\): http:\/\/.+\/azure\/details\.aspx links to no file matching/,
+      () => {
+        process.env.AZURE_SERVICE_TAGS_URL = `${publishers.url}/azure/details.aspx`;
+      },
+      /azure download page \(AZURE_SERVICE_TAGS_URL\): http:\/\/.+\/azure\/details\.aspx links to no file matching https:\\\/\\\/download\\\.microsoft\\\.com/,
+    ],
+    [
+      'a list over its ceiling',
+      'tor-exits',
+      () => publishers.answers.set('/tor-exits/torbulkexitlist', { kind: 'serve', body: '185.220.0.0/15\n' }),
+      /tor-exits torbulkexitlist from .+: covers 131072 IPv4 addresses .*over the list's ceiling of a \/16's worth/,
+    ],
+    [
+      'a list that lost every entry',
+      'x4bnet-datacenter',
+      () => {
+        publishers.answers.set('/x4bnet-datacenter/ipv4.txt', { kind: 'serve', body: '# regenerating\n' });
+        publishers.answers.set('/x4bnet-datacenter/ipv6.txt', { kind: 'serve', body: '' });
+      },
+      /x4bnet-datacenter ipv4\.txt from .+ and x4bnet-datacenter ipv6\.txt from .+: no network/,
     ],
   ];
+  afterEach(() => {
+    process.env.AZURE_SERVICE_TAGS_URL = publishers.environment().AZURE_SERVICE_TAGS_URL;
+  });
 
   it.each(failures)('keeps the cached version on %s, and says so', async (_case, id, fail, message, timeoutMs) => {
     const cache = newCache();
@@ -153,6 +182,78 @@ describe('a publisher that fails', () => {
     expect(fetched.problem).toMatch(message);
     expect(fetched.problem).toMatch(/; no cached version, so the build goes on without this list$/);
     expect(existsSync(cache.dirOf(`lists/${id}`))).toBe(false);
+  });
+});
+
+describe('a list that changed too much from its cached version', () => {
+  const cloudflare = (v4: string) => publishers.answers.set('/cloudflare/ips-v4', { kind: 'serve', body: v4 });
+
+  it(`takes a change within ${MAX_LIST_CHANGE * 100}% of its networks and addresses`, async () => {
+    const cache = newCache();
+    await fetchInto(cache, 'cloudflare');
+    cloudflare('173.245.48.0/20\n'); // 3 networks to 2, 5,120 IPv4 addresses to 4,096
+    const { fetched } = await fetchInto(cache, 'cloudflare');
+    expect(fetched.problem).toBeUndefined();
+    expect(fetched.staged?.changed).toBe(true);
+  });
+
+  it.each([
+    [
+      'networks',
+      Array.from({ length: 9 }, (_, i) => `173.245.${48 + i * 16}.0/20`).join('\n'),
+      /its networks went from 3 in the cached version to 10 \(\+233%\)/,
+    ],
+    ['addresses', '173.128.0.0/10\n103.21.244.0/22\n', /its IPv4 addresses went from 5120 in the cached version to 4195328 \(\+81840%\)/],
+  ])('keeps the cached version when its %s changed more, and says so; --accept-list-change takes it', async (_what, v4, message) => {
+    const cache = newCache();
+    const good = await fetchInto(cache, 'cloudflare');
+    cloudflare(v4);
+    const kept = await fetchInto(cache, 'cloudflare');
+    expect(kept.fetched.staged?.changed).toBe(false);
+    expect(kept.paths).toEqual(good.paths);
+    expect(kept.fetched.problem).toMatch(message);
+    expect(kept.fetched.problem).toMatch(
+      /, more than the 50% a refresh takes unasked \(--accept-list-change cloudflare takes it\); the build uses the cached version/,
+    );
+    const taken = await fetchInto(cache, 'cloudflare', 10_000, true);
+    expect(taken.fetched.problem).toBeUndefined();
+    expect(taken.fetched.staged?.changed).toBe(true);
+    expect(taken.lines[0]).toMatch(message);
+    expect(taken.lines[0]).toContain('taken, as --accept-list-change cloudflare asks');
+  });
+});
+
+describe('a cached list', () => {
+  it('altered after download is fetched again, and said; with its publisher down it is not used', async () => {
+    const cache = newCache();
+    const { paths } = await fetchInto(cache, 'cloudflare');
+    writeFileSync(paths[0] as string, '0.0.0.0/8\n1.0.0.0/8\n');
+    const again = await fetchInto(cache, 'cloudflare');
+    expect(cacheLines.at(-1)).toBe(
+      'lists/cloudflare: the cached copy was altered after download (its ips-v4 is not the file whose SHA-256 was recorded when it was written); fetching it again',
+    );
+    expect(again.fetched.staged?.changed).toBe(true);
+    expect(readFileSync(again.paths[0] as string, 'utf8')).toBe(SAMPLES.cloudflare.files['ips-v4']);
+    // Altered again, and the publisher down: the list is left out rather than the altered copy used.
+    writeFileSync(again.paths[0] as string, '0.0.0.0/8\n');
+    publishers.answers.set('/cloudflare/ips-v4', { kind: 'status', status: 503 });
+    const offline = await fetchInto(cache, 'cloudflare');
+    expect(offline.fetched.staged).toBeUndefined();
+    expect(offline.fetched.problem).toMatch(/answered 503; no cached version, so the build goes on without this list$/);
+  });
+
+  it('with a file added, or written before the cache kept digests, is fetched again, and said', async () => {
+    const cache = newCache();
+    await fetchInto(cache, 'fastly');
+    writeFileSync(join(cache.dirOf('lists/fastly'), 'extra.txt'), '8.8.8.0/24\n');
+    await fetchInto(cache, 'fastly');
+    expect(cacheLines.at(-1)).toMatch(/^lists\/fastly: the cached copy was altered after download \(its folder holds other files/);
+    const record = join(cache.dirOf('lists/fastly'), 'source.json');
+    const { files: _files, ...before } = JSON.parse(readFileSync(record, 'utf8')) as Record<string, unknown>;
+    writeFileSync(record, JSON.stringify(before));
+    const again = await fetchInto(cache, 'fastly');
+    expect(cacheLines.at(-1)).toBe("lists/fastly: the cached copy was written before the cache kept its files' SHA-256; fetching it again");
+    expect(again.fetched.staged?.changed).toBe(true);
   });
 });
 

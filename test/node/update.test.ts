@@ -17,7 +17,9 @@ import { Reader } from '@maxmind/geoip2-node';
 import { create } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLAG_LIST_IDS } from '../../data/sources/flag-lists/lists.ts';
+import { DownloadCache } from '../../data/update/cache.ts';
 import { UpdateError } from '../../data/update/download.ts';
+import { fetchGeofeed } from '../../data/update/geofeeds.ts';
 import { update } from '../../data/update/update.ts';
 import { identifyDatabase } from '../../src/geo/identity.ts';
 import { compiledFacts } from '../support/compiled-record.ts';
@@ -203,6 +205,23 @@ describe('data:update from MaxMind', () => {
     expect(unchanged).toBe(true);
     expect(Buffer.compare(readFileSync(join(outDir, 'ipgeo.mmdb')), before)).toBe(0);
     expect(manifest.shards.map((shard) => shard.sha256)).toEqual([sha256(before)]);
+  });
+
+  it('downloads an edition again when its cached copy was altered after download, and says so', async () => {
+    const cached = join(cacheDir, 'maxmind', 'GeoLite2-City', 'GeoLite2-City.mmdb');
+    const altered = readFileSync(cached);
+    altered[64] = (altered[64] as number) ^ 0xff;
+    writeFileSync(cached, altered);
+    const before = server.downloads.get('GeoLite2-City') ?? 0;
+    const { downloaded, unchanged } = await run();
+    expect(downloaded).toEqual(['maxmind/GeoLite2-City']);
+    expect(server.downloads.get('GeoLite2-City')).toBe(before + 1);
+    expect(lines).toContain(
+      'maxmind/GeoLite2-City: the cached copy was altered after download (its GeoLite2-City.mmdb is not the file whose SHA-256 was recorded when it was written); fetching it again',
+    );
+    // The copy downloaded again is MaxMind's, so the build is the one before.
+    expect(unchanged).toBe(true);
+    expect(Buffer.compare(readFileSync(cached), CITY_TEST)).toBe(0);
   });
 
   describe('fails clearly and replaces nothing', () => {
@@ -421,11 +440,12 @@ describe('data:update --geofeed and --corrections', () => {
       if (feed === undefined) return void response.writeHead(404).end();
       if (feed.kind === 'stall') return;
       if (feed.kind === 'endless') {
-        // Lines without end, as a misconfigured server might stream: written until the client goes.
+        // Good lines without end, as a misconfigured server might stream: written until the client goes.
         response.writeHead(200, { 'Content-Type': 'text/csv' });
-        const chunk = '8.8.8.0/24,US,,,\n'.repeat(4096);
+        let line = 0;
+        const chunk = () => Array.from({ length: 4096 }, () => `2a00:${(++line >>> 16).toString(16)}:${(line & 0xffff).toString(16)}::/48,DE\n`).join('');
         const write = () => {
-          while (!response.destroyed && response.write(chunk));
+          while (!response.destroyed && response.write(chunk()));
           if (!response.destroyed) response.once('drain', write);
         };
         return write();
@@ -496,6 +516,34 @@ describe('data:update --geofeed and --corrections', () => {
     expect(written.corrections.map((file) => file.name)).toEqual([`${feedUrl}/geofeed.csv`, 'ours.csv']);
   });
 
+  it('names a feed by its origin and path: a token in its query is neither published nor logged', async () => {
+    feeds.set('/private.csv', { kind: 'serve', body: FEED });
+    const before = lines.length;
+    const { manifest } = await updateWith([`${feedUrl}/private.csv?token=SECRET-TOKEN`]);
+    expect(manifest.corrections?.[0]?.name).toBe(`${feedUrl}/private.csv`);
+    const published = [
+      readFileSync(join(outDir, 'ipgeo.manifest.json'), 'utf8'),
+      readFileSync(join(outDir, 'ipgeo.mmdb')).toString('latin1'),
+      ...lines.slice(before),
+      ...Object.keys(snapshot(cacheDir))
+        .filter((file) => file.endsWith('source.json'))
+        .map((file) => readFileSync(join(cacheDir, file), 'utf8')),
+    ].join('\n');
+    expect(published).toContain(`${feedUrl}/private.csv`);
+    expect(published).not.toContain('SECRET-TOKEN');
+  });
+
+  it('holds a feed to the prefixes the operator lists for it, whatever their width', async () => {
+    feeds.set('/scoped.csv', { kind: 'serve', body: '89.160.0.0/16,AU,,,\n' });
+    const { manifest } = await updateWith([`${feedUrl}/scoped.csv#prefixes=89.160.0.0/15,2001:db8::/32`]);
+    expect(manifest.corrections?.[0]).toMatchObject({ name: `${feedUrl}/scoped.csv`, prefixes: 1 });
+    expect(compiledFacts(readFileSync(join(outDir, 'ipgeo.mmdb')), '89.160.20.130')).toMatchObject({ countryCode: 'AU' });
+    await expectFailsReplacingNothing(
+      () => updateWith([`${feedUrl}/scoped.csv#prefixes=81.2.69.0/24`]),
+      /--geofeed http:\/\/127\.0\.0\.1:\d+\/scoped\.csv: a line is refused:\n {2}line 1: 89\.160\.0\.0\/16 is outside the prefixes this feed may correct \(81\.2\.69\.0\/24; RFC 8805, section 3\.2\)/,
+    );
+  });
+
   const failures: Array<[string, () => Promise<unknown>, RegExp]> = [
     [
       'no answer within the timeout',
@@ -522,14 +570,6 @@ describe('data:update --geofeed and --corrections', () => {
       /geofeed .*\/large\.csv: the answer is larger than 33554432 bytes, the most accepted/,
     ],
     [
-      'an answer that grows past the limit without saying its length',
-      () => {
-        feeds.set('/endless.csv', { kind: 'endless' });
-        return updateWith([`${feedUrl}/endless.csv`]);
-      },
-      /geofeed .*\/endless\.csv: the answer is larger than 33554432 bytes, the most accepted/,
-    ],
-    [
       'a line the build refuses',
       () => {
         feeds.set('/bad.csv', { kind: 'serve', body: `${FEED}10.0.0.0/8,US,,,\n` });
@@ -548,8 +588,15 @@ describe('data:update --geofeed and --corrections', () => {
     [
       'a URL that is not https',
       () => updateWith(['http://geofeed.example.net/feed.csv']),
-      /--geofeed http:\/\/geofeed\.example\.net\/feed\.csv: not an https URL/,
+      /^geofeed http:\/\/geofeed\.example\.net\/feed\.csv: refused: http:\/\/geofeed\.example\.net is not https/,
     ],
   ];
   it.each(failures)('fails on %s, replacing nothing', (_case, fail, message) => expectFailsReplacingNothing(fail, message));
+
+  it('stops reading a feed that grows past its cap without saying its length', async () => {
+    // The cap of 32 MiB, read line by line, takes seconds; the same check with a cap of 1 MiB.
+    feeds.set('/endless.csv', { kind: 'endless' });
+    const staged = fetchGeofeed({ url: `${feedUrl}/endless.csv` }, new DownloadCache(join(work, 'cap-cache')), 10_000, () => {}, 1 << 20);
+    await expect(staged).rejects.toThrow(/^geofeed http:\/\/127\.0\.0\.1:\d+\/endless\.csv: the answer is larger than 1048576 bytes, the most accepted$/);
+  });
 });

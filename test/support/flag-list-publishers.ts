@@ -41,7 +41,7 @@ const CLOUDFLARE = { v4: ['173.245.48.0/20', '103.21.244.0/22'], v6: ['2400:cb00
 const FASTLY = { v4: ['23.235.32.0/20'], v6: ['2a04:4e40::/32'] };
 
 /** The name of Azure's weekly file, as its Download Center page links it. */
-export const AZURE_FILE = 'ServiceTags_Public_20261116.json';
+const AZURE_FILE = 'ServiceTags_Public_20261116.json';
 
 /** Every list's sample. */
 export const SAMPLES: Record<FlagListId, Sample> = {
@@ -225,12 +225,13 @@ export class PublisherImitation {
 
   /**
    * The variables of `data/update/flag-lists.ts` pointing every file of every list at this server (Azure's
-   * at its page), so that nothing is fetched from the internet.
+   * at its weekly file: its page's links must be on download.microsoft.com), so that nothing is fetched
+   * from the internet.
    */
   environment(): Record<string, string> {
     const variables: Record<string, string> = {};
     for (const list of PUBLISHED_LISTS) {
-      for (const file of list.files) variables[file.variable] = `${this.url}${file.name ? this.pathOf(list.id, file.name) : '/azure/details.aspx'}`;
+      for (const file of list.files) variables[file.variable] = `${this.url}${this.pathOf(list.id, file.name ?? AZURE_FILE)}`;
     }
     return variables;
   }

@@ -5,4 +5,4 @@
 import { type FormatReader, networksOfLines } from './parse.ts';
 
 /** Reads a plain list; it states no version or date of its own. */
-export const addressLines: FormatReader = (content, label) => ({ networks: networksOfLines(content, label, (line) => line) });
+export const addressLines: FormatReader = (content, label) => networksOfLines(content, label, (line) => line);

@@ -23,7 +23,7 @@ const IpRanges = z.object({
 export const awsIpRanges: FormatReader = (content, label) => {
   const file = parseJson(content, label, IpRanges);
   return {
-    networks: networksOfJson(
+    ...networksOfJson(
       [
         ...file.prefixes.map((p, i) => ({ path: ['prefixes', i, 'ip_prefix'], prefix: p.ip_prefix, family: 4 as const })),
         ...file.ipv6_prefixes.map((p, i) => ({ path: ['ipv6_prefixes', i, 'ipv6_prefix'], prefix: p.ipv6_prefix, family: 6 as const })),

@@ -27,7 +27,7 @@ export const azureServiceTags: FormatReader = (content, label, name) => {
   const dated = /_(\d{4})(\d{2})(\d{2})\.json$/.exec(name);
   const builtAt = dated ? new Date(`${dated[1]}-${dated[2]}-${dated[3]}T00:00:00Z`) : undefined;
   return {
-    networks: networksOfJson(
+    ...networksOfJson(
       tag.properties.addressPrefixes.map((prefix, i) => ({ path: ['values', index, 'properties', 'addressPrefixes', i], prefix })),
       label,
     ),

@@ -11,7 +11,7 @@ const PublicIpList = z.object({ addresses: z.array(z.string()), ipv6_addresses: 
 export const fastlyIpList: FormatReader = (content, label) => {
   const file = parseJson(content, label, PublicIpList);
   return {
-    networks: networksOfJson(
+    ...networksOfJson(
       [
         ...file.addresses.map((prefix, i) => ({ path: ['addresses', i], prefix, family: 4 as const })),
         ...file.ipv6_addresses.map((prefix, i) => ({ path: ['ipv6_addresses', i], prefix, family: 6 as const })),

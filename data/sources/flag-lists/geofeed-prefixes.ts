@@ -6,6 +6,4 @@
 import { type FormatReader, networksOfLines } from './parse.ts';
 
 /** Reads a geofeed's prefixes; a feed states no version or date of its own. */
-export const geofeedPrefixes: FormatReader = (content, label) => ({
-  networks: networksOfLines(content, label, (line) => line.split(',', 1)[0] as string),
-});
+export const geofeedPrefixes: FormatReader = (content, label) => networksOfLines(content, label, (line) => line.split(',', 1)[0] as string);

@@ -21,7 +21,7 @@ const CloudJson = z.object({
 export const googleCloud: FormatReader = (content, label) => {
   const file = parseJson(content, label, CloudJson);
   return {
-    networks: networksOfJson(
+    ...networksOfJson(
       file.prefixes.map((p, i) =>
         p.ipv4Prefix !== undefined
           ? { path: ['prefixes', i, 'ipv4Prefix'], prefix: p.ipv4Prefix, family: 4 as const }

@@ -1,17 +1,19 @@
 /**
  * @module The published lists of networks that set the privacy and hosting flags (docs/operations.md,
- * "Flag lists"): each list's flag, hosting provider, format, licence and attribution, and the reader
- * that turns its files into a {@link FlagSource}. `data:update --flag-lists` fetches them; the build
- * reads them from the files it is given (`--flag-list ID=FILE`).
+ * "Flag lists"): each list's flag, hosting provider, format, licence, attribution and ceiling, and the
+ * reader that turns its files into a {@link FlagSource}. `data:update --flag-lists` fetches them; the
+ * build reads them from the files it is given (`--flag-list ID=FILE`). A list with no network, or one
+ * over its ceiling, is refused whole, wherever it comes from.
  */
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Network } from '../../mmdb/search-tree.ts';
-import { type FlagSource, type NetworkFlag, type NetworkFlags, readSourceFile, type SourceFile } from '../source.ts';
+import { type FlagSource, type NetworkFlag, type NetworkFlags, readSourceFile, SourceError, type SourceFile } from '../source.ts';
 import { addressLines } from './address-lines.ts';
 import { awsIpRanges } from './aws-ip-ranges.ts';
 import { azureServiceTags } from './azure-service-tags.ts';
+import { asPrefix, type Coverage, coverageOf } from './coverage.ts';
 import { fastlyIpList } from './fastly.ts';
 import { geofeedPrefixes } from './geofeed-prefixes.ts';
 import { googleCloud } from './google-cloud.ts';
@@ -26,6 +28,12 @@ interface FlagList {
   readonly read: FormatReader;
   readonly licence: string;
   readonly attribution: string;
+  /**
+   * The most address space the list may cover, as prefix lengths: IPv4 addresses as many as a network
+   * of `ipv4` bits holds, IPv6 /64s as many as a network of `ipv6` bits holds; and why, from what the
+   * list is. Several times what it covers now, far below what would flag a share of the Internet.
+   */
+  readonly ceiling: { readonly ipv4: number; readonly ipv6: number; readonly why: string };
 }
 
 const X4BNET_MIT = 'MIT licence, Copyright (c) 2024 X4B (Mathew Heard)';
@@ -38,24 +46,28 @@ const FLAG_LISTS = {
     read: addressLines,
     licence: 'public data of the Tor Project',
     attribution: 'Tor exit relays from the Tor Project’s bulk exit list (https://check.torproject.org/torbulkexitlist).',
+    ceiling: { ipv4: 16, ipv6: 48, why: 'one address per exit relay: a /16 holds fifty times the relays there are' },
   },
   'x4bnet-vpn': {
     flag: 'vpn',
     read: addressLines,
     licence: X4BNET_MIT,
     attribution: `VPN networks from X4BNet/lists_vpn (https://github.com/X4BNet/lists_vpn), ${X4BNET_MIT}.`,
+    ceiling: { ipv4: 8, ipv6: 20, why: 'the networks of about fifteen VPN providers’ ASNs: a /8 is five times what they hold' },
   },
   'x4bnet-datacenter': {
     flag: 'hosting',
     read: addressLines,
     licence: X4BNET_MIT,
     attribution: `Data-centre and VPN networks from X4BNet/lists_vpn (https://github.com/X4BNet/lists_vpn), ${X4BNET_MIT}.`,
+    ceiling: { ipv4: 2, ipv6: 16, why: 'the networks of some 900 hosting ASNs, the widest list: a quarter of IPv4 is under three times what they hold' },
   },
   'icloud-private-relay': {
     flag: 'relay',
     read: geofeedPrefixes,
     licence: 'none stated; published by Apple for network operators to recognise Private Relay traffic',
     attribution: 'iCloud Private Relay egress ranges published by Apple (https://mask-api.icloud.com/egress-ip-ranges.csv).',
+    ceiling: { ipv4: 12, ipv6: 27, why: 'small egress prefixes in a few CDNs: a /12 is ten times what they hold' },
   },
   aws: {
     flag: 'hosting',
@@ -63,6 +75,7 @@ const FLAG_LISTS = {
     read: awsIpRanges,
     licence: NO_LICENCE,
     attribution: 'AWS IP address ranges (https://ip-ranges.amazonaws.com/ip-ranges.json).',
+    ceiling: { ipv4: 4, ipv6: 24, why: 'one cloud, the largest: a /4 is under three times what it holds' },
   },
   'google-cloud': {
     flag: 'hosting',
@@ -70,6 +83,7 @@ const FLAG_LISTS = {
     read: googleCloud,
     licence: NO_LICENCE,
     attribution: 'Google Cloud’s external IP ranges (https://www.gstatic.com/ipranges/cloud.json).',
+    ceiling: { ipv4: 6, ipv6: 32, why: 'one cloud’s customer ranges: a /6 is four times what they hold' },
   },
   azure: {
     flag: 'hosting',
@@ -77,6 +91,7 @@ const FLAG_LISTS = {
     read: azureServiceTags,
     licence: 'Microsoft Download Center terms of use',
     attribution: 'Azure IP Ranges and Service Tags – Public Cloud, by Microsoft (https://www.microsoft.com/en-us/download/details.aspx?id=56519).',
+    ceiling: { ipv4: 5, ipv6: 24, why: 'one cloud: a /5 is under three times its IPv4, a /24 the block of its IPv6 (2603:1000::/24)' },
   },
   'oracle-cloud': {
     flag: 'hosting',
@@ -84,6 +99,7 @@ const FLAG_LISTS = {
     read: oracleCloud,
     licence: NO_LICENCE,
     attribution: 'Oracle Cloud Infrastructure public IP ranges (https://docs.oracle.com/iaas/tools/public_ip_ranges.json).',
+    ceiling: { ipv4: 8, ipv6: 32, why: 'one provider: a /8 is four times what it holds' },
   },
   digitalocean: {
     flag: 'hosting',
@@ -91,6 +107,7 @@ const FLAG_LISTS = {
     read: geofeedPrefixes,
     licence: NO_LICENCE,
     attribution: 'DigitalOcean’s IP ranges (https://www.digitalocean.com/geo/google.csv).',
+    ceiling: { ipv4: 8, ipv6: 32, why: 'one provider: a /8 is four times what it holds' },
   },
   cloudflare: {
     flag: 'hosting',
@@ -98,6 +115,7 @@ const FLAG_LISTS = {
     read: addressLines,
     licence: NO_LICENCE,
     attribution: 'Cloudflare’s IP ranges (https://www.cloudflare.com/ips/).',
+    ceiling: { ipv4: 9, ipv6: 24, why: 'some twenty networks of one CDN: a /9 is five times what they hold' },
   },
   fastly: {
     flag: 'hosting',
@@ -105,6 +123,7 @@ const FLAG_LISTS = {
     read: fastlyIpList,
     licence: NO_LICENCE,
     attribution: 'Fastly’s public IP list (https://api.fastly.com/public-ip-list).',
+    ceiling: { ipv4: 11, ipv6: 27, why: 'some twenty networks of one CDN: a /11 is six times what they hold' },
   },
 } as const satisfies Record<string, FlagList>;
 
@@ -137,16 +156,39 @@ export interface ParsedFlagList {
   readonly version: string;
   /** When the publisher made it, RFC 3339 UTC, when its files say (the newest file's date). */
   readonly builtAt?: string;
+  /** The address space its networks cover together. */
+  readonly coverage: Coverage;
+  /** Its entries dropped for lying in an IPv4 alias of the tree, each with its file (`parse.ts`). */
+  readonly dropped: readonly string[];
+}
+
+/** The ceilings of a list in its coverage's units: IPv4 addresses and IPv6 /64s. */
+function ceilingOf(id: FlagListId): Coverage {
+  const { ceiling } = FLAG_LISTS[id] as FlagList;
+  return { ipv4: 2 ** (32 - ceiling.ipv4), ipv6: 2 ** (64 - ceiling.ipv6) };
+}
+
+/** A list's coverage in words: `3144482 IPv4 addresses (a /10.4's worth) and 2.6e+12 IPv6 /64s (a /22.8's worth)`. */
+function describeCoverage(coverage: Coverage): string {
+  const ipv6 =
+    coverage.ipv6 >= 1e6 || (coverage.ipv6 > 0 && coverage.ipv6 < 0.01) ? coverage.ipv6.toExponential(2) : String(Math.round(coverage.ipv6 * 100) / 100);
+  return (
+    `${coverage.ipv4} IPv4 addresses${coverage.ipv4 > 0 ? ` (${asPrefix(coverage.ipv4, 4)})` : ''} and ` +
+    `${ipv6} IPv6 /64s${coverage.ipv6 > 0 ? ` (${asPrefix(coverage.ipv6, 6)})` : ''}`
+  );
 }
 
 /**
- * Reads a list's files (both of Cloudflare's, say) in the list's format.
+ * Reads a list's files (both of Cloudflare's, say) in the list's format, and holds it to its bounds.
  *
- * @throws SourceError naming the file and the line or JSON path of the first entry that is not a network.
+ * @throws SourceError naming the file and the line or JSON path of the first entry that is refused
+ *   (`parse.ts`); or naming the files when together they hold no network, or cover more than the
+ *   list's ceiling in either family.
  */
 export function parseFlagList(id: FlagListId, files: readonly FlagListFile[]): ParsedFlagList {
   const list: FlagList = FLAG_LISTS[id];
   const parsed = files.map((file) => list.read(file.content, file.label, file.name));
+  const labels = files.map((file) => file.label).join(' and ');
   const seen = new Set<string>();
   const networks = parsed
     .flatMap((file) => file.networks)
@@ -158,10 +200,22 @@ export function parseFlagList(id: FlagListId, files: readonly FlagListFile[]): P
   const digest = createHash('sha256');
   for (const file of files) digest.update(file.content);
   const dates = parsed.map((file) => file.builtAt).filter((date) => date !== undefined);
+  if (networks.length === 0) throw new SourceError(`${labels}: no network (a list that lost its entries would clear its flag everywhere)`);
+  const coverage = coverageOf(networks);
+  const ceiling = ceilingOf(id);
+  for (const family of ['ipv4', 'ipv6'] as const) {
+    if (coverage[family] <= ceiling[family]) continue;
+    const unit = family === 'ipv4' ? 'IPv4 addresses' : 'IPv6 /64s';
+    throw new SourceError(
+      `${labels}: covers ${describeCoverage(coverage)}, over the list's ceiling of ${asPrefix(ceiling[family], family === 'ipv4' ? 4 : 6)} of ${unit} (${list.ceiling.why})`,
+    );
+  }
   return {
     networks,
     version: `${stated.length > 0 ? stated.join(', ') : `sha256 ${digest.digest('hex').slice(0, 12)}`}, ${networks.length} networks`,
     ...(dates.length > 0 ? { builtAt: dates.sort().at(-1) as string } : {}),
+    coverage,
+    dropped: parsed.flatMap((file, index) => file.dropped.map((entry) => `${files[index]?.label} ${entry}: dropped`)),
   };
 }
 
@@ -170,7 +224,7 @@ export function parseFlagList(id: FlagListId, files: readonly FlagListFile[]): P
  * hosting provider). Its build date is the publisher's when its files state one, else the newest file's
  * modification time (when `data:update` fetched it; a list fetched again the same keeps its file).
  *
- * @throws SourceError when a file is missing, empty or holds an entry that is not a network.
+ * @throws SourceError when a file is missing or empty, or as {@link parseFlagList}.
  */
 export function flagList(id: FlagListId, paths: readonly string[]): FlagSource {
   const list: FlagList = FLAG_LISTS[id];
@@ -194,6 +248,10 @@ export function flagList(id: FlagListId, paths: readonly string[]): FlagSource {
       files,
     },
     sets: [list.flag],
+    notes: [
+      `${id}: ${parsed.networks.length} networks, covering ${describeCoverage(parsed.coverage)}; its ceiling is ${asPrefix(ceilingOf(id).ipv4, 4)} and ${asPrefix(ceilingOf(id).ipv6, 6)}`,
+      ...parsed.dropped,
+    ],
     forEach(visit) {
       for (const network of parsed.networks) visit(network, flags);
     },

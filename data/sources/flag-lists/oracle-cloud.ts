@@ -16,7 +16,7 @@ const PublicIpRanges = z.object({
 export const oracleCloud: FormatReader = (content, label) => {
   const file = parseJson(content, label, PublicIpRanges);
   return {
-    networks: networksOfJson(
+    ...networksOfJson(
       file.regions.flatMap((region, r) => region.cidrs.map((c, i) => ({ path: ['regions', r, 'cidrs', i, 'cidr'], prefix: c.cidr }))),
       label,
     ),

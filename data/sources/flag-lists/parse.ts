@@ -1,18 +1,22 @@
 /**
  * @module What every published list of networks is held to, whatever its format: its entries are IPv4
- * addresses in four-part decimal or IPv6 addresses, each with an optional prefix length, and no entry
- * spans more than a /8 of IPv4 or a /16 of IPv6 (no operator's list holds such a block, so one is a
- * damaged list). JSON envelopes are checked with zod, naming the path of the entry at fault.
+ * addresses in four-part decimal or IPv6 addresses, each with an optional prefix length; no entry spans
+ * more than a /8 of IPv4 or a /16 of IPv6 (no operator's list holds such a block, so one is a damaged
+ * list); no IPv6 entry reaches into ::/96, where the tree keeps IPv4. An entry inside the tree's other
+ * IPv4 aliases (::ffff:0:0/96, 2002::/16), answered as the IPv4 address it embeds, is dropped and said.
+ * Messages name the line or JSON path, never quoting what a publisher wrote. JSON envelopes are checked with zod.
  */
 import ipaddr from 'ipaddr.js';
 import type { z } from 'zod';
-import { parseNetwork } from '../../mmdb/network.ts';
+import { networkContains, networksOverlap, networkText, parseNetwork } from '../../mmdb/network.ts';
 import type { Network } from '../../mmdb/search-tree.ts';
 import { SourceError } from '../source.ts';
 
 /** What a format reader finds in one of a publisher's files. */
 interface ParsedFile {
   readonly networks: readonly Network[];
+  /** The entries dropped for lying in an IPv4 alias, each said as `line 3: ::ffff:1.2.3.0/120 is in ::ffff:0:0/96 (IPv4-mapped)`. */
+  readonly dropped: readonly string[];
   /** The publisher's own version of the file (AWS's `syncToken`, Azure's `changeNumber`…), when it states one. */
   readonly version?: string;
   /** When the publisher made the file, RFC 3339 UTC, when it states it. */
@@ -31,31 +35,51 @@ export type FormatReader = (content: Buffer, label: string, name: string) => Par
 /** The widest entry accepted, by address family: prefix lengths shorter than these are refused. */
 const WIDEST = { 4: 8, 6: 16 } as const;
 
+/** Where the tree keeps IPv4: no IPv6 entry may reach into it. */
+const IPV4_SPACE = parseNetwork('::/96');
+/** The tree's other IPv4 aliases, answered as the IPv4 address they embed: entries there are dropped. */
+const ALIASES = [
+  { network: parseNetwork('::ffff:0:0/96'), name: '::ffff:0:0/96 (IPv4-mapped)' },
+  { network: parseNetwork('2002::/16'), name: '2002::/16 (6to4)' },
+];
+
+/** An entry as read: its network, or that it is dropped (in an alias), or why it is refused. */
+type Entry = { readonly network: Network } | { readonly dropped: string } | { readonly refused: string };
+
 /**
  * Parses one entry: `a.b.c.d`, `a.b.c.d/n`, an IPv6 address or an IPv6 CIDR (an address alone is a /32
  * or a /128), into the search tree's space (`data/mmdb/network.ts`).
  *
  * @param family the family the entry must be of, when the format says (AWS's `ip_prefix` is IPv4).
- * @returns the network, or a reason in words why the entry is not one.
+ * @returns the network; or, for an entry in an IPv4 alias, why it is dropped; or why it is refused.
  */
-function parsePrefix(entry: string, family?: 4 | 6): Network | string {
+function parsePrefix(entry: string, family?: 4 | 6): Entry {
   const slash = entry.indexOf('/');
   const address = slash < 0 ? entry : entry.slice(0, slash);
   const length = slash < 0 ? undefined : entry.slice(slash + 1);
   // An IPv6 address is told by its colon, and checked by parsing it (ipaddr.js's IPv4 check is slow on IPv6 text).
   const kind = address.includes(':') ? 6 : 4;
-  const notAnAddress = `${JSON.stringify(entry)} is not an IP address or CIDR network`;
+  const notAnAddress = { refused: 'the entry is not an IP address or CIDR network' };
   if (kind === 6 ? address.includes('%') : !ipaddr.IPv4.isValidFourPartDecimal(address)) return notAnAddress;
-  if (family !== undefined && kind !== family) return `${JSON.stringify(entry)} is not an IPv${family} network`;
+  if (family !== undefined && kind !== family) return { refused: `the entry is not an IPv${family} network` };
   const bits = kind === 4 ? 32 : 128;
   const prefixLength = length === undefined ? bits : /^(0|[1-9]\d{0,2})$/.test(length) ? Number(length) : Number.NaN;
-  if (!(prefixLength <= bits)) return `${JSON.stringify(entry)} has no valid prefix length (0 to ${bits})`;
-  if (prefixLength < WIDEST[kind]) return `${JSON.stringify(entry)} spans more than a /${WIDEST[kind]}, which no list of one operator holds`;
+  if (!(prefixLength <= bits)) return { refused: `the entry has no valid prefix length (0 to ${bits})` };
+  if (prefixLength < WIDEST[kind]) return { refused: `the entry spans more than a /${WIDEST[kind]}, which no list of one operator holds` };
+  let network: Network;
   try {
-    return parseNetwork(`${address}/${prefixLength}`);
+    network = parseNetwork(`${address}/${prefixLength}`);
   } catch {
     return notAnAddress;
   }
+  if (kind === 4) return { network };
+  const text = networkText(network, true);
+  if (networksOverlap(network, IPV4_SPACE)) return { refused: `${text} reaches into ::/96, where the database keeps IPv4: a list gives IPv4 networks as IPv4` };
+  for (const alias of ALIASES) {
+    if (networkContains(alias.network, network)) return { dropped: `${text} is in ${alias.name}, answered as the IPv4 address it embeds` };
+    if (networksOverlap(network, alias.network)) return { refused: `${text} covers part of ${alias.name}, answered as the IPv4 address it embeds` };
+  }
+  return { network };
 }
 
 /**
@@ -64,16 +88,18 @@ function parsePrefix(entry: string, family?: 4 | 6): Network | string {
  *
  * @throws SourceError naming the line of the first entry that is not a network.
  */
-export function networksOfLines(content: Buffer, label: string, entryOf: (line: string) => string): Network[] {
+export function networksOfLines(content: Buffer, label: string, entryOf: (line: string) => string): Pick<ParsedFile, 'networks' | 'dropped'> {
   const networks: Network[] = [];
+  const dropped: string[] = [];
   const lines = content.toString('utf8').split(/\r?\n/);
   for (const [index, line] of lines.entries()) {
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
-    const network = parsePrefix(entryOf(line).trim());
-    if (typeof network === 'string') throw new SourceError(`${label} line ${index + 1}: ${network}`);
-    networks.push(network);
+    const entry = parsePrefix(entryOf(line).trim());
+    if ('refused' in entry) throw new SourceError(`${label} line ${index + 1}: ${entry.refused}`);
+    if ('dropped' in entry) dropped.push(`line ${index + 1}: ${entry.dropped}`);
+    else networks.push(entry.network);
   }
-  return networks;
+  return { networks, dropped };
 }
 
 /**
@@ -85,8 +111,9 @@ export function parseJson<T>(content: Buffer, label: string, schema: z.ZodType<T
   let value: unknown;
   try {
     value = JSON.parse(content.toString('utf8'));
-  } catch (error) {
-    throw new SourceError(`${label} is not JSON: ${(error as Error).message}`);
+  } catch {
+    // The parser's message quotes the text around the fault: what a publisher wrote is not repeated.
+    throw new SourceError(`${label} is not JSON`);
   }
   const result = schema.safeParse(value);
   if (!result.success) {
@@ -101,14 +128,19 @@ export function parseJson<T>(content: Buffer, label: string, schema: z.ZodType<T
  *
  * @throws SourceError naming the path of the first prefix that is not a network (of `family`, when given).
  */
-export function networksOfJson(entries: Iterable<{ path: readonly PropertyKey[]; prefix: string; family?: 4 | 6 }>, label: string): Network[] {
+export function networksOfJson(
+  entries: Iterable<{ path: readonly PropertyKey[]; prefix: string; family?: 4 | 6 }>,
+  label: string,
+): Pick<ParsedFile, 'networks' | 'dropped'> {
   const networks: Network[] = [];
+  const dropped: string[] = [];
   for (const { path, prefix, family } of entries) {
-    const network = parsePrefix(prefix, family);
-    if (typeof network === 'string') throw new SourceError(`${label}: ${jsonPath(path)}: ${network}`);
-    networks.push(network);
+    const entry = parsePrefix(prefix, family);
+    if ('refused' in entry) throw new SourceError(`${label}: ${jsonPath(path)}: ${entry.refused}`);
+    if ('dropped' in entry) dropped.push(`${jsonPath(path)}: ${entry.dropped}`);
+    else networks.push(entry.network);
   }
-  return networks;
+  return { networks, dropped };
 }
 
 /** `prefixes[3].ip_prefix`, as a reader of the file would find the value. */
