@@ -3,9 +3,10 @@
  * whole database, as every version published before shards reads). A deployment's shard count is part
  * of its configuration; a version of another count is refused, saying to redeploy.
  */
+
+import { fail } from './bucket.ts';
 import type { PublishedShard, PublishedVersion } from './published.ts';
 import { FIRST_POSITION, formatPosition, LAST_POSITION } from './shard-ranges.ts';
-import { fail } from './stored.ts';
 
 /** A shard of the database: its index from 0, and how many there are. */
 export interface ShardPlace {

@@ -6,15 +6,15 @@
  */
 import { reportEvent } from '../events/operational.ts';
 import { sideBySideFit } from '../geo/budget.ts';
+import { databaseIdentity, loadDatabase } from '../geo/current-database.ts';
 import type { RequestPlace } from '../geo/data-events.ts';
 import { GeoDatabase } from '../geo/database.ts';
 import { type DatabaseIdentity, hex } from '../geo/identity.ts';
 import type { LanguageIndex } from '../geo/languages.ts';
-import { databaseIdentity, loadDatabase } from '../geo/load.ts';
+import type { BackgroundContext, DatabaseEnv } from '../geo/loading.ts';
 import { type ShardFile, WHOLE_RANGE } from '../geo/shard-files.ts';
 import { shardIndexOf } from '../geo/shard-ranges.ts';
 import { type ShardedVersion, ShardSet } from '../geo/shard-set.ts';
-import type { BackgroundContext, DatabaseEnv } from '../geo/slot.ts';
 import { unavailable } from '../geo/unavailable.ts';
 import type { IpAddress } from '../ip/address.ts';
 import type { Format } from './entries.ts';

@@ -1,8 +1,9 @@
 /**
- * @module Reads one published database file (a whole database or a shard of a version) out of this
- * location's Workers cache or the R2 bucket, and the bucket's current record. Bytes are returned only
- * once their size and SHA-256 are the published ones; every failure is a {@link LoadFailure} whose
- * message is for the operator's log (`slot.ts` logs it), never for clients.
+ * @module The bucket's objects as an isolate reads them: the current record, and one published
+ * database file (a whole database or a shard of a version) out of this location's Workers cache or the
+ * R2 bucket, verified. Bytes are returned only once their size and SHA-256 are the published ones;
+ * every failure is a {@link LoadFailure} whose message is for the operator's log (`loading.ts` logs
+ * it), never for clients.
  */
 import type { DataEvent, DataSource } from './data-events.ts';
 import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
@@ -168,6 +169,12 @@ export async function identify(buffer: ArrayBuffer, file: PublishedFile, source:
   if (identity.sha256 !== file.sha256) fail(`${from} has SHA-256 ${identity.sha256}, not the published ${file.sha256}: damaged`, 'damage');
   return identity;
 }
+
+/**
+ * How often an isolate reads the current record, at most: the app's database (`current-database.ts`),
+ * its view of a sharded one (`shard-set.ts`) and the ASN object (`src/asn/store.ts`).
+ */
+export const CHECK_INTERVAL_MS = 60_000;
 
 /** The current record, validated. */
 export async function readRecord(env: DataBucket): Promise<CurrentRecord> {
