@@ -1,7 +1,7 @@
 /**
  * @module The status endpoint's answer for a build of one file, from its manifest: what `GET
  * /api/v1/status` and `GET /api/status` answer once that build is loaded (`src/routes/status.ts`,
- * `dataStatus` in `src/lookup/backend.ts`), members in the order the server writes them. The docs'
+ * `dataStatus` in `src/lookup/data-status.ts`), members in the order the server writes them. The docs'
  * examples are written from it (`npm run docs:examples`); a Worker test holds it equal to the server's.
  */
 import { sideBySideFit } from '../../src/geo/budget.ts';

@@ -8,7 +8,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Plan } from '../env.ts';
 import { isStale } from '../geo/identity.ts';
-import { dataStatus } from '../lookup/backend.ts';
+import { dataStatus } from '../lookup/data-status.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { StatusSchema } from '../schemas/status.ts';
 
