@@ -26,7 +26,8 @@ import { allowanceOf, type DataFacts, dataFactsOf, type IpInfo, indentedJson, in
 import { mapPoint } from '../pages/world.ts';
 import { pageDecision } from '../ratelimit/middleware.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
-import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
+import { viewOfQuery } from './lookup-answer.ts';
+import { lookupProblem } from './lookup-problems.ts';
 import { statusPath } from './status.ts';
 import { RouteRequest } from './validate.ts';
 
