@@ -67,7 +67,7 @@ const CONSTANTS: readonly FigureRow[] = [
     constant: { file: 'src/geo/retry-after.ts', name: 'RETRY_AFTER_SECONDS' },
     unit: 's',
   },
-  { what: "the SHA-256's chunk of a load", words: /chunk/i, constant: { file: 'src/geo/bucket.ts', name: 'CHUNK' }, unit: 'B' },
+  { what: "the SHA-256's chunk of a load", words: /chunk/i, constant: { file: 'src/geo/identity.ts', name: 'CHUNK_BYTES' }, unit: 'B' },
   { what: 'the age at which data is stale', words: /stale|older than/i, constant: { file: 'src/geo/identity.ts', name: 'STALE_AFTER_DAYS' }, unit: 'days' },
   {
     what: 'how long a retired version is kept',

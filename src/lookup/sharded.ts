@@ -5,6 +5,7 @@
  * makes its addresses unavailable, and is logged here, since it could not log it itself.
  */
 import { reportEvent } from '../events/operational.ts';
+import { coloOf } from '../events/place.ts';
 import type { RequestPlace } from '../geo/data-events.ts';
 import type { DatabaseIdentity } from '../geo/identity.ts';
 import type { BackgroundContext } from '../geo/loading.ts';
@@ -53,7 +54,7 @@ interface Routed {
 export async function lookupSharded(services: ShardService[], request: ShardedRequest, texts: readonly string[], ask: ShardAsk): Promise<ShardedOutcome[]> {
   const { outcomes, publicAt, addresses } = parseAll(texts);
   const answered = outcomes as ShardedOutcome[];
-  const colo = coloOf(request.place);
+  const colo = coloOf(request.place) ?? '';
   const { routed, answers } = await askOnCurrentVersion(services, request, async (set) => {
     const routed: Routed[] = services.map(() => ({ at: [], addresses: [] }));
     for (let k = 0; k < addresses.length; k++) {
@@ -94,7 +95,7 @@ export async function shardStatuses(
   services: ShardService[],
   request: ShardedRequest,
 ): Promise<{ readonly set: ShardedVersion; readonly answers: readonly ShardAnswer<DatabaseIdentity>[] }> {
-  const colo = coloOf(request.place);
+  const colo = coloOf(request.place) ?? '';
   return askOnCurrentVersion(services, request, async ({ version }) => ({
     answers: await Promise.all(services.map((service, index) => called(index, () => service.status(version, colo)))),
   }));
@@ -110,7 +111,7 @@ async function askOnCurrentVersion<T extends { readonly answers: readonly (Shard
   request: ShardedRequest,
   ask: (set: ShardedVersion) => Promise<T>,
 ): Promise<T & { readonly set: ShardedVersion }> {
-  const colo = coloOf(request.place);
+  const colo = coloOf(request.place) ?? '';
   let set = await shardSet.get(request.env, request.ctx, services.length, (next) =>
     Promise.all(services.map((service, index) => called(index, () => service.status(next.version, colo)))),
   );
@@ -136,11 +137,6 @@ async function called<T>(index: number, call: () => Promise<ShardAnswer<T>>): Pr
     reportEvent({ event: 'shard-unavailable', shard: index, why: reason });
     return { kind: 'unavailable', reason };
   }
-}
-
-function coloOf(place: RequestPlace | undefined): string {
-  const colo = (place?.cf as { readonly colo?: unknown } | undefined)?.colo;
-  return typeof colo === 'string' ? colo : '';
 }
 
 /**
