@@ -10,6 +10,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
+import { setOnAnswer } from '../http/answer-headers.ts';
+import { STATUS_PATHS } from '../http/paths.ts';
 import { type ClientKey, clientKey } from '../ip/client-key.ts';
 import { RateLimitClient } from './client.ts';
 import { rateLimitHeaders } from './headers.ts';
@@ -19,7 +21,7 @@ import { type LimitDecision, type Policy, policiesOf } from './window.ts';
 const UNKNOWN_CLIENT: ClientKey = { network: 'unknown', subnet: null };
 
 /** `/api/` paths that are not counted: the status endpoint (docs/api.md, "Conventions"), so that checking the data costs no quota. */
-const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
+const UNCOUNTED_PATHS: ReadonlySet<string> = new Set([STATUS_PATHS.free]);
 
 /**
  * Pages that count as one request, like the lookup they show (`routes/home.ts`), when asked with GET or
@@ -99,26 +101,10 @@ export function rateLimitGate(): MiddlewareHandler<AppEnv> {
       if (refunded !== null) headers = rateLimitHeaders(refunded, policies);
     }
     // Again on the final answer: a handler may have returned a Response built without the context.
-    putOnAnswer(c, headers);
+    setOnAnswer(c, headers);
   };
 }
 
 function setHeaders(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
-}
-
-/**
- * Sets the fields on the final answer in place. `c.header` on a finished answer copies the whole
- * Response first, once per field: in a profile of the free lookup that was about a tenth of the
- * isolate's time per request. Every answer of this app has mutable headers; one that had not (a
- * Response passed on from `fetch`) is copied as `c.header` does.
- */
-function putOnAnswer(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
-  const target = c.res.headers;
-  try {
-    for (const [name, value] of Object.entries(headers)) target.set(name, value);
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    setHeaders(c, headers);
-  }
 }

@@ -8,19 +8,15 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Plan } from '../env.ts';
 import { isStale } from '../geo/identity.ts';
+import { STATUS_PATHS } from '../http/paths.ts';
 import { dataStatus } from '../lookup/data-status.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { StatusSchema } from '../schemas/status.ts';
 
-/** The status path of a plan. */
-export function statusPath(plan: Plan): string {
-  return plan === 'free' ? '/api/v1/status' : '/api/status';
-}
-
 function statusRoute(plan: Plan) {
   return createRoute({
     method: 'get',
-    path: statusPath(plan),
+    path: STATUS_PATHS[plan],
     tags: ['Status'],
     summary: 'Data version and age',
     description:
