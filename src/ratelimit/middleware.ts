@@ -41,9 +41,11 @@ function isCountedPage(method: string, path: string): boolean {
   return COUNTED_PAGES.has(path) && (method === 'GET' || method === 'HEAD');
 }
 
-/** The context variable in which the gate hands a counted page its decision. */
-interface RateLimitEnv extends AppEnv {
-  Variables: { rateLimit: LimitDecision };
+declare module '../env.ts' {
+  interface AppVariables {
+    /** The gate's decision for a counted page, which the page answers with ({@link pageDecision}). */
+    rateLimit?: LimitDecision;
+  }
 }
 
 /**
@@ -51,8 +53,8 @@ interface RateLimitEnv extends AppEnv {
  * admitted, and the state of the binding policy after it (what the `RateLimit` field tells). Undefined
  * on other paths, and on paid servers, which have no gate of this kind.
  */
-export function pageDecision(c: Context): LimitDecision | undefined {
-  return (c as unknown as Context<RateLimitEnv>).get('rateLimit');
+export function pageDecision(c: Context<AppEnv>): LimitDecision | undefined {
+  return c.get('rateLimit');
 }
 
 const limiter = new RateLimitClient();
@@ -86,7 +88,7 @@ export function rateLimitGate(): MiddlewareHandler<AppEnv> {
     const { decision, source } = await limiter.check(c.env.RATE_LIMITER, client);
     let headers = rateLimitHeaders(decision, policies);
     setHeaders(c, headers);
-    if (isCountedPage(method, path)) (c as unknown as Context<RateLimitEnv>).set('rateLimit', decision);
+    if (isCountedPage(method, path)) c.set('rateLimit', decision);
     else if (!decision.allowed) {
       const { policy } = decision.binding;
       throw new ProblemError(
