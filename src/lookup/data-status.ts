@@ -2,42 +2,17 @@
  * @module The status of the data a deployment answers from (the status endpoint's `database`, the
  * pages' facts): in a deployment that does not shard, its loaded database as one shard covering
  * everything; in one that shards, each shard's answer for the current version, and the identity of the
- * whole composed from theirs as the build computes it. Speaks no HTTP.
+ * whole composed from theirs as the build computes it (the body it is answered in: `status-body.ts`).
+ * Speaks no HTTP.
  */
-import { sideBySideFit } from '../geo/budget.ts';
 import { databaseIdentity, loadDatabase } from '../geo/current-database.ts';
 import { type DatabaseIdentity, hex } from '../geo/identity.ts';
-import { type ShardFile, WHOLE_RANGE } from '../geo/shard-files.ts';
+import type { ShardFile } from '../geo/shard-files.ts';
 import { unavailable } from '../geo/unavailable.ts';
 import type { LookupRequest } from './backend.ts';
 import type { ShardAnswer, ShardBindings } from './shard-calls.ts';
 import { shardServices, shardSet, shardStatuses } from './sharded.ts';
-
-/** One shard in the status endpoint's `database.shards` (see `schemas/status.ts`). */
-interface ShardStatus {
-  /** The first and last position of its range in the database's IPv6 space (RFC 5952). */
-  readonly first: string;
-  readonly last: string;
-  readonly bytes: number;
-  readonly sha256: string;
-  /** The version it answers from; null while it cannot answer. */
-  readonly version: string | null;
-  /** Whether a switch of it makes requests wait: two versions of its size do not fit the isolate budget. */
-  readonly switchWaits: boolean;
-  /** Why it cannot answer, when it cannot. */
-  readonly unavailable?: string;
-}
-
-/** The data a deployment answers from: the identity of the whole, and each shard's status in address order. */
-export interface DataStatus {
-  readonly identity: DatabaseIdentity;
-  readonly shards: readonly ShardStatus[];
-}
-
-/** Whether a switch of a file of `bytes` makes requests wait (a next version of the same size assumed). */
-function switchWaits(bytes: number): boolean {
-  return !sideBySideFit(bytes, bytes).fits;
-}
+import { type DataStatus, type ShardStatus, switchWaits, wholeStatus } from './status-body.ts';
 
 /**
  * The status of the data: in a deployment that does not shard, its database as one shard covering
@@ -52,8 +27,7 @@ export async function dataStatus(request: LookupRequest): Promise<DataStatus> {
     const identity = databaseIdentity();
     // loadDatabase resolved, so the identity of what it loaded is there.
     if (identity === undefined) throw new Error('the database is loaded but has no identity');
-    const { bytes, sha256, version } = identity;
-    return { identity, shards: [{ ...WHOLE_RANGE, bytes, sha256, version, switchWaits: switchWaits(bytes) }] };
+    return wholeStatus(identity);
   }
   const { set, answers } = await shardStatuses(services, request);
   const { version } = set;
