@@ -32,7 +32,7 @@ const CHECK_ABANDONED_MS = 2 * CHECK_INTERVAL_MS;
 /** One app isolate's current version of the sharded database. */
 export class ShardSet {
   private current: ShardedVersion | undefined;
-  /** The identity of the current version, once composed from its shards' (`backend.ts`). */
+  /** The identity of the current version, once composed from its shards' (`src/lookup/data-status.ts`). */
   private identity: { readonly version: string; readonly value: DatabaseIdentity } | undefined;
   private checkedAt = 0;
   private checkingSince: number | undefined;
