@@ -25,6 +25,8 @@ export interface OptionalVars {
  * `c.set` (Hono's typed context variables). Each is declared beside the middleware that sets it, by
  * declaration merging (`declare module '../env.ts'`), so that this file imports nothing; all are
  * optional, since each is set on some requests only.
+ *
+ * @public Exported for that merging, which no import shows.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: its members are merged in by the middleware that sets them.
 export interface AppVariables {}
