@@ -2,7 +2,7 @@
  * @module When a load (or a minute's check) is stuck: each reports progress as it goes (bytes read, a
  * step finished), and one that has made none for {@link LOAD_STALLED_MS} is taken as stuck. The next
  * request may then begin another in its place, which the stuck one gives way to at its next report
- * ({@link ReadStopped}), so that two never read at once.
+ * ({@link ReadStopped}): how `loading.ts` keeps one load making progress at a time.
  */
 import { ReadStopped } from './bucket.ts';
 

@@ -61,7 +61,7 @@ export interface Loaded {
 }
 
 /** A load under way. */
-export interface Loading extends Task {
+interface Loading extends Task {
   /** The version it loads; undefined while a first load has not read the current record yet. */
   version: string | undefined;
 }
