@@ -158,7 +158,7 @@ interface CpuProfile {
 }
 
 /**
- * The functions of a load's CPU work (`src/geo/stored.ts`, `identity.ts`, `database.ts`): reading the body
+ * The functions of a load's CPU work (`src/geo/bucket.ts`, `identity.ts`, `database.ts`): reading the body
  * into the buffer, hashing it and reading its metadata, and setting up the reader. Other busy time of
  * the isolate (the other requests, the simulated bucket's pacing, Miniflare's cache stub) is not the load's.
  */
@@ -290,7 +290,7 @@ function dataEvent(line: string): LoggedEvent | undefined {
   }
 }
 
-/** The isolate's minute between checks for a new version (`CHECK_INTERVAL_MS` of `src/geo/slot.ts`). */
+/** The isolate's minute between checks for a new version (`CHECK_INTERVAL_MS` of `src/geo/bucket.ts`). */
 const CHECK_INTERVAL_MS = 60_000;
 
 /** Publishes `build` and waits until answers name it; then stops the deployment. */

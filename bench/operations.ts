@@ -224,7 +224,7 @@ async function countOperations(
     const burstFigures = await burst(free);
     log(`  burst without data: ${JSON.stringify(burstFigures)}`);
     await seedDatabase(free.deployment, DATABASE_FILE);
-    // The burst's failed load is tried again this long after it (src/geo/slot.ts): until then, lookups answer 503.
+    // The burst's failed load is tried again this long after it (src/geo/loading.ts): until then, lookups answer 503.
     await new Promise((done) => setTimeout(done, (RETRY_AFTER_SECONDS + 1) * 1000));
     kinds.free = await countKind(free, () => ({ method: 'GET', path: `/api/v1/json/${address()}`, headers: { 'CF-Connecting-IP': freeClient() } }), {
       ...options,

@@ -39,6 +39,7 @@ import { type BuildFile, productionDataNotice } from '../data/publish/build-file
 import { readBuild } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
 import { DEFAULT_BUDGET_BYTES } from '../src/geo/budget.ts';
+import { STATUS_PATHS } from '../src/http/paths.ts';
 import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
 import { DEPLOY_CONFIG, deployConfig, environmentFacts, readWranglerToml, writeDeployConfig } from './deploy/config.ts';
 import { logsSummary } from './deploy/logs.ts';
@@ -242,7 +243,7 @@ function accountsNamespace(cloudflare: Cloudflare, configured: string | null, lo
 
 /**
  * `/health` until it answers `ok` (a new deployment can take some seconds to be reachable), then the
- * status endpoint when the deployment has one (`/api/v1/status` free, `/api/status` paid).
+ * status endpoint when the deployment has one (`STATUS_PATHS` of `src/http/paths.ts`).
  *
  * @returns a one-line summary.
  * @throws {DeployError} when `/health` never answers, or the status endpoint answers an error.
@@ -262,7 +263,7 @@ export async function checkDeployment(origin: string, plan: 'free' | 'paid', too
     if (!healthy) await new Promise((done) => setTimeout(done, tools.retryDelayMs));
   }
   if (!healthy) throw new DeployError(`${origin}/health did not answer ok after ${HEALTH_TRIES} tries (last: ${last}).`);
-  const statusPath = plan === 'free' ? '/api/v1/status' : '/api/status';
+  const statusPath = STATUS_PATHS[plan];
   const status = await tools.fetch(`${origin}${statusPath}`);
   if (status.status === 404) {
     tools.log(`${origin}/health: ok (this version has no ${statusPath}).`);

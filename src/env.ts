@@ -20,9 +20,22 @@ export interface OptionalVars {
   readonly LEGACY_API_KEYS?: string;
 }
 
-/** Hono's environment type for this app. */
+/**
+ * The values one middleware hands the middleware or route after it, read with `c.get` and set with
+ * `c.set` (Hono's typed context variables). Each is declared beside the middleware that sets it, by
+ * declaration merging (`declare module '../env.ts'`), so that this file imports nothing; all are
+ * optional, since each is set on some requests only.
+ *
+ * @public Exported for that merging, which no import shows.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: its members are merged in by the middleware that sets them.
+export interface AppVariables {}
+
+/** Hono's environment type for this app: the bindings, and the context variables. */
 export interface AppEnv {
   Bindings: Env & OptionalVars;
+  // `& object`: an environment that extends this one with variables of its own still type-checks.
+  Variables: AppVariables & object;
 }
 
 /**

@@ -7,7 +7,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp, withoutSniffing } from './app.ts';
 import type { AppEnv, Plan } from './env.ts';
-import { asProblem, formatOf, problemResponse } from './errors/render.ts';
+import { asProblem, problemResponse } from './errors/render.ts';
+import { formatOf } from './http/paths.ts';
 
 /**
  * The app of each plan, made on the isolate's first request: a deployment serves one plan, so the

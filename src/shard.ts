@@ -1,22 +1,22 @@
 /**
  * @module The entry of a shard Worker (`docs/sharding.md`): one shard of a sharded database, loaded,
- * verified and switched like the whole one (`geo/slot.ts`), answering the app of its deployment over a
+ * verified and switched like the whole one (`geo/asked-versions.ts`), answering the app of its deployment over a
  * service binding with Workers RPC (`lookup/shard-calls.ts`). It has no route and no address of its
  * own: its `fetch` answers nothing, and its configuration gives it no `workers.dev` name or preview URL.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import type { ShardEnv } from './env.ts';
+import { AskedVersions, VersionGoneError } from './geo/asked-versions.ts';
 import type { GeoDatabase } from './geo/database.ts';
 import type { DatabaseIdentity } from './geo/identity.ts';
-import { DatabaseSlot, VersionGoneError } from './geo/slot.ts';
 import { DataUnavailableError } from './geo/unavailable.ts';
 import { answerCall, type ShardAnswer, type ShardCall, type ShardItem } from './lookup/shard-calls.ts';
 
 /** This isolate's shard, made on its first call (the shard it serves is in the bindings). */
-let slot: DatabaseSlot | undefined;
+let slot: AskedVersions | undefined;
 
-function slotOf(env: ShardEnv): DatabaseSlot {
-  slot ??= new DatabaseSlot({ index: Number(env.SHARD_INDEX), count: Number(env.SHARD_COUNT) });
+function slotOf(env: ShardEnv): AskedVersions {
+  slot ??= new AskedVersions({ index: Number(env.SHARD_INDEX), count: Number(env.SHARD_COUNT) });
   return slot;
 }
 

@@ -12,7 +12,7 @@
  * JavaScript, because the Node type-check of `bench/` (tsconfig.node.json) cannot follow the Worker's
  * modules, which need the Workers types; wrangler bundles it from the TypeScript sources like `main`.
  */
-import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
+import { CACHE_NAME, cacheKey } from '../../src/geo/bucket.ts';
 import worker from '../../src/index.ts';
 import { distantBucket } from '../../test/support/distant-r2.ts';
 

@@ -1,7 +1,7 @@
 /**
  * @module `npm run data:publish` and `npm run data:rollback`: put the build into each deployment's R2
  * bucket (`ipgeo-{version}.mmdb`, or one object per shard) and make it current, or make the version before current again.
- * Running Workers switch within a minute (`src/geo/slot.ts`). Local R2 of `wrangler dev` unless `--remote`.
+ * Running Workers switch within a minute (`src/geo/current-database.ts`). Local R2 of `wrangler dev` unless `--remote`.
  *
  *     npm run data:publish -- --env free                 the local bucket of the free deployment
  *     npm run data:publish -- --all --remote             every deployment's bucket on Cloudflare

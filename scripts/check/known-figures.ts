@@ -54,15 +54,20 @@ const CONSTANTS: readonly FigureRow[] = [
     constant: { file: 'src/access/directory.ts', name: 'ACCESS_CACHE_TTL_MS' },
     unit: 'ms',
   },
-  { what: 'the longest a request waits for a load', words: /wait|up to|load/i, constant: { file: 'src/geo/slot.ts', name: 'WAIT_LIMIT_MS' }, unit: 'ms' },
-  { what: 'how long a load may make no progress', words: /progress|stuck|stall/i, constant: { file: 'src/geo/slot.ts', name: 'LOAD_STALLED_MS' }, unit: 'ms' },
+  { what: 'the longest a request waits for a load', words: /wait|up to|load/i, constant: { file: 'src/geo/loading.ts', name: 'WAIT_LIMIT_MS' }, unit: 'ms' },
+  {
+    what: 'how long a load may make no progress',
+    words: /progress|stuck|stall/i,
+    constant: { file: 'src/geo/load-progress.ts', name: 'LOAD_STALLED_MS' },
+    unit: 'ms',
+  },
   {
     what: 'the wait after a failed load',
     words: /Retry-After|again|tries|tried|failed/i,
     constant: { file: 'src/geo/retry-after.ts', name: 'RETRY_AFTER_SECONDS' },
     unit: 's',
   },
-  { what: "the SHA-256's chunk of a load", words: /chunk/i, constant: { file: 'src/geo/stored.ts', name: 'CHUNK' }, unit: 'B' },
+  { what: "the SHA-256's chunk of a load", words: /chunk/i, constant: { file: 'src/geo/identity.ts', name: 'CHUNK_BYTES' }, unit: 'B' },
   { what: 'the age at which data is stale', words: /stale|older than/i, constant: { file: 'src/geo/identity.ts', name: 'STALE_AFTER_DAYS' }, unit: 'days' },
   {
     what: 'how long a retired version is kept',

@@ -5,8 +5,9 @@
  * of its own). Bytes are returned only once their length and SHA-256 are those published; a cached copy
  * that fails is deleted and R2 read instead. On `*.workers.dev` the cache keeps nothing: every read is R2's.
  */
+
+import { CACHE_NAME, fail, openCache } from '../geo/bucket.ts';
 import type { PublishedAsn } from '../geo/published.ts';
-import { CACHE_NAME, fail, openCache } from '../geo/stored.ts';
 
 /** An R2 object read by range (the part of `R2ObjectBody` used): `size` is the whole object's. */
 interface RangeObject {

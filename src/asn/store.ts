@@ -7,10 +7,9 @@
  */
 
 import { ASN_LAYOUT, type AsnIndex, AsnLayoutError, type AsnPage, blockOf, findInBlock, parseAsnIndex } from '../geo/asn-layout.ts';
+import { CHECK_INTERVAL_MS, type DataBucket, LoadFailure, readRecord, reasonOf } from '../geo/bucket.ts';
 import { type Deployment, logDataEvent, type RequestPlace } from '../geo/data-events.ts';
 import type { PublishedAsn } from '../geo/published.ts';
-import { CHECK_INTERVAL_MS } from '../geo/slot.ts';
-import { type DataBucket, LoadFailure, readRecord, reasonOf } from '../geo/stored.ts';
 import { DataUnavailableError, unavailable } from '../geo/unavailable.ts';
 import { type PieceContext, type RangeBucket, readPiece } from './pieces.ts';
 

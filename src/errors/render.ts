@@ -9,6 +9,7 @@ import { reportEvent, whyOf } from '../events/operational.ts';
 import { toXml, type XmlValue } from '../format/xml.ts';
 import { RETRY_AFTER_SECONDS } from '../geo/retry-after.ts';
 import { DataUnavailableError } from '../geo/unavailable.ts';
+import { formatOf } from '../http/paths.ts';
 import { PROBLEMS, type ProblemCode, ProblemError, problemType } from './problem.ts';
 
 /** Codes for the HTTP errors that Hono's own middleware may raise (body limit, malformed input, …). */
@@ -22,11 +23,6 @@ const HTTP_EXCEPTION_CODES: Readonly<Record<number, ProblemCode>> = {
 
 /** A problem to answer: its code, detail and options, raised as a {@link ProblemError} or not. */
 export type Problem = Pick<ProblemError, 'code' | 'detail' | 'options'>;
-
-/** XML routes (`…/xml`, `…/xml/{ip}`, `/api/bulk/xml`) answer problems in XML too. */
-export function formatOf(path: string): 'json' | 'xml' {
-  return /\/xml(\/|$)/.test(path) ? 'xml' : 'json';
-}
 
 /** The wire shape of a problem (JSON), also described in the OpenAPI document. */
 export interface ProblemBody {

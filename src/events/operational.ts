@@ -6,6 +6,7 @@
  * are cut to {@link MAX_TEXT} characters, so that no input can make an event large.
  */
 import { EventBound } from './bound.ts';
+import { coloOf, type RequestPlace } from './place.ts';
 
 /** One operational event, without the fields every event carries (`colo`, `suppressed`). */
 export type OperationalEvent =
@@ -43,11 +44,6 @@ const WARNINGS: ReadonlySet<OperationalEvent['event']> = new Set(['revoked-key']
 const MAX_TEXT = 300;
 const MAX_STACK = 1_000;
 
-/** Where a request arrived: Cloudflare's `request.cf`, whose `colo` is the data centre's IATA code. */
-interface EventPlace {
-  readonly cf?: object | undefined;
-}
-
 /** Writes one line at a level; `console.error` and `console.warn` by default. */
 type Sink = (level: 'error' | 'warn', line: string) => void;
 
@@ -63,16 +59,16 @@ class OperationalEvents {
     this.#sink = sink;
   }
 
-  report(event: OperationalEvent, place?: EventPlace): void {
+  report(event: OperationalEvent, place?: RequestPlace): void {
     const admitted = this.#bound.admit(event.event);
     if (admitted === null) return;
-    const colo = (place?.cf as { readonly colo?: unknown } | undefined)?.colo;
+    const colo = coloOf(place);
     const fields = Object.fromEntries(
       Object.entries(event).map(([name, value]) => [name, typeof value === 'string' ? value.slice(0, name === 'stack' ? MAX_STACK : MAX_TEXT) : value]),
     );
     const line = {
       ...fields,
-      ...(typeof colo === 'string' ? { colo } : {}),
+      ...(colo === undefined ? {} : { colo }),
       ...(admitted.suppressed > 0 ? { suppressed: admitted.suppressed } : {}),
     };
     this.#sink(WARNINGS.has(event.event) ? 'warn' : 'error', JSON.stringify(line));
@@ -89,7 +85,7 @@ const isolateEvents = new OperationalEvents(() => Date.now(), consoleSink);
  *
  * @example reportEvent({ event: 'data-unavailable', status: 503, why: 'the load did not finish within 20 s' }, c.req.raw)
  */
-export function reportEvent(event: OperationalEvent, place?: EventPlace): void {
+export function reportEvent(event: OperationalEvent, place?: RequestPlace): void {
   isolateEvents.report(event, place);
 }
 

@@ -4,6 +4,8 @@
  * (`docs/production.md`, "Observability"). Every event names the deployment, its region and the
  * Cloudflare location (`colo`) whose isolate wrote it, and a shard Worker's events its shard.
  */
+import { coloOf, type RequestPlace } from '../events/place.ts';
+
 /** Where a database's bytes came from: the Workers cache of this location, or the R2 bucket. */
 export type DataSource = 'cache' | 'r2';
 
@@ -43,10 +45,8 @@ interface IsolateShard {
   readonly count: number;
 }
 
-/** Where a request arrived: Cloudflare's `request.cf`, whose `colo` is the data centre's IATA code. */
-export interface RequestPlace {
-  readonly cf?: object | undefined;
-}
+/** Where a request arrived (`src/events/place.ts`): the data events' location. */
+export type { RequestPlace };
 
 /**
  * Writes `event` as one JSON line, with `deployment` (`plan/region`, e.g. `paid/de`), `region` and
@@ -56,13 +56,12 @@ export interface RequestPlace {
  * @example logDataEvent({ event: 'switch', from: '2026-11-18.0a1b2c3d', to: '2026-11-22.4e5f6a7b', waits: true, source: 'cache', verifyMs: 3120, waitMs: 640 }, env, request)
  */
 export function logDataEvent(event: DataEvent, deployment: Deployment, place: RequestPlace | undefined, shard?: IsolateShard): void {
-  const colo = (place?.cf as { readonly colo?: unknown } | undefined)?.colo;
   const line = {
     ...event,
     ...(shard !== undefined && shard.count > 1 ? { shard: shard.index, shards: shard.count } : {}),
     deployment: `${deployment.PLAN}/${deployment.REGION}`,
     region: deployment.REGION,
-    colo: typeof colo === 'string' ? colo : '',
+    colo: coloOf(place) ?? '',
   };
   // Damage and refusals are errors in Workers Logs' level filter; loads and switches are information.
   if (event.event === 'damage' || event.event === 'refusal') console.error(JSON.stringify(line));

@@ -1,6 +1,6 @@
 /**
  * @module The compiled geolocation database in memory, searched without I/O and decoded field by field
- * straight from its bytes (`slot.ts` loads it from R2) into the shapes of `record-parts.ts`.
+ * straight from its bytes (`loading.ts` loads it from R2) into the shapes of `record-parts.ts`.
  */
 import { cidrText, type IpAddress } from '../ip/address.ts';
 import { MmdbFormatError, MmdbType, newField } from '../mmdb/decoder.ts';

@@ -148,8 +148,11 @@ function flagsOf(list: readonly unknown[]): StoredFlag[] {
   return FLAGS.filter((flag) => list.includes(flag));
 }
 
-/** Bytes handed to the digest at a time. */
-const DIGEST_CHUNK = 1 << 20;
+/**
+ * Bytes a file is handled in where it is streamed: handed to the digest at a time here, read into one
+ * reused buffer by the verification, and written to the Workers cache a piece at a time (`bucket.ts`).
+ */
+export const CHUNK_BYTES = 1 << 20;
 
 /**
  * The SHA-256 of `bytes`. In workerd through `crypto.DigestStream`, a chunk at a time, because
@@ -162,7 +165,7 @@ async function sha256Of(bytes: Uint8Array): Promise<ArrayBuffer> {
   if (DigestStream === undefined) return crypto.subtle.digest('SHA-256', bytes);
   const stream = new DigestStream('SHA-256');
   const writer = stream.getWriter();
-  for (let at = 0; at < bytes.length; at += DIGEST_CHUNK) await writer.write(bytes.subarray(at, at + DIGEST_CHUNK));
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) await writer.write(bytes.subarray(at, at + CHUNK_BYTES));
   await writer.close();
   return stream.digest;
 }

@@ -3,9 +3,9 @@
  * whole database, as every version published before shards reads). A deployment's shard count is part
  * of its configuration; a version of another count is refused, saying to redeploy.
  */
+
+import { fail } from './bucket.ts';
 import type { PublishedShard, PublishedVersion } from './published.ts';
-import { FIRST_POSITION, formatPosition, LAST_POSITION } from './shard-ranges.ts';
-import { fail } from './stored.ts';
 
 /** A shard of the database: its index from 0, and how many there are. */
 export interface ShardPlace {
@@ -18,12 +18,6 @@ export const WHOLE: ShardPlace = Object.freeze({ index: 0, count: 1 });
 
 /** One shard's file of a published version: its object, and the range of positions it answers (RFC 5952 text, both included). */
 export type ShardFile = PublishedShard;
-
-/** The range of the whole database, covering everything: `::` to `ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff`. */
-export const WHOLE_RANGE: { readonly first: string; readonly last: string } = Object.freeze({
-  first: formatPosition(FIRST_POSITION),
-  last: formatPosition(LAST_POSITION),
-});
 
 /**
  * The file of shard `place` of `version`.

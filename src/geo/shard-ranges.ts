@@ -81,6 +81,12 @@ export function formatPosition(position: Position): string {
   return ipv6Text(position);
 }
 
+/** The range of the whole database, covering everything: `::` to `ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff`. */
+export const WHOLE_RANGE: { readonly first: string; readonly last: string } = Object.freeze({
+  first: formatPosition(FIRST_POSITION),
+  last: formatPosition(LAST_POSITION),
+});
+
 /**
  * The position that IPv6 `text` names (any form {@link parseIp} accepts), or undefined for other text.
  * Unlike an address, `::ffff:a.b.c.d` stays where it is written, and IPv4 text is no position.

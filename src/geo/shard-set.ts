@@ -5,12 +5,13 @@
  * load it (beside the old one where both fit), and a request told that its version is gone reads the
  * record itself. Holds settled values only; no request awaits another's promise.
  */
+
+import { CHECK_INTERVAL_MS, type DataBucket, readRecord, reasonOf } from './bucket.ts';
 import { type Deployment, logDataEvent } from './data-events.ts';
 import type { DatabaseIdentity } from './identity.ts';
+import type { BackgroundContext } from './loading.ts';
 import type { ShardFile } from './shard-files.ts';
 import { parseRanges, type ShardRange } from './shard-ranges.ts';
-import { type BackgroundContext, CHECK_INTERVAL_MS } from './slot.ts';
-import { type DataBucket, readRecord, reasonOf } from './stored.ts';
 import { unavailable } from './unavailable.ts';
 
 /** The bindings the set reads: the bucket, and the deployment's names for its log. */
@@ -31,7 +32,7 @@ const CHECK_ABANDONED_MS = 2 * CHECK_INTERVAL_MS;
 /** One app isolate's current version of the sharded database. */
 export class ShardSet {
   private current: ShardedVersion | undefined;
-  /** The identity of the current version, once composed from its shards' (`backend.ts`). */
+  /** The identity of the current version, once composed from its shards' (`src/lookup/data-status.ts`). */
   private identity: { readonly version: string; readonly value: DatabaseIdentity } | undefined;
   private checkedAt = 0;
   private checkingSince: number | undefined;

@@ -12,7 +12,7 @@ export class DataUnavailableError extends Error {
   override readonly name = 'DataUnavailableError';
 }
 
-/** The failure of a database that cannot be read; `reason` is for logs (`slot.ts` logs it), never for clients. */
+/** The failure of a database that cannot be read; `reason` is for logs (`loading.ts` logs it), never for clients. */
 export function unavailable(reason: string): DataUnavailableError {
   return new DataUnavailableError(reason);
 }

@@ -10,6 +10,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, clientIpOf } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
+import { setOnAnswer } from '../http/answer-headers.ts';
+import { STATUS_PATHS } from '../http/paths.ts';
 import { type ClientKey, clientKey } from '../ip/client-key.ts';
 import { RateLimitClient } from './client.ts';
 import { rateLimitHeaders } from './headers.ts';
@@ -19,7 +21,7 @@ import { type LimitDecision, type Policy, policiesOf } from './window.ts';
 const UNKNOWN_CLIENT: ClientKey = { network: 'unknown', subnet: null };
 
 /** `/api/` paths that are not counted: the status endpoint (docs/api.md, "Conventions"), so that checking the data costs no quota. */
-const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/api/v1/status']);
+const UNCOUNTED_PATHS: ReadonlySet<string> = new Set([STATUS_PATHS.free]);
 
 /**
  * Pages that count as one request, like the lookup they show (`routes/home.ts`), when asked with GET or
@@ -39,9 +41,11 @@ function isCountedPage(method: string, path: string): boolean {
   return COUNTED_PAGES.has(path) && (method === 'GET' || method === 'HEAD');
 }
 
-/** The context variable in which the gate hands a counted page its decision. */
-interface RateLimitEnv extends AppEnv {
-  Variables: { rateLimit: LimitDecision };
+declare module '../env.ts' {
+  interface AppVariables {
+    /** The gate's decision for a counted page, which the page answers with ({@link pageDecision}). */
+    rateLimit?: LimitDecision;
+  }
 }
 
 /**
@@ -49,8 +53,8 @@ interface RateLimitEnv extends AppEnv {
  * admitted, and the state of the binding policy after it (what the `RateLimit` field tells). Undefined
  * on other paths, and on paid servers, which have no gate of this kind.
  */
-export function pageDecision(c: Context): LimitDecision | undefined {
-  return (c as unknown as Context<RateLimitEnv>).get('rateLimit');
+export function pageDecision(c: Context<AppEnv>): LimitDecision | undefined {
+  return c.get('rateLimit');
 }
 
 const limiter = new RateLimitClient();
@@ -84,7 +88,7 @@ export function rateLimitGate(): MiddlewareHandler<AppEnv> {
     const { decision, source } = await limiter.check(c.env.RATE_LIMITER, client);
     let headers = rateLimitHeaders(decision, policies);
     setHeaders(c, headers);
-    if (isCountedPage(method, path)) (c as unknown as Context<RateLimitEnv>).set('rateLimit', decision);
+    if (isCountedPage(method, path)) c.set('rateLimit', decision);
     else if (!decision.allowed) {
       const { policy } = decision.binding;
       throw new ProblemError(
@@ -99,26 +103,10 @@ export function rateLimitGate(): MiddlewareHandler<AppEnv> {
       if (refunded !== null) headers = rateLimitHeaders(refunded, policies);
     }
     // Again on the final answer: a handler may have returned a Response built without the context.
-    putOnAnswer(c, headers);
+    setOnAnswer(c, headers);
   };
 }
 
 function setHeaders(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
-}
-
-/**
- * Sets the fields on the final answer in place. `c.header` on a finished answer copies the whole
- * Response first, once per field: in a profile of the free lookup that was about a tenth of the
- * isolate's time per request. Every answer of this app has mutable headers; one that had not (a
- * Response passed on from `fetch`) is copied as `c.header` does.
- */
-function putOnAnswer(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
-  const target = c.res.headers;
-  try {
-    for (const [name, value] of Object.entries(headers)) target.set(name, value);
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    setHeaders(c, headers);
-  }
 }

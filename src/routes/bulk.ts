@@ -14,7 +14,8 @@ import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { countLookups } from '../usage/middleware.ts';
 import { readJsonBody } from './json-body.ts';
-import { lookupAnswer, lookupProblem, viewOfQuery } from './lookup-problems.ts';
+import { lookupAnswer, viewOfQuery } from './lookup-answer.ts';
+import { lookupProblem } from './lookup-problems.ts';
 import { RouteRequest } from './validate.ts';
 
 const PROBLEMS = [

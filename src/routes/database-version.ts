@@ -6,24 +6,19 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Plan } from '../env.ts';
+import { setOnAnswer } from '../http/answer-headers.ts';
+import { lookupKindOf } from '../http/paths.ts';
 import { answeringVersion } from '../lookup/backend.ts';
 
 /** The header's name. */
 export const DATABASE_VERSION_HEADER = 'X-Database-Version';
-
-/** The lookup paths of each plan, route patterns included (`/api/v1/json/{ip}`): what the header goes on. */
-const LOOKUP_PATHS: Record<Plan, RegExp> = {
-  // The free server's lookups, legacy paths included; its /api/bulk and /api/distance only refuse.
-  free: /^\/api(?:\/v1)?\/(?:json|xml)(?:\/|$)/,
-  paid: /^\/api\/(?:(?:json|xml)(?:\/|$)|bulk\/(?:json|xml)\/?$|distance\/?$)/,
-};
 
 /** The ASN paths of the paid servers, whose route sets the header itself: the version of the ASN object that answered (`routes/asn.ts`). */
 const ASN_PATHS = /^\/api\/asn\//;
 
 /** True when the answers of `path` on `plan` carry {@link DATABASE_VERSION_HEADER} (the ASN answers once the data was read). */
 export function carriesDatabaseVersion(plan: Plan, path: string): boolean {
-  return LOOKUP_PATHS[plan].test(path) || (plan === 'paid' && ASN_PATHS.test(path));
+  return lookupKindOf(plan, path) !== null || (plan === 'paid' && ASN_PATHS.test(path));
 }
 
 /** OpenAPI header object of {@link DATABASE_VERSION_HEADER}. */
@@ -35,22 +30,16 @@ export const DATABASE_VERSION_HEADER_OBJECT = {
 
 /**
  * Hono middleware that puts {@link DATABASE_VERSION_HEADER} on the answers of the lookup paths of
- * `plan`, problems included, whenever a database is loaded, except a 503 `DATA_UNAVAILABLE`.
+ * `plan` (`http/paths.ts`), problems included, whenever a database is loaded, except a 503
+ * `DATA_UNAVAILABLE`.
  */
 export function databaseVersionHeader(plan: Plan): MiddlewareHandler<AppEnv> {
-  const pattern = LOOKUP_PATHS[plan];
   return async (c, next) => {
-    if (!pattern.test(c.req.path)) return next();
+    if (lookupKindOf(plan, c.req.path) === null) return next();
     await next();
     const version = answeringVersion(c.env);
     // A 503 answers from no data: where a shard fails, the version is known but did not answer.
     if (version === undefined || c.res.status === 503) return;
-    // In place: `c.header` on a finished answer would copy the whole Response (see ratelimit/middleware.ts).
-    try {
-      c.res.headers.set(DATABASE_VERSION_HEADER, version);
-    } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
-      c.header(DATABASE_VERSION_HEADER, version);
-    }
+    setOnAnswer(c, { [DATABASE_VERSION_HEADER]: version });
   };
 }

@@ -9,7 +9,8 @@ import { DistanceRequestSchema, DistanceResultSchema } from '../schemas/distance
 import { DistanceQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { readJsonBody } from './json-body.ts';
-import { problemOf, viewOfQuery } from './lookup-problems.ts';
+import { viewOfQuery } from './lookup-answer.ts';
+import { problemOf } from './lookup-problems.ts';
 import { RouteRequest } from './validate.ts';
 
 /** The request: validated in the handler, documented by the parameters and body made of it. */

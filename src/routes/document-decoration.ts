@@ -11,7 +11,7 @@ import { CORS_MAX_AGE_SECONDS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../acc
 import { OPEN_PAID_PATHS } from '../access/middleware.ts';
 import type { AppEnv, Plan } from '../env.ts';
 import { PROBLEMS, type ProblemCode } from '../errors/problem.ts';
-import { formatOf } from '../errors/render.ts';
+import { formatOf } from '../http/paths.ts';
 import { isCounted } from '../ratelimit/middleware.ts';
 import { RATE_LIMIT_HEADERS, RATE_LIMITED_HEADERS } from '../ratelimit/openapi.ts';
 import { codesOfProblemSchema, ProblemSchema, problemMediaType, problemResponse, problemSchemaOf } from '../schemas/problem.ts';

@@ -13,7 +13,9 @@ import type { ProblemError } from '../errors/problem.ts';
 import { asProblem, type Problem, problemBody } from '../errors/render.ts';
 import type { DatabaseIdentity } from '../geo/identity.ts';
 import { ENGLISH, LANGUAGES } from '../geo/languages.ts';
-import { dataIdentity, knownIdentity, lookupRecords } from '../lookup/backend.ts';
+import { STATUS_PATHS } from '../http/paths.ts';
+import { lookupRecords } from '../lookup/backend.ts';
+import { dataIdentity, knownIdentity } from '../lookup/data-status.ts';
 import { EVERY_FIELD, type View } from '../lookup/fields.ts';
 import type { Found, Rendered } from '../lookup/pipeline.ts';
 import { singleBody } from '../lookup/render.ts';
@@ -25,8 +27,8 @@ import { allowanceOf, type DataFacts, dataFactsOf, type IpInfo, indentedJson, in
 import { mapPoint } from '../pages/world.ts';
 import { pageDecision } from '../ratelimit/middleware.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
-import { lookupProblem, viewOfQuery } from './lookup-problems.ts';
-import { statusPath } from './status.ts';
+import { viewOfQuery } from './lookup-answer.ts';
+import { lookupProblem } from './lookup-problems.ts';
 import { RouteRequest } from './validate.ts';
 
 /** The free page's query: the address (absent or empty: the visitor's own) and the names' language. */
@@ -125,7 +127,7 @@ async function identityOrProblem(c: Context<AppEnv>): Promise<DatabaseIdentity |
 
 /** The footer's facts: the data's (none while it cannot be read) and the plan's status path. */
 function footer(plan: Plan, identity: DatabaseIdentity | ProblemError): FooterData {
-  return { data: identity instanceof Error ? undefined : dataFactsOf(identity, Date.now()), statusPath: statusPath(plan) };
+  return { data: identity instanceof Error ? undefined : dataFactsOf(identity, Date.now()), statusPath: STATUS_PATHS[plan] };
 }
 
 /** Both formats: the page shows the JSON and the XML answer. */

@@ -12,7 +12,8 @@ import { singleBody } from '../lookup/render.ts';
 import { IpInfoAnswerSchema, IpParamSchema } from '../schemas/ip-info.ts';
 import { LookupQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { lookupAnswer, lookupProblem, viewOfQuery } from './lookup-problems.ts';
+import { lookupAnswer, viewOfQuery } from './lookup-answer.ts';
+import { lookupProblem } from './lookup-problems.ts';
 import { RouteRequest } from './validate.ts';
 
 const LOOKUP_PROBLEMS = [

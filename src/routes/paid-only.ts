@@ -9,7 +9,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
-import { formatOf } from '../errors/render.ts';
+import { formatOf } from '../http/paths.ts';
 import { problemResponses } from '../schemas/problem.ts';
 
 /** One paid-only endpoint, by its path on a paid server (below `/api`). */

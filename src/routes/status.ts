@@ -7,20 +7,16 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Plan } from '../env.ts';
-import { isStale } from '../geo/identity.ts';
-import { dataStatus } from '../lookup/backend.ts';
+import { STATUS_PATHS } from '../http/paths.ts';
+import { dataStatus } from '../lookup/data-status.ts';
+import { statusBody } from '../lookup/status-body.ts';
 import { problemResponses } from '../schemas/problem.ts';
 import { StatusSchema } from '../schemas/status.ts';
-
-/** The status path of a plan. */
-export function statusPath(plan: Plan): string {
-  return plan === 'free' ? '/api/v1/status' : '/api/status';
-}
 
 function statusRoute(plan: Plan) {
   return createRoute({
     method: 'get',
-    path: statusPath(plan),
+    path: STATUS_PATHS[plan],
     tags: ['Status'],
     summary: 'Data version and age',
     description:
@@ -41,35 +37,7 @@ function statusRoute(plan: Plan) {
 /** Registers the status route of `plan`. */
 export function registerStatusRoute(app: OpenAPIHono<AppEnv>, plan: Plan): void {
   app.openapi(statusRoute(plan), async (c) => {
-    const { identity, shards } = await dataStatus({ env: c.env, ctx: c.executionCtx, place: c.req.raw });
-    const { version, builtAt, networks, records, bytes, sha256, sources, flags, corrections } = identity;
-    return c.json(
-      {
-        plan,
-        region: c.env.REGION,
-        database: {
-          version,
-          builtAt,
-          networks,
-          records,
-          bytes,
-          sha256,
-          sources: sources.map(({ name, version, builtAt, licence, attribution, flags }) => ({
-            name,
-            version,
-            builtAt,
-            licence,
-            attribution,
-            ...(flags ? { flags: [...flags] } : {}),
-          })),
-          flags: [...flags],
-          corrections: corrections.map(({ name, sha256, lines, prefixes }) => ({ name, sha256, lines, prefixes })),
-          shards: [...shards],
-        },
-        stale: isStale(identity, Date.now()),
-      },
-      200,
-      { 'Cache-Control': 'no-store' },
-    );
+    const status = await dataStatus({ env: c.env, ctx: c.executionCtx, place: c.req.raw });
+    return c.json(statusBody(plan, c.env.REGION, status, Date.now()), 200, { 'Cache-Control': 'no-store' });
   });
 }

@@ -4,7 +4,7 @@
  * to Paris should answer: GeoLite2's record of a Paris address read with mmdb-lib (the correction
  * gives no postal code), with the corrected address's own ASN.
  */
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { CORRECTED_BUILD_DIR } from './corrected-build.ts';
 import { type ExpectedRecord, expectedRecord } from './expected-record.ts';
 import type { SourceOracle } from './oracle.ts';

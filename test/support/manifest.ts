@@ -3,6 +3,8 @@
  * of the status endpoint and the `X-Database-Version` header, computed by the build in Node (its
  * SHA-256 with `node:crypto`), not by the Worker.
  */
+
+import type { StoredFlag } from '../../src/geo/schema.ts';
 import { repoFile } from './repo.ts';
 
 /** The parts of the manifest the tests read (`data/output.ts`, `Manifest`). */
@@ -11,9 +13,17 @@ export interface ManifestForTests {
   builtAt: string;
   output: { bytes: number; sha256: string };
   counts: { networks: number; records: number };
-  sources: Array<{ name: string; provides: string; version: string; builtAt: string; licence: string; attribution: string; flags?: string[] }>;
+  sources: Array<{
+    name: string;
+    provides: 'location' | 'network' | 'proxy';
+    version: string;
+    builtAt: string;
+    licence: string;
+    attribution: string;
+    flags?: StoredFlag[];
+  }>;
   /** The flags the data can set. */
-  flags: string[];
+  flags: StoredFlag[];
   corrections?: Array<{ name: string; sha256: string; lines: number; prefixes: number }>;
 }
 

@@ -7,9 +7,9 @@ import type { AsnObjectInfo } from '../../data/asn/object.ts';
 import type { PublicationAsn } from '../../data/publish/asn-object.ts';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
 import { publishTo, versionOf, wholeFilePublication } from '../../data/publish/record.ts';
+import { CACHE_NAME, cacheKey } from '../../src/geo/bucket.ts';
 import type { CurrentRecord } from '../../src/geo/published.ts';
 import { CURRENT_RECORD_KEY, CurrentRecordSchema, shardObjectKey } from '../../src/geo/published.ts';
-import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { repoFile } from './repo.ts';
 
 /** SHA-256 of bytes, lower-case hex. */
@@ -78,7 +78,7 @@ export async function publishCompiled(): Promise<CurrentRecord> {
 }
 
 /**
- * Deletes from the Workers cache (`stored.ts`) the copies of every version the bucket's current record
+ * Deletes from the Workers cache (`bucket.ts`) the copies of every version the bucket's current record
  * lists, so that a case reads R2 as a cold isolate of a location with an empty cache would.
  */
 export async function forgetCachedCopies(): Promise<void> {

@@ -2,20 +2,19 @@
  * @module Faults of the database in R2 and how the Worker answers and recovers
  * (docs/storage.md, "What a running Worker does with it"; docs/decisions/0004-release-then-load-switching.md): the current record or object missing, empty, truncated, damaged with intact
  * metadata, a bad upload while a good version answers, damage found by a read, and a new version
- * switched to without a restart. Each case runs a {@link DatabaseSlot} of its own with a clock the
+ * switched to without a restart. Each case runs a {@link CurrentDatabase} of its own with a clock the
  * test moves, so no case sleeps; the routes' answer is checked through the Worker. The database is the
- * small build of MaxMind's test databases (the slot does not care which build it loads), so that each
+ * small build of MaxMind's test databases (the loader does not care which build it loads), so that each
  * case can spoil and replace whole objects cheaply.
  */
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/errors/problem.ts';
 import { asProblem } from '../../src/errors/render.ts';
+import { CurrentDatabase, resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import type { GeoDatabase } from '../../src/geo/database.ts';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
 import { CURRENT_RECORD_KEY, versionObjectKey } from '../../src/geo/published.ts';
 import { WHOLE } from '../../src/geo/shard-files.ts';
-import { DatabaseSlot } from '../../src/geo/slot.ts';
 import { DataUnavailableError } from '../../src/geo/unavailable.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { lookupAll } from '../../src/lookup/pipeline.ts';
@@ -59,7 +58,7 @@ function otherBuild(): Uint8Array {
  */
 function harness(budgetBytes?: number) {
   const clock = { now: Date.parse('2026-11-23T12:00:00Z') };
-  const slot = new DatabaseSlot(WHOLE, { now: () => clock.now, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
+  const slot = new CurrentDatabase(WHOLE, { now: () => clock.now, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
   const background: Promise<unknown>[] = [];
   const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
   const get = async (): Promise<GeoDatabase | ProblemError> => {
@@ -91,7 +90,7 @@ function expectDatabase(answer: GeoDatabase | ProblemError): GeoDatabase {
   return answer as GeoDatabase;
 }
 
-const slots: DatabaseSlot[] = [];
+const slots: CurrentDatabase[] = [];
 beforeEach(forgetCachedCopies);
 afterEach(async () => {
   for (const slot of slots.splice(0)) slot.reset();

@@ -7,12 +7,13 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AskedVersions } from '../../src/geo/asked-versions.ts';
+import { CACHE_NAME, CHECK_INTERVAL_MS, cacheKey } from '../../src/geo/bucket.ts';
 import { DEFAULT_BUDGET_BYTES } from '../../src/geo/budget.ts';
+import { CurrentDatabase } from '../../src/geo/current-database.ts';
 import type { GeoDatabase } from '../../src/geo/database.ts';
 import { type CurrentRecord, type PublishedShard, versionObjectKey } from '../../src/geo/published.ts';
 import { WHOLE } from '../../src/geo/shard-files.ts';
-import { CHECK_INTERVAL_MS, DatabaseSlot } from '../../src/geo/slot.ts';
-import { CACHE_NAME, cacheKey } from '../../src/geo/stored.ts';
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
 import { type BucketClock, distantBucket, mostAtOnce } from '../support/distant-r2.ts';
 import { compiledBuild, forgetCachedCopies, publish, epochVariant as variant } from '../support/publish.ts';
@@ -50,7 +51,7 @@ afterEach(async () => {
  */
 function isolate(budgetBytes?: number) {
   const clock = { ahead: 0 };
-  const slot = new DatabaseSlot(WHOLE, { now: () => Date.now() + clock.ahead, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
+  const slot = new CurrentDatabase(WHOLE, { now: () => Date.now() + clock.ahead, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
   const background: Promise<unknown>[] = [];
   const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
   const far = { ...env, GEO_DATA: distantBucket(env.GEO_DATA, DISTANCE) };
@@ -60,7 +61,7 @@ function isolate(budgetBytes?: number) {
 
 /**
  * Starts a request every {@link EVERY_MS} ms until `until()` holds (at least `min` of them), each
- * awaiting the slot by itself; resolves with what each one got.
+ * awaiting the database by itself; resolves with what each one got.
  */
 async function steadyRequests(get: () => GeoDatabase | Promise<GeoDatabase>, until: () => boolean, min = 10): Promise<string[]> {
   const answers: Promise<string>[] = [];
@@ -207,9 +208,14 @@ const SLOW_READ_MS = 8_000;
  * and on a clock that moves only when the bucket waits: no real time passes. Each move of the clock is
  * a moment at which a request arrives, once `arriving` is set. The bucket's `stall.wait`-th wait for
  * the object `stall.key` (1: its first byte, 2: its first slice, …) lasts `stall.ms` longer, or, given
- * `stall.until`, until that promise resolves.
+ * `stall.until`, until that promise resolves. `asks` is what its requests ask for: the current version
+ * (the app's database, `CurrentDatabase`) or versions by name (a shard Worker's, `AskedVersions`).
  */
-function slowIsolate(stall?: { readonly key: string; readonly wait: number; readonly ms?: number; readonly until?: Promise<void> }, budgetBytes = 0) {
+function slowIsolate(
+  stall?: { readonly key: string; readonly wait: number; readonly ms?: number; readonly until?: Promise<void> },
+  budgetBytes = 0,
+  asks: 'current' | 'versions' = 'current',
+) {
   const time = { now: Date.parse('2026-11-27T12:00:00Z') };
   let arrive: (() => void) | undefined;
   let waits = 0;
@@ -232,7 +238,8 @@ function slowIsolate(stall?: { readonly key: string; readonly wait: number; read
     { latencyMs: 400, megabytesPerSecond: next.byteLength / (SLOW_READ_MS * 1000) },
     { clock, sliceBytes: Math.ceil(next.byteLength / 8) },
   );
-  const slot = new DatabaseSlot(WHOLE, { now: () => time.now, budgetBytes });
+  const options = { now: () => time.now, budgetBytes };
+  const slot = asks === 'current' ? new CurrentDatabase(WHOLE, options) : new AskedVersions(WHOLE, options);
   const background: Promise<unknown>[] = [];
   const ctx = { waitUntil: (promise: Promise<unknown>) => void background.push(promise) };
   const far = { ...env, GEO_DATA: bucket };
@@ -241,7 +248,11 @@ function slowIsolate(stall?: { readonly key: string; readonly wait: number; read
   const request = (version?: string) => {
     answers.push(
       Promise.resolve()
-        .then(() => slot.get(far, ctx, undefined, version))
+        .then(() => {
+          if (slot instanceof CurrentDatabase && version === undefined) return slot.get(far, ctx);
+          if (slot instanceof AskedVersions && version !== undefined) return slot.get(far, ctx, undefined, version);
+          throw new Error(`this isolate asks for ${asks}, not for ${version ?? 'the current version'}`);
+        })
         .then(
           () => 'a database',
           (error: Error) => `${error.name}: ${error.message}`,
@@ -389,7 +400,7 @@ describe('a switch over a slow bucket when two versions do not fit', () => {
   });
 
   it('makes a shard asked for the new version verify it, then load it, every request for it waiting', async () => {
-    const isolate = slowIsolate();
+    const isolate = slowIsolate(undefined, 0, 'versions');
     isolate.request(goodVersion);
     await isolate.settle();
     await publish(next, nextVersion);

@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { publishCompiled } from '../support/publish.ts';
 import { workerFetch } from '../support/worker-fetch.ts';

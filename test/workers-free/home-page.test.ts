@@ -8,7 +8,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { geoNaturalEarth1 } from 'd3-geo';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { versionObjectKey } from '../../src/geo/published.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
 import { attributesOf, textIn, textsOf, visibleText } from '../support/html.ts';

@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:workers';
 import { countries } from 'countries-list';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import type { ExpectedRecord } from '../support/expected-record.ts';
 import { SourceOracle } from '../support/oracle.ts';

@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { statusAnswer } from '../../scripts/examples/status-answer.ts';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { expectedDatabase, type ManifestForTests, readManifest } from '../support/manifest.ts';
 import { publishCompiled } from '../support/publish.ts';

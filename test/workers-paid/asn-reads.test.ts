@@ -10,8 +10,8 @@ import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pieceKey } from '../../src/asn/pieces.ts';
 import { type AsnEnv, AsnStore } from '../../src/asn/store.ts';
+import { CACHE_NAME } from '../../src/geo/bucket.ts';
 import { asnObjectKey, CURRENT_RECORD_KEY, type PublishedAsn } from '../../src/geo/published.ts';
-import { CACHE_NAME } from '../../src/geo/stored.ts';
 import { DataUnavailableError } from '../../src/geo/unavailable.ts';
 import { compiledAsnObject, compiledBuild, epochVariant, publish } from '../support/publish.ts';
 

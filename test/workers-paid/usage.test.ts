@@ -9,7 +9,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { allowDomain, allowIp, createApiKey } from '../../src/access/admin.ts';
-import { resetDatabaseForTests } from '../../src/geo/load.ts';
+import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { publishCompiled } from '../support/publish.ts';
 import { type Deployment, paidRequest, readUntil, storedRows, usageAccount } from '../support/usage.ts';

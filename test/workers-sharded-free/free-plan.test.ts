@@ -12,7 +12,7 @@ import { createApp } from '../../src/app.ts';
 import type { Language } from '../../src/geo/languages.ts';
 import { parseRanges, shardIndexOf } from '../../src/geo/shard-ranges.ts';
 import { parseIp } from '../../src/ip/address.ts';
-import { resetShardSetForTests } from '../../src/lookup/backend.ts';
+import { resetShardSetForTests } from '../../src/lookup/sharded.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
 import type { ExpectedRecord } from '../support/expected-record.ts';
 import { attributesOf, textIn, textsOf, visibleText } from '../support/html.ts';

@@ -1,11 +1,12 @@
 /**
- * @module Reads one published database file (a whole database or a shard of a version) out of this
- * location's Workers cache or the R2 bucket, and the bucket's current record. Bytes are returned only
- * once their size and SHA-256 are the published ones; every failure is a {@link LoadFailure} whose
- * message is for the operator's log (`slot.ts` logs it), never for clients.
+ * @module The bucket's objects as an isolate reads them: the current record, and one published
+ * database file (a whole database or a shard of a version) out of this location's Workers cache or the
+ * R2 bucket, verified. Bytes are returned only once their size and SHA-256 are the published ones;
+ * every failure is a {@link LoadFailure} whose message is for the operator's log (`loading.ts` logs
+ * it), never for clients.
  */
 import type { DataEvent, DataSource } from './data-events.ts';
-import { type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
+import { CHUNK_BYTES, type DatabaseIdentity, hex, identifyDatabase } from './identity.ts';
 import { CURRENT_RECORD_KEY, type CurrentRecord, CurrentRecordSchema } from './published.ts';
 import { DataUnavailableError } from './unavailable.ts';
 
@@ -28,8 +29,6 @@ export interface PublishedFile {
   readonly sha256: string;
 }
 
-/** Bytes of the verification's reused buffer, and of each cache write. */
-const CHUNK = 1 << 20;
 /**
  * The Workers cache (`caches.open`) that holds database files, and the pieces of ASN objects
  * (`src/asn/pieces.ts`), apart from the zone's HTTP cache.
@@ -149,8 +148,8 @@ export async function fillCache(cache: Cache, file: PublishedFile, buffer: Array
   const writer = writable.getWriter();
   const put = cache.put(cacheKey(file), new Response(readable, { headers: cacheHeaders(file) }));
   const writing = (async () => {
-    for (let at = 0; at < buffer.byteLength; at += CHUNK) {
-      await writer.write(new Uint8Array(buffer, at, Math.min(CHUNK, buffer.byteLength - at)));
+    for (let at = 0; at < buffer.byteLength; at += CHUNK_BYTES) {
+      await writer.write(new Uint8Array(buffer, at, Math.min(CHUNK_BYTES, buffer.byteLength - at)));
     }
     await writer.close();
   })().catch(() => writer.abort().catch(() => undefined)); // the buffer released by a switch meanwhile: put fails
@@ -168,6 +167,12 @@ export async function identify(buffer: ArrayBuffer, file: PublishedFile, source:
   if (identity.sha256 !== file.sha256) fail(`${from} has SHA-256 ${identity.sha256}, not the published ${file.sha256}: damaged`, 'damage');
   return identity;
 }
+
+/**
+ * How often an isolate reads the current record, at most: the app's database (`current-database.ts`),
+ * its view of a sharded one (`shard-set.ts`) and the ASN object (`src/asn/store.ts`).
+ */
+export const CHECK_INTERVAL_MS = 60_000;
 
 /** The current record, validated. */
 export async function readRecord(env: DataBucket): Promise<CurrentRecord> {
@@ -242,7 +247,7 @@ async function readBody(body: ReadableStream<Uint8Array>, size: number, what: st
 
 /**
  * Streams the file's object through SHA-256 and compares with the published digest, keeping none of
- * it but one reused buffer of {@link CHUNK}, calling `progress` once R2 answers and each time bytes
+ * it but one reused buffer of {@link CHUNK_BYTES}, calling `progress` once R2 answers and each time bytes
  * arrive; where a cache is given, the same read fills it, and a copy that fails the check is never
  * stored (its stream is aborted before the end, so `put` fails).
  *
@@ -263,7 +268,7 @@ export async function verifyObject(env: DataBucket, file: PublishedFile, cache: 
   });
   // One reused buffer: no garbage beside the answering database, whatever the pieces the body arrives in.
   const reader = object.body.getReader({ mode: 'byob' });
-  let buffer = new ArrayBuffer(CHUNK);
+  let buffer = new ArrayBuffer(CHUNK_BYTES);
   let total = 0;
   let complete = false;
   try {

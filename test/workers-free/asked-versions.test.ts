@@ -1,5 +1,5 @@
 /**
- * @module The slot of a shard Worker (docs/sharding.md, "Switching without waiting"): it answers the version the app asks for and no other,
+ * @module The versions a shard Worker is asked for (docs/sharding.md, "Switching without waiting"): it answers the version the app asks for and no other,
  * loads the current one when asked for it, keeps the old one beside the new one while it is asked for
  * (when both fit the budget) and lets it go once nobody has asked for a minute, or releases it first
  * when two do not fit; a version neither held nor current is answered as gone, naming the current one.
@@ -8,10 +8,10 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AskedVersions, VersionGoneError } from '../../src/geo/asked-versions.ts';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { versionObjectKey } from '../../src/geo/published.ts';
 import { WHOLE } from '../../src/geo/shard-files.ts';
-import { DatabaseSlot, VersionGoneError } from '../../src/geo/slot.ts';
 import { DataUnavailableError } from '../../src/geo/unavailable.ts';
 import { compiledBuild, forgetCachedCopies, publish, epochVariant as variant } from '../support/publish.ts';
 
@@ -29,21 +29,21 @@ beforeAll(async () => {
   next = variant(small, 13);
 }, 120_000);
 
-const slots: DatabaseSlot[] = [];
+const slots: AskedVersions[] = [];
 afterEach(async () => {
   for (const slot of slots.splice(0)) slot.reset();
   await forgetCachedCopies();
 });
 
-/** A shard's slot on the test's clock, asking by version as the shard Worker does. */
+/** A shard's versions on the test's clock, asking by version as the shard Worker does. */
 async function shard(budgetBytes?: number) {
   await publish(old, OLD);
   await forgetCachedCopies();
   const clock = { now: Date.parse('2026-11-24T12:00:00Z') };
-  const slot = new DatabaseSlot(WHOLE, { now: () => clock.now, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
+  const slot = new AskedVersions(WHOLE, { now: () => clock.now, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
   slots.push(slot);
   const ctx = { waitUntil: () => undefined };
-  /** The slot's answer for `version`: its database's build date, or the error's name and what it says. */
+  /** The answer for `version`: its database's build date, or the error's name and what it says. */
   const ask = async (version: string): Promise<string> => {
     try {
       const database: GeoDatabase = await slot.get(env, ctx, undefined, version);
@@ -62,7 +62,7 @@ function epochOf(bytes: Uint8Array): string {
   return `epoch ${new GeoDatabase(bytes).buildEpoch}`;
 }
 
-describe('a shard slot asked by version', () => {
+describe('a shard asked by version', () => {
   it('loads the current version when asked for it, and answers a version that is not current as gone', async () => {
     const { slot, ask } = await shard();
     expect(await ask(OLD)).toBe(epochOf(old));
