@@ -72,8 +72,12 @@ export function dottedQuad(text: string): number {
   return parts === 4 ? value : -1;
 }
 
-/** The dotted quad of an unsigned 32-bit IPv4 value. */
-function ipv4Text(value: number): string {
+/**
+ * The dotted quad of an unsigned 32-bit IPv4 value.
+ *
+ * @example ipv4Text(0xcb007107) // '203.0.113.7'
+ */
+export function ipv4Text(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 

@@ -1,0 +1,67 @@
+/**
+ * @module What one paid isolate knows and does about its accounts' usage: it counts answers
+ * (`recorder.ts`), keeps what the store told it of each account (`views.ts`, `reads.ts`), and notes the
+ * lookups of requests admitted and not yet counted; a quota is decided on the sum of the three
+ * ({@link IsolateUsage.used}), never above what the store will hold. One instance per app, that is
+ * per isolate (`app.ts`).
+ */
+
+import type { UsedLookups } from './quota.ts';
+import { AccountReads } from './reads.ts';
+import { UsageRecorder } from './recorder.ts';
+import { atLeast, noUse, withRows } from './totals.ts';
+import { AccountViews } from './views.ts';
+
+/** Lookups admitted by this isolate whose answers are being made, of an account's keys and addresses, and of its websites. */
+interface Admitted {
+  byKeys: number;
+  byWebsites: number;
+}
+
+/** One isolate's usage state. */
+export class IsolateUsage {
+  readonly views = new AccountViews();
+  readonly recorder = new UsageRecorder(this.views);
+  readonly reads = new AccountReads(this.recorder, this.views);
+  readonly #admitted = new Map<string, Admitted>();
+
+  /**
+   * What `account` has used as far as this isolate knows: the store's totals as it last told them (by a
+   * write's answer or a read), this isolate's counts that the store has not confirmed, and the lookups
+   * admitted and not yet counted. Less than the truth by what other isolates counted since the store last
+   * told this one: the bound of docs/accounts.md, "Quotas".
+   */
+  used(account: string): UsedLookups {
+    const day = this.recorder.today();
+    const view = this.views.get(account)?.totals;
+    // Of another day or month, what the view tells of today and this month only (`atLeast`).
+    let known = view === undefined ? noUse(day) : atLeast(day, undefined, view);
+    for (const part of this.recorder.unconfirmed(account)) known = withRows(known, part.rows);
+    const admitted = this.#admitted.get(account);
+    return {
+      month: known.monthTotals.lookups - known.monthTotals.websiteLookups + (admitted?.byKeys ?? 0),
+      websiteToday: known.dayTotals.websiteLookups + (admitted?.byWebsites ?? 0),
+      websiteMonth: known.monthTotals.websiteLookups + (admitted?.byWebsites ?? 0),
+    };
+  }
+
+  /** Notes `lookups` admitted for `account` (by a website alone or not), until {@link settle} when its answer is counted or dropped. */
+  admit(account: string, website: boolean, lookups: number): void {
+    let admitted = this.#admitted.get(account);
+    if (admitted === undefined) {
+      admitted = { byKeys: 0, byWebsites: 0 };
+      this.#admitted.set(account, admitted);
+    }
+    if (website) admitted.byWebsites += lookups;
+    else admitted.byKeys += lookups;
+  }
+
+  /** Takes back what {@link admit} noted. */
+  settle(account: string, website: boolean, lookups: number): void {
+    const admitted = this.#admitted.get(account);
+    if (admitted === undefined) return;
+    if (website) admitted.byWebsites -= lookups;
+    else admitted.byKeys -= lookups;
+    if (admitted.byKeys === 0 && admitted.byWebsites === 0) this.#admitted.delete(account);
+  }
+}

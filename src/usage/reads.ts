@@ -1,0 +1,155 @@
+/**
+ * @module One isolate's reads of its accounts' whole ledgers (`ledger-reads.ts`): at most one in flight
+ * per account, started by the request that needs it and kept alive by that request's `waitUntil`; the
+ * other requests that need it poll its settled outcome, never its promise (a Workers rule). A read that
+ * has not answered within {@link READ_TIMEOUT_MS} is given up by those waiting (it may still settle, and
+ * then counts). Its outcome, the account's exact totals, is kept as the account's view (`views.ts`)
+ * and, for {@link USAGE_CACHE_MS}, as the answer to `GET /api/usage`
+ * (docs/decisions/0008-ledger-spread-over-shards.md).
+ */
+import type { UsageLedger } from './ledger.ts';
+import { readLedgerTotals } from './ledger-reads.ts';
+import type { UsageRecorder } from './recorder.ts';
+import { withRows } from './totals.ts';
+import type { AccountViews } from './views.ts';
+import type { AccountTotals } from './wire.ts';
+
+/**
+ * How long requests wait for a read, in ms: two round trips between the farthest regions (the root,
+ * then the shards of a spread ledger) and an object's start, with room; beyond it the store counts as
+ * unreachable for this read.
+ */
+export const READ_TIMEOUT_MS = 1_500;
+/** How long a read's totals answer `GET /api/usage` again, in ms: a flood of it costs the ledger one read a second per isolate and account. */
+const USAGE_CACHE_MS = 1_000;
+/** After a read failed or was given up, how long before the next may start, in ms. */
+const RETRY_MS = 1_000;
+/** After how long a read that never settled stops counting as in flight, in ms (the request that held it may have been cancelled). */
+const STUCK_MS = 10_000;
+/** How often a waiting request looks at the read's outcome, in ms. */
+const POLL_MS = 10;
+/** How many accounts' reads an isolate remembers; the longest unused goes first. */
+const MAX_READS = 10_000;
+
+/** The request that starts a read: its `waitUntil`, and the binding it reads with. */
+export interface ReadingRequest {
+  readonly ctx: Pick<ExecutionContext, 'waitUntil'>;
+  readonly store: DurableObjectNamespace<UsageLedger>;
+}
+
+/** The settled state of one account's reads in this isolate (times in ms, `performance.now()`). */
+interface ReadState {
+  /** When the read in flight started, or null when none is. */
+  since: number | null;
+  /** The last read's totals (the store's and this isolate's unconfirmed counts), and when it settled. */
+  settled: { readonly at: number; readonly totals: AccountTotals } | null;
+  /** When the last read failed or was given up. */
+  failedAt: number;
+}
+
+/** Raised when the ledger could not be read in time (`GET /api/usage` answers 503 `USAGE_UNAVAILABLE`). */
+export class LedgerUnreadableError extends Error {
+  override readonly name = 'LedgerUnreadableError';
+}
+
+/** One isolate's reads; one instance per isolate (`isolate.ts`). */
+export class AccountReads {
+  readonly #states = new Map<string, ReadState>();
+  readonly #recorder: UsageRecorder;
+  readonly #views: AccountViews;
+
+  constructor(recorder: UsageRecorder, views: AccountViews) {
+    this.#recorder = recorder;
+    this.#views = views;
+  }
+
+  /**
+   * Makes sure this isolate knows `account`'s totals before a quota is decided on them: when it has no
+   * view of the account, reads the ledger (or waits for the read in flight) for at most
+   * {@link READ_TIMEOUT_MS}. Waits only while no read of the account has failed in this isolate; after
+   * one, requests go on at once (on what the isolate counted itself) while reads are tried again in the
+   * background, each {@link RETRY_MS}.
+   *
+   * @returns whether the isolate knows the totals now.
+   */
+  async known(account: string, request: ReadingRequest): Promise<boolean> {
+    if (this.#views.get(account) !== undefined) return true;
+    const state = this.#state(account);
+    const waits = state.failedAt === Number.NEGATIVE_INFINITY;
+    this.#startIfDue(account, state, request);
+    if (waits) await this.#settle(state, performance.now());
+    return this.#views.get(account) !== undefined;
+  }
+
+  /**
+   * The account's totals for `GET /api/usage`: a read's, at most {@link USAGE_CACHE_MS} old, exact up
+   * to the ledger's last write before it and this isolate's counts at that moment.
+   *
+   * @throws {LedgerUnreadableError} when no read answered within {@link READ_TIMEOUT_MS}, or one failed
+   *   less than {@link RETRY_MS} ago (so that a flood costs the ledger one read a second at most).
+   */
+  async fresh(account: string, request: ReadingRequest): Promise<AccountTotals> {
+    const state = this.#state(account);
+    const asked = performance.now();
+    if (state.settled !== null && asked - state.settled.at < USAGE_CACHE_MS) return state.settled.totals;
+    this.#startIfDue(account, state, request);
+    await this.#settle(state, asked);
+    if (state.settled !== null && state.settled.at >= asked) return state.settled.totals;
+    throw new LedgerUnreadableError(`the usage ledger of account ${account} did not answer a read within ${READ_TIMEOUT_MS} ms`);
+  }
+
+  #state(account: string): ReadState {
+    let state = this.#states.get(account);
+    if (state === undefined) {
+      state = { since: null, settled: null, failedAt: Number.NEGATIVE_INFINITY };
+      this.#states.set(account, state);
+      if (this.#states.size > MAX_READS) this.#states.delete(this.#states.keys().next().value as string);
+    }
+    return state;
+  }
+
+  /** Starts a read with `request`'s binding unless one is in flight, or one failed less than {@link RETRY_MS} ago. */
+  #startIfDue(account: string, state: ReadState, request: ReadingRequest): void {
+    const now = performance.now();
+    if (state.since !== null && now - state.since < STUCK_MS) return;
+    if (now - state.failedAt < RETRY_MS) return;
+    const since = now;
+    state.since = since;
+    request.ctx.waitUntil(this.#read(account, state, since, request.store));
+  }
+
+  /** Waits until the read in flight settles, or {@link READ_TIMEOUT_MS} after it started (then it is given up: a failure for those waiting). */
+  async #settle(state: ReadState, asked: number): Promise<void> {
+    while (state.since !== null && (state.settled === null || state.settled.at < asked)) {
+      if (performance.now() - state.since >= READ_TIMEOUT_MS) {
+        state.failedAt = performance.now();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  /** The read itself, the `waitUntil` of the request that started it: its outcome is settled state that others poll. */
+  async #read(account: string, state: ReadState, since: number, store: DurableObjectNamespace<UsageLedger>): Promise<void> {
+    const day = this.#recorder.today();
+    const own = this.#recorder.unconfirmed(account);
+    try {
+      const read = await readLedgerTotals(
+        store,
+        account,
+        day,
+        own.map((part) => part.id),
+      );
+      this.#recorder.confirm(account, read.applied);
+      let totals = read.totals;
+      for (const part of own) if (!read.applied.includes(part.id)) totals = withRows(totals, part.rows);
+      this.#views.remember(account, day, read.totals, read.spread);
+      state.settled = { at: performance.now(), totals };
+    } catch (error) {
+      state.failedAt = performance.now();
+      console.error(`usage ledger read for account ${account} failed`, error);
+    } finally {
+      if (state.since === since) state.since = null;
+    }
+  }
+}
