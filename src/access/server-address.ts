@@ -63,8 +63,8 @@ export function serverAddressRefusal(address: IpAddress): string | null {
   const tunnelled = tunnelledIpv4(address);
   if (tunnelled !== null) {
     const inner = serverAddressRefusal(tunnelled.ipv4);
-    const what = tunnelled.tunnel === '6to4' ? 'a 6to4 address (RFC 3056)' : 'a Teredo address (RFC 4380) of the client';
-    return inner === null ? null : `${address.canonical} is ${what} of ${tunnelled.ipv4.canonical}, which${inner.slice(tunnelled.ipv4.canonical.length)}`;
+    const what = tunnelled.tunnel === '6to4' ? 'a 6to4 address (RFC 3056) of' : 'a Teredo address (RFC 4380) of the client';
+    return inner === null ? null : `${address.canonical} is ${what} ${tunnelled.ipv4.canonical}, which${inner.slice(tunnelled.ipv4.canonical.length)}`;
   }
   const range = specialRangeOf(address);
   if (range === undefined || !(NOT_SENT_FROM.has(range.name) || (address.version === 4 && IETF_IPV4_BLOCK.has(range.name)))) return null;

@@ -15,7 +15,6 @@ import type { IsolateUsage } from '../usage/isolate.ts';
 import { isoSeconds, usageStoreOf } from '../usage/middleware.ts';
 import { nextDayStart, nextMonthStart } from '../usage/period.ts';
 import { LedgerUnreadableError } from '../usage/reads.ts';
-import type { AccountTotals } from '../usage/wire.ts';
 
 /** Seconds a client is asked to wait (`Retry-After`) when the usage store cannot be read. */
 const USAGE_RETRY_AFTER_SECONDS = 5;
@@ -54,9 +53,8 @@ export function registerUsageRoute(app: OpenAPIHono<AppEnv>, usage: IsolateUsage
         "The account's usage is read with an API key or from a whitelisted server address: a website's Origin is not a secret, any client can send it.",
       );
     }
-    let totals: AccountTotals;
     try {
-      totals = await usage.reads.fresh(grant.accountId, { ctx: c.executionCtx, store: usageStoreOf(c.env) });
+      await usage.reads.fresh(grant.accountId, { ctx: c.executionCtx, store: usageStoreOf(c.env) });
     } catch (error) {
       if (!(error instanceof LedgerUnreadableError)) throw error;
       console.error(`usage store read for account ${grant.accountId} failed`, error);
@@ -64,7 +62,7 @@ export function registerUsageRoute(app: OpenAPIHono<AppEnv>, usage: IsolateUsage
         headers: { 'Retry-After': String(USAGE_RETRY_AFTER_SECONDS) },
       });
     }
-    const { day, dayTotals, month, monthTotals } = totals;
+    const { day, dayTotals, month, monthTotals } = usage.known(grant.accountId);
     const monthly = grant.quotas?.monthly ?? null;
     const dailyWebsite = grant.quotas?.dailyWebsite ?? null;
     const monthlyWebsite = grant.quotas?.monthlyWebsite ?? null;

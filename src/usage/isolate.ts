@@ -11,6 +11,7 @@ import { AccountReads } from './reads.ts';
 import { UsageRecorder } from './recorder.ts';
 import { atLeast, noUse, withRows } from './totals.ts';
 import { AccountViews } from './views.ts';
+import type { AccountTotals } from './wire.ts';
 
 /** Lookups admitted by this isolate whose answers are being made, of an account's keys and addresses, and of its websites. */
 interface Admitted {
@@ -26,22 +27,28 @@ export class IsolateUsage {
   readonly #admitted = new Map<string, Admitted>();
 
   /**
-   * What `account` has used as far as this isolate knows: the store's totals as it last told them (by a
-   * write's answer or a read), this isolate's counts that the store has not confirmed, and the lookups
-   * admitted and not yet counted. Less than the truth by what other isolates counted since the store last
-   * told this one: the bound of docs/accounts.md, "Quotas".
+   * `account`'s totals today and this month as far as this isolate knows: the store's as it last told
+   * them (by a write's answer or a read), and this isolate's counts that the store has not confirmed.
+   * Less than the truth by what other isolates counted since the store last told this one: the bound
+   * of docs/accounts.md, "Quotas".
    */
-  used(account: string): UsedLookups {
+  known(account: string): AccountTotals {
     const day = this.recorder.today();
     const view = this.views.get(account)?.totals;
     // Of another day or month, what the view tells of today and this month only (`atLeast`).
     let known = view === undefined ? noUse(day) : atLeast(day, undefined, view);
     for (const part of this.recorder.unconfirmed(account)) known = withRows(known, part.rows);
+    return known;
+  }
+
+  /** What the quotas of `account` are decided on: {@link known}, and the lookups admitted and not yet counted. */
+  used(account: string): UsedLookups {
+    const { dayTotals, monthTotals } = this.known(account);
     const admitted = this.#admitted.get(account);
     return {
-      month: known.monthTotals.lookups - known.monthTotals.websiteLookups + (admitted?.byKeys ?? 0),
-      websiteToday: known.dayTotals.websiteLookups + (admitted?.byWebsites ?? 0),
-      websiteMonth: known.monthTotals.websiteLookups + (admitted?.byWebsites ?? 0),
+      month: monthTotals.lookups - monthTotals.websiteLookups + (admitted?.byKeys ?? 0),
+      websiteToday: dayTotals.websiteLookups + (admitted?.byWebsites ?? 0),
+      websiteMonth: monthTotals.websiteLookups + (admitted?.byWebsites ?? 0),
     };
   }
 

@@ -3,16 +3,14 @@
  * per account, started by the request that needs it and kept alive by that request's `waitUntil`; the
  * other requests that need it poll its settled outcome, never its promise (a Workers rule). A read that
  * has not answered within {@link READ_TIMEOUT_MS} is given up by those waiting (it may still settle, and
- * then counts). Its outcome, the account's exact totals, is kept as the account's view (`views.ts`)
- * and, for {@link USAGE_CACHE_MS}, as the answer to `GET /api/usage`
+ * then counts). Its outcome, the account's exact totals, is kept as the account's view (`views.ts`),
+ * which `GET /api/usage` answers for {@link USAGE_CACHE_MS} before it reads again
  * (docs/decisions/0008-ledger-spread-over-shards.md).
  */
 import type { UsageLedger } from './ledger.ts';
 import { readLedgerTotals } from './ledger-reads.ts';
 import type { UsageRecorder } from './recorder.ts';
-import { withRows } from './totals.ts';
 import type { AccountViews } from './views.ts';
-import type { AccountTotals } from './wire.ts';
 
 /**
  * How long requests wait for a read, in ms: two round trips between the farthest regions (the root,
@@ -41,8 +39,8 @@ export interface ReadingRequest {
 interface ReadState {
   /** When the read in flight started, or null when none is. */
   since: number | null;
-  /** The last read's totals (the store's and this isolate's unconfirmed counts), and when it settled. */
-  settled: { readonly at: number; readonly totals: AccountTotals } | null;
+  /** When the last read that answered settled, or -Infinity. */
+  settledAt: number;
   /** When the last read failed or was given up. */
   failedAt: number;
 }
@@ -82,26 +80,26 @@ export class AccountReads {
   }
 
   /**
-   * The account's totals for `GET /api/usage`: a read's, at most {@link USAGE_CACHE_MS} old, exact up
-   * to the ledger's last write before it and this isolate's counts at that moment.
+   * Makes sure the account's view is a read's of at most {@link USAGE_CACHE_MS} ago (or later, kept by
+   * writes), for `GET /api/usage`: exact up to the ledger's last write before that read.
    *
    * @throws {LedgerUnreadableError} when no read answered within {@link READ_TIMEOUT_MS}, or one failed
    *   less than {@link RETRY_MS} ago (so that a flood costs the ledger one read a second at most).
    */
-  async fresh(account: string, request: ReadingRequest): Promise<AccountTotals> {
+  async fresh(account: string, request: ReadingRequest): Promise<void> {
     const state = this.#state(account);
     const asked = performance.now();
-    if (state.settled !== null && asked - state.settled.at < USAGE_CACHE_MS) return state.settled.totals;
+    if (asked - state.settledAt < USAGE_CACHE_MS) return;
     this.#startIfDue(account, state, request);
     await this.#settle(state, asked);
-    if (state.settled !== null && state.settled.at >= asked) return state.settled.totals;
+    if (state.settledAt >= asked) return;
     throw new LedgerUnreadableError(`the usage ledger of account ${account} did not answer a read within ${READ_TIMEOUT_MS} ms`);
   }
 
   #state(account: string): ReadState {
     let state = this.#states.get(account);
     if (state === undefined) {
-      state = { since: null, settled: null, failedAt: Number.NEGATIVE_INFINITY };
+      state = { since: null, settledAt: Number.NEGATIVE_INFINITY, failedAt: Number.NEGATIVE_INFINITY };
       this.#states.set(account, state);
       if (this.#states.size > MAX_READS) this.#states.delete(this.#states.keys().next().value as string);
     }
@@ -120,7 +118,7 @@ export class AccountReads {
 
   /** Waits until the read in flight settles, or {@link READ_TIMEOUT_MS} after it started (then it is given up: a failure for those waiting). */
   async #settle(state: ReadState, asked: number): Promise<void> {
-    while (state.since !== null && (state.settled === null || state.settled.at < asked)) {
+    while (state.since !== null && state.settledAt < asked) {
       if (performance.now() - state.since >= READ_TIMEOUT_MS) {
         state.failedAt = performance.now();
         return;
@@ -132,19 +130,13 @@ export class AccountReads {
   /** The read itself, the `waitUntil` of the request that started it: its outcome is settled state that others poll. */
   async #read(account: string, state: ReadState, since: number, store: DurableObjectNamespace<UsageLedger>): Promise<void> {
     const day = this.#recorder.today();
-    const own = this.#recorder.unconfirmed(account);
+    const own = this.#recorder.unconfirmed(account).map((part) => part.id);
     try {
-      const read = await readLedgerTotals(
-        store,
-        account,
-        day,
-        own.map((part) => part.id),
-      );
+      const read = await readLedgerTotals(store, account, day, own);
+      // The parts it holds are in its totals: from now on they are the view's, no longer this isolate's own.
       this.#recorder.confirm(account, read.applied);
-      let totals = read.totals;
-      for (const part of own) if (!read.applied.includes(part.id)) totals = withRows(totals, part.rows);
       this.#views.remember(account, day, read.totals, read.spread);
-      state.settled = { at: performance.now(), totals };
+      state.settledAt = performance.now();
     } catch (error) {
       state.failedAt = performance.now();
       console.error(`usage ledger read for account ${account} failed`, error);

@@ -175,17 +175,20 @@ describe('usage across a restart', () => {
 describe('npm run accounts -- set-quota', () => {
   it('sets, shows and removes each quota, leaving the other as it is', async () => {
     expect((await accounts('create', 'cli-usage-quota')).status).toBe(0);
-    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', '100000', '--daily-website', '500')).out).toContain(
-      '  quotas: 100000 lookups per month, 500 lookups per day by a whitelisted website alone',
+    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', '100000', '--daily-website', '500', '--monthly-website', '9000')).out).toContain(
+      '  quotas: 100000 lookups per month by keys and server addresses, 500 lookups per day by a whitelisted website alone, 9000 lookups per month by a whitelisted website alone',
     );
-    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: 100000, dailyWebsite: 500 });
-    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', 'none')).out).toContain('  quotas: 500 lookups per day by a whitelisted website alone');
+    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: 100000, dailyWebsite: 500, monthlyWebsite: 9000 });
+    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', 'none', '--monthly-website', 'none')).out).toContain(
+      '  quotas: 500 lookups per day by a whitelisted website alone',
+    );
     expect((await accounts('set-quota', 'cli-usage-quota', '--daily-website', 'none')).out).toContain('  quotas: none');
-    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: null, dailyWebsite: null });
+    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: null, dailyWebsite: null, monthlyWebsite: null });
   }, 60_000);
 
   it.each([
-    [['set-quota', 'cli-usage-quota'], 'set-quota needs --monthly N|none or --daily-website N|none'],
+    [['set-quota', 'cli-usage-quota'], 'set-quota needs --monthly N|none, --daily-website N|none or --monthly-website N|none'],
+    [['set-quota', 'cli-usage-quota', '--monthly-website', 'lots'], '--monthly-website takes a whole number of lookups or none; got "lots"'],
     [['set-quota', 'cli-usage-quota', '--monthly=-5'], '--monthly takes a whole number of lookups or none; got "-5"'],
     [['set-quota', 'cli-usage-quota', '--daily-website', '1e6'], '--daily-website takes a whole number of lookups or none; got "1e6"'],
     [['show', 'cli-usage-quota', '--monthly', '5'], '--monthly belongs to set-quota only'],

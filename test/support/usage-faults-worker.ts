@@ -1,34 +1,69 @@
 /**
- * @module A usage Worker for the tests of a slow and of a failing usage store (`test/workers-paid/usage-faults.test.ts`):
- * the production ledger class (`src/usage/ledger.ts`) whose writes and reads from the paid apps first wait,
- * or fail, while the test says so (`POST /fault` with `{"delayMs": n, "failing": bool}`). The app under test
- * is given a binding to this class, a Durable Object namespace of its own: a real store, not a mock of one.
+ * @module A usage Worker for the tests of a slow, a failing and a busy usage store (`usage-faults.test.ts`,
+ * `usage-spread.test.ts`): the production ledger class (`src/usage/ledger.ts`) whose writes and reads
+ * first wait, or fail (before they apply, or after: the answer lost), while the test says so (`POST /`
+ * with `{"delayMs": n, "failing": false | "before" | "after"}`), and which counts the calls each object
+ * receives, by second (`GET /`). The app under test is given a binding to this class, a Durable Object
+ * namespace of its own: a real store, not a mock of one.
  */
 import { UsageLedger } from '../../src/usage/ledger.ts';
 
-/** The fault in force, for every object of this Worker (they share its isolate). */
-let fault = { delayMs: 0, failing: false };
+/** The calls received since the fault was last set: by method, and by object (its id in hex) and second since the epoch. */
+interface Calls {
+  add: number;
+  totals: number;
+  byObject: Record<string, Record<number, number>>;
+}
 
-async function faulted(): Promise<void> {
+/** The fault in force, and the calls since it was set, for every object of this Worker (they share its isolate). */
+let fault: { delayMs: number; failing: false | 'before' | 'after' } = { delayMs: 0, failing: false };
+let calls: Calls = { add: 0, totals: 0, byObject: {} };
+
+function count(object: DurableObjectId): void {
+  const second = Math.floor(Date.now() / 1000);
+  const seconds = calls.byObject[object.toString()] ?? {};
+  calls.byObject[object.toString()] = seconds;
+  seconds[second] = (seconds[second] ?? 0) + 1;
+}
+
+async function faulted<T>(run: () => Promise<T>): Promise<T> {
   if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
-  if (fault.failing) throw new Error('Network connection lost (a test fault of the usage store)');
+  if (fault.failing === 'before') throw new Error('Network connection lost (a test fault of the usage store)');
+  const result = await run();
+  if (fault.failing === 'after') throw new Error('Network connection lost after the call was applied (a test fault of the usage store)');
+  return result;
 }
 
 export class FaultyUsageLedger extends UsageLedger {
   override async add(...args: Parameters<UsageLedger['add']>): ReturnType<UsageLedger['add']> {
-    await faulted();
-    return super.add(...args);
+    calls.add += 1;
+    count(this.ctx.id);
+    return faulted(() => super.add(...args));
   }
 
   override async totals(...args: Parameters<UsageLedger['totals']>): ReturnType<UsageLedger['totals']> {
-    await faulted();
-    return super.totals(...args);
+    calls.totals += 1;
+    count(this.ctx.id);
+    return faulted(() => super.totals(...args));
+  }
+
+  override sync(...args: Parameters<UsageLedger['sync']>): ReturnType<UsageLedger['sync']> {
+    count(this.ctx.id);
+    return super.sync(...args);
+  }
+
+  override async alarm(): Promise<void> {
+    count(this.ctx.id);
+    await super.alarm();
   }
 }
 
 export default {
   async fetch(request: Request): Promise<Response> {
-    fault = (await request.json()) as typeof fault;
-    return new Response(null, { status: 204 });
+    if (request.method === 'POST') {
+      fault = (await request.json()) as typeof fault;
+      calls = { add: 0, totals: 0, byObject: {} };
+    }
+    return Response.json(calls);
   },
 };
