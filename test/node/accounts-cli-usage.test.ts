@@ -94,21 +94,34 @@ describe('usage across a restart', () => {
     expect((await accounts('allow-domain', 'cli-usage-a', WEBSITE)).status).toBe(0);
     expect((await accounts('create', 'cli-usage-idle')).status).toBe(0);
     const sent = requestsOf(key, keyId);
+    // An account whose monthly quota the first runtime uses up, with three bulks of 50.
+    expect((await accounts('create', 'cli-usage-capped')).status).toBe(0);
+    const capped = (await accounts('key', 'cli-usage-capped')).out.at(-1) ?? '';
+    expect((await accounts('set-quota', 'cli-usage-capped', '--monthly', '150')).status).toBe(0);
+    const bulkOf50 = (n: number): RequestInit => ({
+      method: 'POST',
+      headers: { Authorization: `Bearer ${capped}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ips: Array.from({ length: 50 }, (_, i) => `8.${n}.${i}.8`) }),
+    });
 
     const first = await startPaidRuntime(state, bundles);
     try {
       await first.seedDatabase();
       const answers = await Promise.all(sent.map(async (request) => (await first.fetch(request.path, request.init)).status));
       expect(answers.map((status) => status < 400)).toEqual(sent.map((request) => !request.problem));
+      for (let n = 0; n < 3; n++) expect((await first.fetch('/api/bulk/json', bulkOf50(n))).status).toBe(200);
       // Workers end an isolate only once its invocations, waitUntil included, have ended: wait for the tail events, then stop at once.
-      for (let attempt = 0; attempt < 300 && first.ended.length < sent.length; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(first.ended.filter((url) => url.includes('/api/')).length).toBe(sent.length);
+      for (let attempt = 0; attempt < 300 && first.ended.length < sent.length + 3; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(first.ended.filter((url) => url.includes('/api/')).length).toBe(sent.length + 3);
     } finally {
       await first.dispose();
     }
 
     const second = await startPaidRuntime(state, bundles);
     try {
+      // A new isolate on the same state: it reads the account's totals before its first bulk, and refuses it.
+      const afterRestart = await Promise.all([3, 4, 5].map(async (n) => (await second.fetch('/api/bulk/json', bulkOf50(n))).status));
+      expect(afterRestart).toEqual([429, 429, 429]);
       const usage = await second.fetch('/api/usage', { headers: { Authorization: `Bearer ${key}` } });
       expect(usage.status).toBe(200);
       const all = expectedSums(sent, () => 'all').all ?? {};
@@ -120,6 +133,9 @@ describe('usage across a restart', () => {
         day: { start: today, ...all, websiteLookups: website },
         month: { start: `${today.slice(0, 7)}-01`, ...all },
       });
+      // The refusals are counted too: stopped once their invocations have ended.
+      for (let attempt = 0; attempt < 300 && second.ended.filter((url) => url.includes('/api/bulk/')).length < 3; attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await second.dispose();
     }
@@ -143,11 +159,13 @@ describe('usage across a restart', () => {
     expect(parse(invoice.out.join('\n'))).toEqual([
       ['account', 'month', 'requests', 'lookups', 'problems'],
       ['cli-usage-a', month, String(total.requests), String(total.lookups), String(total.problems)],
+      ['cli-usage-capped', month, '3', '150', '3'],
       ['cli-usage-idle', month, '0', '0', '0'],
     ]);
     const lastMonth = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 2, 1)).toISOString().slice(0, 7);
     expect(parse((await accounts('usage', '--all', '--month', lastMonth, '--csv')).out.join('\n')).slice(1)).toEqual([
       ['cli-usage-a', lastMonth, '0', '0', '0'],
+      ['cli-usage-capped', lastMonth, '0', '0', '0'],
       ['cli-usage-idle', lastMonth, '0', '0', '0'],
     ]);
   }, 300_000);
