@@ -19,7 +19,7 @@ export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes'
 const directory = new AccountDirectory();
 
 /** What the gate hands the middleware after it (usage counting) about a granted request. */
-export type PaidGrant = Pick<AccessGrant, 'accountId' | 'credential' | 'quotas'>;
+type PaidGrant = Pick<AccessGrant, 'accountId' | 'credential' | 'quotas'>;
 
 declare module 'hono' {
   interface ContextVariableMap {

@@ -128,13 +128,13 @@ function quotaExceeded(decision: QuotaDecision, quotas: readonly QuotaPolicy[]):
   const { policy: quota, remaining } = decision.binding;
   const resetsAt = isoSeconds(quota.resetsAt);
   const what = {
-    monthly: 'monthly quota of lookups authenticated by its keys and whitelisted server addresses',
+    monthly: 'monthly quota of lookups by its keys and whitelisted server addresses',
     'daily-website': 'daily quota of lookups authenticated by a whitelisted website alone',
     'monthly-website': 'monthly quota of lookups authenticated by a whitelisted website alone',
   }[quota.name];
   return new ProblemError(
     'QUOTA_EXCEEDED',
-    `The lookups of this request do not fit in the account's ${what} of ${quota.quota}: ${remaining} left until ${resetsAt}.`,
+    `The lookups of this request do not fit in the account's ${what}, ${quota.quota}: ${remaining} left until ${resetsAt}.`,
     {
       headers: rateLimitHeaders(decision, quotas),
       extensions: { quota: quota.name, limit: quota.quota, remaining, resetsAt },

@@ -11,7 +11,7 @@ import type { FieldDecision, FieldPolicy } from '../ratelimit/headers.ts';
 import { nextDayStart, nextMonthStart } from './period.ts';
 
 /** The quotas there are, by their names in the RateLimit fields and the 429 problem. */
-export type QuotaName = 'monthly' | 'daily-website' | 'monthly-website';
+type QuotaName = 'monthly' | 'daily-website' | 'monthly-website';
 
 /** A quota that binds a request, as a RateLimit policy, with what it counts and when its period ends. */
 export interface QuotaPolicy extends FieldPolicy {

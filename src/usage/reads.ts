@@ -16,6 +16,8 @@ import type { AccountViews } from './views.ts';
  * How long requests wait for a read, in ms: two round trips between the farthest regions (the root,
  * then the shards of a spread ledger) and an object's start, with room; beyond it the store counts as
  * unreachable for this read.
+ *
+ * @internal exported for the tests of a slow store, which wait for it (`test/workers-paid/usage-faults.test.ts`).
  */
 export const READ_TIMEOUT_MS = 1_500;
 /** How long a read's totals answer `GET /api/usage` again, in ms: a flood of it costs the ledger one read a second per isolate and account. */
