@@ -4,8 +4,8 @@
  * with its own batch ids and slot), counting answers of two deployments, three kinds and three
  * credentials and writing a batch a second, with answers lost after the store applied them for a
  * while (so that writes are repeated). The ledger spreads once its root takes more than 100 writes in a
- * second; from then on no object takes more than its share of the writers a second (a sixteenth, with
- * room for an uneven draw of slots) plus the shards' syncs; every count arrives exactly once, and a read
+ * second; from then on each writer writes to one object, and no object takes more than its share of the
+ * writers (a sixteenth, with room for an uneven draw of slots); every count arrives exactly once, and a read
  * of the whole ledger sums it. The store is the ledger class of the tests' usage Worker, which counts the
  * calls each object receives (`test/support/usage-faults-worker.ts`). Account `spread-*`: this file only.
  */
@@ -20,18 +20,19 @@ import type { UsageKind } from '../../src/usage/wire.ts';
 const bindings = env as unknown as { FAULTY_USAGE: DurableObjectNamespace<UsageLedger>; USAGE_FAULTS: Fetcher };
 
 const WRITERS = 200;
-const SECONDS = 4;
+const SECONDS = 5;
 const KINDS: readonly UsageKind[] = ['single', 'bulk', 'reference'];
 const CREDENTIALS = ['key_00000000000a', 'ip:203.0.113.70', 'website:spread.example'];
 
-async function storeFault(failing: false | 'after'): Promise<void> {
-  await bindings.USAGE_FAULTS.fetch('http://faults/', { method: 'POST', body: JSON.stringify({ delayMs: 0, failing }) });
+/** Sets the store's fault; forgets its counts only when `fresh`. */
+async function storeFault(failing: false | 'after', fresh = false): Promise<void> {
+  await bindings.USAGE_FAULTS.fetch('http://faults/', { method: 'POST', body: JSON.stringify({ delayMs: 0, failing, keepCounts: !fresh }) });
 }
 
 describe('a busy account', () => {
-  it(`spreads its ledger, gives no object more than its share of ${WRITERS} writers a second, and counts every answer once`, async () => {
+  it(`spreads its ledger, gives no object more than its share of ${WRITERS} writers, and counts every answer once`, async () => {
     const account = `spread-${crypto.randomUUID().slice(0, 8)}`;
-    await storeFault(false);
+    await storeFault(false, true);
     const pending: Promise<unknown>[] = [];
     const request = { ctx: { waitUntil: (promise: Promise<unknown>) => pending.push(promise) }, store: bindings.FAULTY_USAGE };
     const isolates = Array.from({ length: WRITERS }, () => new IsolateUsage());
@@ -76,20 +77,19 @@ describe('a busy account', () => {
     );
     expect(stored).toEqual(sent);
     expect((await readLedgerTotals(bindings.FAULTY_USAGE, account, today, [])).totals.dayTotals).toMatchObject(sent);
-    const { byObject } = (await (await bindings.USAGE_FAULTS.fetch('http://faults/')).json()) as { byObject: Record<string, Record<string, number>> };
+    const { writers } = (await (await bindings.USAGE_FAULTS.fetch('http://faults/')).json()) as { writers: Record<string, string[]> };
     const objects = Array.from({ length: LEDGER_SHARDS }, (_, shard) => bindings.FAULTY_USAGE.idFromName(shardName(account, shard)).toString());
-    // Every object of the ledger was written: it spread.
-    expect(objects.filter((id) => byObject[id] !== undefined)).toHaveLength(LEDGER_SHARDS);
-    // Before the spread the root took every writer, from the second after it a sixteenth of them (at most
-    // twice that, for an uneven draw of 200 slots) and the shards' syncs and its own alarm.
-    const spreadSecond = Math.min(...Object.keys(byObject[objects[0] as string] ?? {}).map(Number)) + 1;
-    const share = 2 * Math.ceil(WRITERS / LEDGER_SHARDS) + LEDGER_SHARDS;
-    const busiest = Math.max(
-      ...objects.flatMap((id) => Object.entries(byObject[id] ?? {}).flatMap(([second, calls]) => (Number(second) > spreadSecond ? [calls] : []))),
-    );
+    // From its third batch on (the ledger spread at the first, and each writer learned it at its second),
+    // each writer writes to one object; every object of the ledger takes some, none more than its share
+    // (a sixteenth of them, twice that for an uneven draw of 200 slots): the writes a second it takes
+    // when each writes once a second. Calls a second on this machine depend on its load, not on the design.
+    const served = objects.map((id) => writers[id]?.length ?? 0);
+    const share = 2 * Math.ceil(WRITERS / LEDGER_SHARDS);
     console.log(
-      `${WRITERS} writers: the busiest object took ${busiest} calls in a second after the spread (bound ${share}; spread at ${SPREAD_AT_WRITES_PER_SECOND} writes a second)`,
+      `${WRITERS} writers over ${LEDGER_SHARDS} objects after the spread (at ${SPREAD_AT_WRITES_PER_SECOND} writes a second): ${served.join(', ')}; bound ${share}`,
     );
-    expect(busiest).toBeLessThanOrEqual(share);
+    expect(served.reduce((sum, n) => sum + n, 0)).toBe(WRITERS);
+    expect(served.filter((n) => n > 0)).toHaveLength(LEDGER_SHARDS);
+    expect(Math.max(...served)).toBeLessThanOrEqual(share);
   }, 60_000);
 });
