@@ -60,6 +60,8 @@ interface WriteAnswer {
   stored: Sums;
   spread: number;
   writes: number;
+  /** Batches whose keeper gave up (the store 25 s behind) and that a later request of their isolate wrote. */
+  takenOver: number;
   /** Writes started by the writers in each second (s since the epoch). */
   started: Record<string, number>;
   latencyMs: { p50: number; p99: number; max: number };
@@ -215,6 +217,7 @@ async function writersRow(miniflare: Miniflare, pid: number, writers: number, se
     cpuPerWriteUs: (cpuUsed / Math.max(1, totalAdds)) * 1e6,
     exact: same(answer.sent, answer.stored),
     resent: Math.floor(totalAdds / LOSE_EVERY),
+    takenOver: answer.takenOver,
     drainSeconds: (answer.drainedAt - answer.endedAt) / 1000,
   };
 }
