@@ -62,7 +62,7 @@ export function registerUsageRoute(app: OpenAPIHono<AppEnv>, usage: IsolateUsage
         headers: { 'Retry-After': String(USAGE_RETRY_AFTER_SECONDS) },
       });
     }
-    const { day, dayTotals, month, monthTotals } = usage.known(grant.accountId);
+    const { day, dayTotals, month, monthTotals } = usage.totalsOf(grant.accountId);
     const monthly = grant.quotas?.monthly ?? null;
     const dailyWebsite = grant.quotas?.dailyWebsite ?? null;
     const monthlyWebsite = grant.quotas?.monthlyWebsite ?? null;

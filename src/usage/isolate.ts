@@ -1,16 +1,16 @@
 /**
  * @module What one paid isolate knows and does about its accounts' usage: it counts answers
- * (`recorder.ts`), keeps what the store told it of each account (`views.ts`, `reads.ts`), and notes the
+ * (`recorder.ts`), keeps what the store told it of each account (`known.ts`, `reads.ts`), and notes the
  * lookups of requests admitted and not yet counted; a quota is decided on the sum of the three
  * ({@link IsolateUsage.used}), never above what the store will hold. One instance per app, that is
  * per isolate (`app.ts`).
  */
 
+import { KnownTotals } from './known.ts';
 import type { UsedLookups } from './quota.ts';
 import { AccountReads } from './reads.ts';
 import { UsageRecorder } from './recorder.ts';
 import { atLeast, noUse, withRows } from './totals.ts';
-import { AccountViews } from './views.ts';
 import type { AccountTotals } from './wire.ts';
 
 /** Lookups admitted by this isolate whose answers are being made, of an account's keys and addresses, and of its websites. */
@@ -21,9 +21,9 @@ interface Admitted {
 
 /** One isolate's usage state. */
 export class IsolateUsage {
-  readonly views = new AccountViews();
-  readonly recorder = new UsageRecorder(this.views);
-  readonly reads = new AccountReads(this.recorder, this.views);
+  readonly known = new KnownTotals();
+  readonly recorder = new UsageRecorder(this.known);
+  readonly reads = new AccountReads(this.recorder, this.known);
   readonly #admitted = new Map<string, Admitted>();
 
   /**
@@ -32,18 +32,18 @@ export class IsolateUsage {
    * Less than the truth by what other isolates counted since the store last told this one: the bound
    * of docs/accounts.md, "Quotas".
    */
-  known(account: string): AccountTotals {
+  totalsOf(account: string): AccountTotals {
     const day = this.recorder.today();
-    const view = this.views.get(account)?.totals;
-    // Of another day or month, what the view tells of today and this month only (`atLeast`).
-    let known = view === undefined ? noUse(day) : atLeast(day, undefined, view);
+    const told = this.known.get(account)?.totals;
+    // Of another day or month, what it tells of today and this month only (`atLeast`).
+    let known = told === undefined ? noUse(day) : atLeast(day, undefined, told);
     for (const part of this.recorder.unconfirmed(account)) known = withRows(known, part.rows);
     return known;
   }
 
-  /** What the quotas of `account` are decided on: {@link known}, and the lookups admitted and not yet counted. */
+  /** What the quotas of `account` are decided on: {@link totalsOf}, and the lookups admitted and not yet counted. */
   used(account: string): UsedLookups {
-    const { dayTotals, monthTotals } = this.known(account);
+    const { dayTotals, monthTotals } = this.totalsOf(account);
     const admitted = this.#admitted.get(account);
     return {
       month: monthTotals.lookups - monthTotals.websiteLookups + (admitted?.byKeys ?? 0),

@@ -66,9 +66,9 @@ export class UsageLedger extends DurableObject<LedgerEnv> {
   /** A root's writes in the current second (`#second`, s since the epoch). */
   #second = 0;
   #writes = 0;
-  /** A root's view of each shard's totals, as the shard last told it. */
+  /** What a root knows of each shard's totals, as the shard last told it. */
   readonly #shards = new Map<number, AccountTotals>();
-  /** A shard's view of the other objects' totals, as the root last told it; when it last told the root, and whether it has counted since. */
+  /** What a shard knows of the other objects' totals, as the root last told it; when it last told the root, and whether it has counted since. */
   #others: AccountTotals | null = null;
   #syncedAt = Number.NEGATIVE_INFINITY;
   #unsynced: boolean;

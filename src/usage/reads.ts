@@ -3,14 +3,15 @@
  * per account, started by the request that needs it and kept alive by that request's `waitUntil`; the
  * other requests that need it poll its settled outcome, never its promise (a Workers rule). A read that
  * has not answered within {@link READ_TIMEOUT_MS} is given up by those waiting (it may still settle, and
- * then counts). Its outcome, the account's exact totals, is kept as the account's view (`views.ts`),
+ * then counts). Its outcome, the account's exact totals, is kept as what the isolate knows of the account (`known.ts`),
  * which `GET /api/usage` answers for {@link USAGE_CACHE_MS} before it reads again
  * (docs/decisions/0008-ledger-spread-over-shards.md).
  */
+
+import type { KnownTotals } from './known.ts';
 import type { UsageLedger } from './ledger.ts';
 import { readLedgerTotals } from './ledger-reads.ts';
 import type { UsageRecorder } from './recorder.ts';
-import type { AccountViews } from './views.ts';
 
 /**
  * How long requests wait for a read, in ms: two round trips between the farthest regions (the root,
@@ -56,16 +57,16 @@ export class LedgerUnreadableError extends Error {
 export class AccountReads {
   readonly #states = new Map<string, ReadState>();
   readonly #recorder: UsageRecorder;
-  readonly #views: AccountViews;
+  readonly #known: KnownTotals;
 
-  constructor(recorder: UsageRecorder, views: AccountViews) {
+  constructor(recorder: UsageRecorder, known: KnownTotals) {
     this.#recorder = recorder;
-    this.#views = views;
+    this.#known = known;
   }
 
   /**
    * Makes sure this isolate knows `account`'s totals before a quota is decided on them: when it has no
-   * view of the account, reads the ledger (or waits for the read in flight) for at most
+   * totals of the account, reads the ledger (or waits for the read in flight) for at most
    * {@link READ_TIMEOUT_MS}. Waits only while no read of the account has failed in this isolate; after
    * one, requests go on at once (on what the isolate counted itself) while reads are tried again in the
    * background, each {@link RETRY_MS}.
@@ -73,16 +74,16 @@ export class AccountReads {
    * @returns whether the isolate knows the totals now.
    */
   async known(account: string, request: ReadingRequest): Promise<boolean> {
-    if (this.#views.get(account) !== undefined) return true;
+    if (this.#known.get(account) !== undefined) return true;
     const state = this.#state(account);
     const waits = state.failedAt === Number.NEGATIVE_INFINITY;
     this.#startIfDue(account, state, request);
     if (waits) await this.#settle(state, performance.now());
-    return this.#views.get(account) !== undefined;
+    return this.#known.get(account) !== undefined;
   }
 
   /**
-   * Makes sure the account's view is a read's of at most {@link USAGE_CACHE_MS} ago (or later, kept by
+   * Makes sure what the isolate knows of the account is a read's of at most {@link USAGE_CACHE_MS} ago (or later, kept by
    * writes), for `GET /api/usage`: exact up to the ledger's last write before that read.
    *
    * @throws {LedgerUnreadableError} when no read answered within {@link READ_TIMEOUT_MS}, or one failed
@@ -135,9 +136,9 @@ export class AccountReads {
     const own = this.#recorder.unconfirmed(account).map((part) => part.id);
     try {
       const read = await readLedgerTotals(store, account, day, own);
-      // The parts it holds are in its totals: from now on they are the view's, no longer this isolate's own.
+      // The parts it holds are in its totals: from now on they are in what is known, no longer this isolate's own.
       this.#recorder.confirm(account, read.applied);
-      this.#views.remember(account, day, read.totals, read.spread);
+      this.#known.remember(account, day, read.totals, read.spread);
       state.settledAt = performance.now();
     } catch (error) {
       state.failedAt = performance.now();

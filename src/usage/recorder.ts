@@ -10,13 +10,13 @@
  * (docs/decisions/0007-usage-counted-in-batches.md).
  */
 
+import type { KnownTotals } from './known.ts';
 import type { UsageLedger } from './ledger.ts';
 import { DayClock } from './period.ts';
 import { shardName, shardOf } from './spread.ts';
-import type { AccountViews } from './views.ts';
 import type { UsageKind, UsagePart, UsageRow } from './wire.ts';
 
-/** How long a batch gathers counts before it is written, in ms: also what an isolate's view of its accounts' totals may lag by (docs/accounts.md, "Quotas"). */
+/** How long a batch gathers counts before it is written, in ms: also what an isolate's knowledge of its accounts' totals may lag by (docs/accounts.md, "Quotas"). */
 const FLUSH_MS = 1_000;
 /** How long one request's `waitUntil` holds the isolate for a batch, at most: Workers allow 30 s after the answer. */
 const KEEP_MS = 25_000;
@@ -107,11 +107,11 @@ export class UsageRecorder {
   #failedAt = Number.NEGATIVE_INFINITY;
   /** This isolate's slot among the objects of a spread ledger (`spread.ts`); drawn on first use, as `#isolate`. */
   #slot = -1;
-  readonly #views: AccountViews;
+  readonly #known: KnownTotals;
 
-  /** @param views where the store's answers to this isolate's writes are kept. */
-  constructor(views: AccountViews) {
-    this.#views = views;
+  /** @param known where the store's answers to this isolate's writes are kept. */
+  constructor(known: KnownTotals) {
+    this.#known = known;
   }
 
   /** The UTC day that counts are recorded under now (`Date.now()`, which tests move with fake timers). */
@@ -192,7 +192,7 @@ export class UsageRecorder {
       const pending = [...batch.parts].filter(([, part]) => !part.acked);
       const results = await Promise.allSettled(
         pending.map(([account, part]) => {
-          part.target ??= shardOf(this.#slot, this.#views.spreadOf(account));
+          part.target ??= shardOf(this.#slot, this.#known.spreadOf(account));
           return store.getByName(shardName(account, part.target)).add([wirePart(batch.id, part)], day, { account, shard: part.target });
         }),
       );
@@ -204,7 +204,7 @@ export class UsageRecorder {
           continue;
         }
         part.acked = true;
-        this.#views.remember(account, day, result.value, result.value.spread);
+        this.#known.remember(account, day, result.value, result.value.spread);
       }
       if (failed === null) {
         batch.written = true;

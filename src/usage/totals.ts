@@ -24,14 +24,14 @@ export function withTotals(totals: AccountTotals, other: AccountTotals): Account
 }
 
 /**
- * What two views of one account's totals tell together, for `day`: each measure the larger of the two
+ * What two reports of one account's totals tell together, for `day`: each measure the larger of the two
  * where both are of the period (counts only grow within a day and a month, so each is a lower bound of
  * the truth, and so is their larger), else the one that is.
  */
 export function atLeast(day: string, a: AccountTotals | undefined, b: AccountTotals): AccountTotals {
   const month = monthStart(day);
-  const dayOf = (view: AccountTotals | undefined) => (view?.day === day ? view.dayTotals : NO_USE);
-  const monthOf = (view: AccountTotals | undefined) => (view?.month === month ? view.monthTotals : NO_USE);
+  const dayOf = (told: AccountTotals | undefined) => (told?.day === day ? told.dayTotals : NO_USE);
+  const monthOf = (told: AccountTotals | undefined) => (told?.month === month ? told.monthTotals : NO_USE);
   return { day, dayTotals: larger(dayOf(a), dayOf(b)), month, monthTotals: larger(monthOf(a), monthOf(b)) };
 }
 

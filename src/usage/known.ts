@@ -9,27 +9,27 @@ import { atLeast } from './totals.ts';
 import type { AccountTotals } from './wire.ts';
 
 /** How many accounts an isolate keeps (about 300 bytes each); the longest unused goes first, and is read again before its next quota decision. */
-const MAX_VIEWS = 10_000;
+const MAX_ACCOUNTS = 10_000;
 
 /** An account as the store last told this isolate. */
-export interface AccountView {
+export interface KnownAccount {
   readonly totals: AccountTotals;
   /** The ledger's spread (`spread.ts`): 1 or {@link LEDGER_SHARDS}. */
   readonly spread: number;
 }
 
-/** One isolate's views; one instance per isolate (`isolate.ts`). */
-export class AccountViews {
-  readonly #views = new Map<string, AccountView>();
+/** What one isolate knows of its accounts; one instance per isolate (`isolate.ts`). */
+export class KnownTotals {
+  readonly #accounts = new Map<string, KnownAccount>();
 
-  /** The account's view, or undefined when this isolate does not know it (never told, or forgotten). */
-  get(account: string): AccountView | undefined {
-    return this.#views.get(account);
+  /** What this isolate knows of the account, or undefined when it does not know it (never told, or forgotten). */
+  get(account: string): KnownAccount | undefined {
+    return this.#accounts.get(account);
   }
 
   /** The ledger's spread as last told, 1 when unknown (a write then goes to the root, whose answer tells it). */
   spreadOf(account: string): number {
-    return this.#views.get(account)?.spread ?? 1;
+    return this.#accounts.get(account)?.spread ?? 1;
   }
 
   /**
@@ -38,15 +38,15 @@ export class AccountViews {
    * objects, or a read and a write, may come back in any order, and each is a lower bound of the truth.
    */
   remember(account: string, day: string, totals: AccountTotals, spread: number): void {
-    const known = this.#views.get(account);
+    const known = this.#accounts.get(account);
     // An answer of yesterday that comes back after today's adds to the month only.
     const latest = known !== undefined && known.totals.day > day ? known.totals.day : day;
     // Deleted first, so that the map's order is that of last use.
-    this.#views.delete(account);
-    this.#views.set(account, {
+    this.#accounts.delete(account);
+    this.#accounts.set(account, {
       totals: atLeast(latest, known?.totals, totals),
       spread: spread === LEDGER_SHARDS || known?.spread === LEDGER_SHARDS ? LEDGER_SHARDS : 1,
     });
-    if (this.#views.size > MAX_VIEWS) this.#views.delete(this.#views.keys().next().value as string);
+    if (this.#accounts.size > MAX_ACCOUNTS) this.#accounts.delete(this.#accounts.keys().next().value as string);
   }
 }
