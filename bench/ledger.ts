@@ -152,15 +152,24 @@ async function drive<T>(miniflare: Miniflare, path: string, options: object): Pr
 }
 
 /**
- * The calls of `id` in each second from `from` to `to` (s since the epoch, inclusive): its writes times
- * `writesScale` (a run whose writers write once every few seconds, scaled to a batch a second each), and
- * its other calls (reads, syncs, alarms) as they came.
+ * The calls a second of `id` from `from` to `to` (s since the epoch, inclusive), as if each writer wrote a
+ * batch a second: over windows of `period` seconds (the writers' interval, rounded), the writes of a
+ * window (one batch of each of its writers) and its other calls (reads, syncs, alarms) a second.
  */
-function perSecond(calls: Calls, id: string, from: number, to: number, writesScale: number): number[] {
+function perSecond(calls: Calls, id: string, from: number, to: number, period: number): number[] {
   const seconds = calls[id] ?? {};
-  return Array.from({ length: Math.max(0, to - from + 1) }, (_, index) =>
-    Object.entries(seconds[String(from + index)] ?? {}).reduce((sum, [method, n]) => sum + (method === 'add' ? n * writesScale : n), 0),
-  );
+  const window = Math.max(1, Math.round(period));
+  return Array.from({ length: Math.max(0, Math.floor((to - from + 1) / window)) }, (_, index) => {
+    let writes = 0;
+    let others = 0;
+    for (let second = from + index * window; second < from + (index + 1) * window; second++) {
+      for (const [method, n] of Object.entries(seconds[String(second)] ?? {})) {
+        if (method === 'add') writes += n;
+        else others += n;
+      }
+    }
+    return (writes * period) / window + others / window;
+  });
 }
 
 /** The writes of `id` in each second from `from` to `to`. */
