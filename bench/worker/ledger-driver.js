@@ -13,24 +13,13 @@ import { IsolateUsage } from '../../src/usage/isolate.ts';
 import { readLedgerRows, readLedgerTotals } from '../../src/usage/ledger-reads.ts';
 import { bindingQuotas, decideQuota } from '../../src/usage/quota.ts';
 import { LEDGER_SHARDS, shardName } from '../../src/usage/spread.ts';
+import { seededRandom as seeded } from '../../test/support/seeded-random.ts';
 
 const DEPLOYMENTS = ['de', 'us', 'sg', 'au'];
 /** Kinds as a paid account's traffic mixes them: mostly single lookups. */
 const KINDS = ['single', 'single', 'single', 'bulk', 'distance', 'reference'];
 const CREDENTIALS = ['key_0000000000a1', 'key_0000000000a2', 'ip:203.0.113.90', 'website:app.bench.example'];
 const TICK_MS = 100;
-
-/** mulberry32: a seeded generator of numbers in [0, 1), so that every run draws the same traffic. */
-function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const today = () => new Date().toISOString().slice(0, 10);
