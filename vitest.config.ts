@@ -14,21 +14,23 @@ import { serveContractCheck } from './test/support/contract.ts';
 import { serveRepoFile } from './test/support/repo-files.ts';
 import { shardWorkers } from './test/support/shard-workers.ts';
 import { SMALL_SHARDS } from './test/support/sharded-build.ts';
-import { SECOND_PAID_WORKER } from './test/support/usage-names.ts';
-import { secondPaidWorker, usageWorker } from './test/support/usage-workers.ts';
+import { FAULTY_USAGE_WORKER, SECOND_PAID_WORKER } from './test/support/usage-names.ts';
+import { faultyUsageWorker, secondPaidWorker, usageWorker } from './test/support/usage-workers.ts';
 
 /** The environment of `wrangler.toml` that each plan's projects run: the free deployment, and the German one of the paid plan. */
 const ENVIRONMENT = { free: 'free', paid: 'de' } as const;
 
 /**
  * The Workers beside the paid app: the usage Worker that its `USAGE` binding names (bound to the tests
- * as `USAGE_STORE`, for the operator's reads), and a second paid deployment (`sg`), bound as
- * `SECOND_PAID`, that counts into the same store.
+ * as `USAGE_STORE`, for the operator's reads), a second paid deployment (`sg`), bound as
+ * `SECOND_PAID`, that counts into the same store, and a usage store whose calls wait or fail on the
+ * tests' word (its class bound as `FAULTY_USAGE`, its switch as `USAGE_FAULTS`).
  */
 function paidNeighbours(environment: string) {
   return {
-    workers: [usageWorker(environment), secondPaidWorker()],
-    serviceBindings: { SECOND_PAID: SECOND_PAID_WORKER, USAGE_STORE: USAGE_WORKER },
+    workers: [usageWorker(environment), secondPaidWorker(), faultyUsageWorker(environment)],
+    serviceBindings: { SECOND_PAID: SECOND_PAID_WORKER, USAGE_STORE: USAGE_WORKER, USAGE_FAULTS: FAULTY_USAGE_WORKER },
+    durableObjects: { FAULTY_USAGE: { className: 'FaultyUsageLedger', scriptName: FAULTY_USAGE_WORKER } },
   };
 }
 
@@ -36,11 +38,12 @@ const workerProject = (plan: 'free' | 'paid') => ({
   extends: true as const,
   plugins: [
     cloudflareTest(() => {
-      const neighbours = plan === 'paid' ? paidNeighbours(ENVIRONMENT[plan]) : { workers: [], serviceBindings: {} };
+      const neighbours = plan === 'paid' ? paidNeighbours(ENVIRONMENT[plan]) : { workers: [], serviceBindings: {}, durableObjects: {} };
       return {
         wrangler: { configPath: './wrangler.toml', environment: ENVIRONMENT[plan] },
         miniflare: {
           serviceBindings: { REPO_FILES: serveRepoFile, CONTRACT: serveContractCheck, ...neighbours.serviceBindings },
+          durableObjects: neighbours.durableObjects,
           workers: neighbours.workers,
         },
       };

@@ -316,6 +316,9 @@ const ANALYSIS_START = '<!-- analysis: kept by npm run bench -->';
 const ANALYSIS_END = '<!-- /analysis -->';
 const SWEEP_START = '<!-- sweep: written by npm run bench:cold -- --sweep, kept by npm run bench -->';
 const SWEEP_END = '<!-- /sweep -->';
+/** The markers of the usage ledger's section, written by `npm run bench:ledger` (`ledger-report.ts`) and kept by `npm run bench`. */
+export const LEDGER_START = '<!-- ledger: written by npm run bench:ledger, kept by npm run bench -->';
+export const LEDGER_END = '<!-- /ledger -->';
 
 /** The part of `markdown` from `start` to `end`, both included, if it has one. */
 function block(markdown: string | undefined, start: string, end: string): string | undefined {
@@ -413,6 +416,8 @@ export function benchmarksMarkdown(results: Results, previous: string | undefine
   const analysis = kept ?? `${ANALYSIS_START}\n_The analyses: to be written from the figures and the profile._\n${ANALYSIS_END}`;
   // The sweep is a run of its own (about a quarter of an hour): its section is kept as it was written.
   const sweep = block(previous, SWEEP_START, SWEEP_END);
+  // So is the usage ledger's (`npm run bench:ledger`, a few minutes).
+  const ledger = block(previous, LEDGER_START, LEDGER_END);
   const http = typeof results.http === 'string' ? undefined : results.http;
   const lookup = typeof results.lookup === 'string' ? undefined : results.lookup;
   return `# Benchmarks
@@ -433,7 +438,7 @@ ${table(results)}
 ## Analyses
 
 ${analysis}
-${sweep === undefined ? '' : `\n${sweep}\n`}
+${sweep === undefined ? '' : `\n${sweep}\n`}${ledger === undefined ? '' : `\n${ledger}\n`}
 ## Profile of the isolate under load (\`npm run bench:profile\`)
 
 ${profileSection(results.profile)}

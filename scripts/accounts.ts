@@ -67,9 +67,10 @@ Commands:
   rotate-key <account> [--key <key-id>] [--grace <n>m|h|d]
                                             make a new key (printed once, on the last line) and revoke the old
                                             one at once, or after the grace period (at most 90d)
-  set-quota <account> [--monthly N|none] [--daily-website N|none]
-                                            cap the account's lookups per UTC month, and those authenticated by a
-                                            whitelisted website alone per UTC day; none removes a cap
+  set-quota <account> [--monthly N|none] [--daily-website N|none] [--monthly-website N|none]
+                                            cap the lookups of the account's keys and server addresses per UTC
+                                            month, and apart those authenticated by a whitelisted website alone
+                                            per UTC day and per UTC month; none removes a cap
   usage <account> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|deployment|kind|credential] [--csv]
                                             the account's usage, summed by day (default), deployment, kind or
                                             credential; from the first of this month to today (UTC) by default
@@ -79,9 +80,11 @@ Options:
   --expires YYYY-MM-DD  the last day of access, UTC (create, renew)
   --key <key-id>        the key to replace (rotate-key; needed when the account has several)
   --grace <duration>    how long the replaced key keeps working: 0, or a number with m, h or d (rotate-key)
-  --monthly N|none      lookups per calendar month, UTC (set-quota)
+  --monthly N|none      lookups per calendar month, UTC, by keys and whitelisted server addresses (set-quota)
   --daily-website N|none
                         lookups per UTC day authenticated by a whitelisted website alone (set-quota)
+  --monthly-website N|none
+                        lookups per calendar month, UTC, authenticated by a whitelisted website alone (set-quota)
   --from, --to          the first and last day of a usage report, UTC (usage)
   --by <what>           what a usage report sums by: day, deployment, kind or credential (usage)
   --month YYYY-MM       the month of a report (usage; with --all, required)
@@ -251,7 +254,7 @@ interface Invocation {
   key: string | undefined;
   graceSeconds: number;
   /** `set-quota`: each quota to set (a number), remove (null) or leave (undefined). */
-  quotas: { monthly: number | null | undefined; dailyWebsite: number | null | undefined };
+  quotas: { monthly: number | null | undefined; dailyWebsite: number | null | undefined; monthlyWebsite: number | null | undefined };
   usage: UsageRequest;
   environment: string;
   remote: boolean;
@@ -277,6 +280,7 @@ function parse(argv: string[], output: Output): Invocation | number {
         grace: { type: 'string' },
         monthly: { type: 'string' },
         'daily-website': { type: 'string' },
+        'monthly-website': { type: 'string' },
         from: { type: 'string' },
         to: { type: 'string' },
         by: { type: 'string' },
@@ -310,11 +314,11 @@ function parse(argv: string[], output: Output): Invocation | number {
   for (const option of ['key', 'grace'] as const) {
     if (values[option] !== undefined && command !== 'rotate-key') throw new UsageError(`--${option} belongs to rotate-key only`);
   }
-  for (const option of ['monthly', 'daily-website'] as const) {
+  for (const option of ['monthly', 'daily-website', 'monthly-website'] as const) {
     if (values[option] !== undefined && command !== 'set-quota') throw new UsageError(`--${option} belongs to set-quota only`);
   }
-  if (command === 'set-quota' && values.monthly === undefined && values['daily-website'] === undefined) {
-    throw new UsageError('set-quota needs --monthly N|none or --daily-website N|none');
+  if (command === 'set-quota' && values.monthly === undefined && values['daily-website'] === undefined && values['monthly-website'] === undefined) {
+    throw new UsageError('set-quota needs --monthly N|none, --daily-website N|none or --monthly-website N|none');
   }
   for (const option of ['from', 'to', 'by', 'month', 'all', 'csv'] as const) {
     if (values[option] !== undefined && values[option] !== false && command !== 'usage') throw new UsageError(`--${option} belongs to usage only`);
@@ -326,7 +330,11 @@ function parse(argv: string[], output: Output): Invocation | number {
     expires: values.expires,
     key: values.key,
     graceSeconds: values.grace === undefined ? 0 : graceSeconds(values.grace),
-    quotas: { monthly: quotaOf('monthly', values.monthly), dailyWebsite: quotaOf('daily-website', values['daily-website']) },
+    quotas: {
+      monthly: quotaOf('monthly', values.monthly),
+      dailyWebsite: quotaOf('daily-website', values['daily-website']),
+      monthlyWebsite: quotaOf('monthly-website', values['monthly-website']),
+    },
     usage: usageRequest(values, all),
     environment: values.env as string,
     remote: values.remote as boolean,
@@ -488,7 +496,7 @@ function accountTable(views: readonly AccountView[], now: Date): string {
       standing.active ? 'active' : standing.reason,
       standing.active ? (view.expires ?? '-') : standing.since,
       String(view.keys.filter((key) => !isRevoked(key, now)).length),
-      String(view.ips.length),
+      view.ignoredIps.length === 0 ? String(view.ips.length) : `${view.ips.length} (${view.ignoredIps.length} ignored)`,
       String(view.domains.length),
     ];
   });
@@ -524,7 +532,7 @@ function describe(view: AccountView): string {
   return [
     `Account ${view.id}: ${state}.`,
     `  keys: ${keys.join(', ') || 'none'}`,
-    `  server addresses: ${view.ips.join(', ') || 'none'}`,
+    `  server addresses: ${view.ips.map((ip) => (view.ignoredIps.some((ignored) => ignored.ip === ip) ? `${ip} (ignored: allow-ip refuses it now; remove it with disallow-ip)` : ip)).join(', ') || 'none'}`,
     `  website hostnames: ${view.domains.join(', ') || 'none'}`,
     `  quotas: ${quotaText(view.quotas)}`,
   ].join('\n');
@@ -533,8 +541,9 @@ function describe(view: AccountView): string {
 /** An account's quotas in words. */
 function quotaText(quotas: AccountView['quotas']): string {
   const parts = [
-    ...(quotas.monthly === null ? [] : [`${quotas.monthly} lookups per month`]),
+    ...(quotas.monthly === null ? [] : [`${quotas.monthly} lookups per month by keys and server addresses`]),
     ...(quotas.dailyWebsite === null ? [] : [`${quotas.dailyWebsite} lookups per day by a whitelisted website alone`]),
+    ...(quotas.monthlyWebsite === null ? [] : [`${quotas.monthlyWebsite} lookups per month by a whitelisted website alone`]),
   ];
   return parts.join(', ') || 'none';
 }

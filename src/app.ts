@@ -19,6 +19,7 @@ import { registerPaidRoutes } from './routes/paid.ts';
 import { registerPaidOnlyRefusals } from './routes/paid-only.ts';
 import { registerPublicRoutes } from './routes/public.ts';
 import { registerStatusRoute } from './routes/status.ts';
+import { IsolateUsage } from './usage/isolate.ts';
 import { usageGate } from './usage/middleware.ts';
 
 /**
@@ -63,7 +64,9 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
   app.use('*', planGate(plan));
   // Paid plans: each granted answer counted for its account, and its quotas enforced (usage/middleware.ts).
   // On every path, as the gate: a middleware of `/api/*` would cost the lookup paths the router's shortcut.
-  if (plan === 'paid') app.use('*', usageGate());
+  // One usage state per app, that is per isolate (index.ts makes one app): what it counted and knows of each account.
+  const usage = new IsolateUsage();
+  if (plan === 'paid') app.use('*', usageGate(usage));
   // X-Database-Version on every lookup answer, set after the route has answered.
   app.use('*', databaseVersionHeader(plan));
 
@@ -73,7 +76,7 @@ export function createApp(plan: Plan): OpenAPIHono<AppEnv> {
     registerPaidOnlyRefusals(app);
   } else {
     registerLookupRoutes(app, '/api', ['Lookup']);
-    registerPaidRoutes(app);
+    registerPaidRoutes(app, usage);
   }
   // The data's version and age, open on both plans.
   registerStatusRoute(app, plan);

@@ -84,7 +84,8 @@ subscribe('child_process', (message) => {
   spawned.push({ at: performance.now(), process: (message as { process: (typeof spawned)[number]['process'] }).process });
 });
 
-function lastWorkerd(): { at: number; pid: number } {
+/** The workerd process spawned last (by Miniflare), and when; forgets the spawns seen so far. */
+export function lastWorkerd(): { at: number; pid: number } {
   const found = spawned.findLast((s) => s.process.spawnfile?.includes('workerd') && s.process.pid !== undefined);
   if (!found) throw new Error('no workerd process was spawned');
   spawned.length = 0;

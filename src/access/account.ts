@@ -2,9 +2,9 @@
  * @module What an account allows at a given instant, and the canonical forms that whitelists are kept
  * in, so that the operator tool writes exactly what the Worker looks up.
  */
-import { type IpAddress, IpAddressError, parseIpAddress } from '../ip/address.ts';
-import { type SpecialRangeName, specialRangeOf } from '../ip/special-ranges.ts';
+import { type IpAddress, IpAddressError, parseIp, parseIpAddress } from '../ip/address.ts';
 import type { AccountDocument } from './kv-schema.ts';
+import { serverAddressRefusal } from './server-address.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -51,55 +51,30 @@ function parsedAddress(text: string): IpAddress {
 }
 
 /**
- * The `CF-Connecting-IP` that Cloudflare gives every request made by a Worker of another zone
- * (https://developers.cloudflare.com/fundamentals/reference/http-headers/, "CF-Connecting-IP in Worker
- * subrequests"): whitelisted, it would open an account to every Worker on Cloudflare.
- */
-const CROSS_ZONE_WORKER_ADDRESS = '2a06:98c0:3600::103';
-
-/**
- * Kinds of special-purpose range (`ip/special-ranges.ts`) that no server sends from over the Internet,
- * so that `CF-Connecting-IP` never carries them: private-use (and IPv6's unique local and deprecated
- * site-local, and the shared address space behind carrier-grade NAT), loopback, link-local, unspecified
- * ("this network"), multicast and broadcast. Documentation ranges are not among them: tests and
- * examples whitelist them (docs/accounts.md).
- */
-const NOT_SENT_FROM: ReadonlySet<SpecialRangeName> = new Set<SpecialRangeName>([
-  'private',
-  'uniqueLocal',
-  'siteLocal',
-  'carrierGradeNat',
-  'loopback',
-  'linkLocal',
-  'unspecified',
-  'thisNetwork',
-  'multicast',
-  'broadcast',
-]);
-
-/**
  * A server address that can be whitelisted, in canonical form: one that a customer's server can send
- * requests from, as `CF-Connecting-IP` shows it.
+ * requests from, as `CF-Connecting-IP` shows it (`server-address.ts`).
  *
- * @throws {AccountInputError} when `text` is not one address, is in a range that no server sends from
- *   over the Internet (the message names the range, its kind and its RFC), or is the address Cloudflare
- *   gives requests of other zones' Workers.
+ * @throws {AccountInputError} when `text` is not one address, or is one that no request from a server
+ *   carries (the message says why: the range, its kind and its RFC, or the address Cloudflare gives
+ *   requests of other zones' Workers).
  * @example whitelistableAddress('203.0.113.7') // '203.0.113.7'
  */
 export function whitelistableAddress(text: string): string {
   const address = parsedAddress(text);
-  if (address.canonical === CROSS_ZONE_WORKER_ADDRESS) {
-    throw new AccountInputError(
-      `${address.canonical} is the CF-Connecting-IP that Cloudflare gives every request made by a Worker of another zone: whitelisted, it would let every Worker on Cloudflare use this account. Whitelist the address of the customer's own server.`,
-    );
-  }
-  const range = specialRangeOf(address);
-  if (range !== undefined && NOT_SENT_FROM.has(range.name)) {
-    throw new AccountInputError(
-      `${address.canonical} is in ${range.cidr} (${range.description}, ${range.rfc}): no server sends from it over the Internet, so no request carries it in CF-Connecting-IP. Whitelist the server's public address.`,
-    );
-  }
+  const refusal = serverAddressRefusal(address);
+  if (refusal !== null) throw new AccountInputError(`${refusal} Whitelist the server's public address.`);
   return address.canonical;
+}
+
+/**
+ * Why a whitelisted server address grants nothing when a request arrives (`allow-ip` would refuse it
+ * today: an entry written before that refusal existed), or null when it is honoured.
+ *
+ * @example ignoredWhitelistEntry('2a06:98c0:3600::103') // '2a06:98c0:3600::103 is the CF-Connecting-IP that …'
+ */
+export function ignoredWhitelistEntry(address: string): string | null {
+  const parsed = parseIp(address);
+  return parsed === undefined ? `${JSON.stringify(address)} is not a single IPv4 or IPv6 address.` : serverAddressRefusal(parsed);
 }
 
 /**

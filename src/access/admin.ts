@@ -5,7 +5,7 @@
  * written), so a failure at any point leaves the account as it was (`kv-schema.ts`). KV has no
  * compare-and-set: two operators editing one account at the same moment can lose one edit.
  */
-import { AccountInputError, canonicalAddress, canonicalHostname, checkDate, whitelistableAddress } from './account.ts';
+import { AccountInputError, canonicalAddress, canonicalHostname, checkDate, ignoredWhitelistEntry, whitelistableAddress } from './account.ts';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-key.ts';
 import type { KvListing } from './kv-listing.ts';
 import {
@@ -16,6 +16,7 @@ import {
   apiKeyIndexKey,
   domainIndexKey,
   ipIndexKey,
+  type Quotas,
   type StoredKey,
   WhitelistIndexSchema,
 } from './kv-schema.ts';
@@ -40,10 +41,12 @@ export interface AccountView {
   createdAt: string;
   cancelledAt: string | null;
   ips: string[];
+  /** Whitelisted addresses that requests are not granted from, since `allow-ip` refuses them today: why, to remove them (`disallow-ip`). */
+  ignoredIps: { ip: string; reason: string }[];
   domains: string[];
   keys: { id: string; createdAt: string; revokedAt: string | null }[];
   /** Its quotas of lookups (docs/accounts.md, "Quotas"): null where it has none. */
-  quotas: { monthly: number | null; dailyWebsite: number | null };
+  quotas: { monthly: number | null; dailyWebsite: number | null; monthlyWebsite: number | null };
 }
 
 /**
@@ -174,9 +177,17 @@ function accountView(account: AccountDocument): AccountView {
     createdAt: account.createdAt,
     cancelledAt: account.cancelledAt,
     ips: [...account.ips],
+    ignoredIps: account.ips.flatMap((ip) => {
+      const reason = ignoredWhitelistEntry(ip);
+      return reason === null ? [] : [{ ip, reason }];
+    }),
     domains: [...account.domains],
     keys: account.keys.map(({ id, createdAt, revokedAt }) => ({ id, createdAt, revokedAt })),
-    quotas: { monthly: account.quotas?.monthly ?? null, dailyWebsite: account.quotas?.dailyWebsite ?? null },
+    quotas: {
+      monthly: account.quotas?.monthly ?? null,
+      dailyWebsite: account.quotas?.dailyWebsite ?? null,
+      monthlyWebsite: account.quotas?.monthlyWebsite ?? null,
+    },
   };
 }
 
@@ -288,25 +299,22 @@ export async function renewAccount(kv: KvStore, accountId: string, expires: stri
  * Sets or removes an account's quotas (docs/accounts.md, "Quotas"); a quota left out stays as it is.
  * An account with neither keeps no `quotas` member, as before quotas existed.
  *
- * @param quotas.monthly lookups per calendar month (UTC), or null to remove it.
+ * @param quotas.monthly lookups per calendar month (UTC) by keys and whitelisted server addresses, or null to remove it.
  * @param quotas.dailyWebsite lookups per UTC day authenticated by a whitelisted website alone, or null to remove it.
+ * @param quotas.monthlyWebsite lookups per calendar month (UTC) authenticated by a whitelisted website alone, or null to remove it.
  * @throws {AccountInputError} for a quota that is not a whole number from 0 to 2^53 - 1.
  * @throws {AccountStateError} when the account does not exist.
  */
-export async function setQuotas(
-  kv: KvStore,
-  accountId: string,
-  quotas: { monthly?: number | null | undefined; dailyWebsite?: number | null | undefined },
-): Promise<AccountView> {
-  for (const value of [quotas.monthly, quotas.dailyWebsite]) {
+export async function setQuotas(kv: KvStore, accountId: string, quotas: { [name in keyof Quotas]?: number | null | undefined }): Promise<AccountView> {
+  for (const value of Object.values(quotas)) {
     if (value != null && !(Number.isSafeInteger(value) && value >= 0))
       throw new AccountInputError(`A quota is a whole number of lookups, 0 or more; got ${value}.`);
   }
   const account = await existingAccount(kv, accountId);
-  const monthly = quotas.monthly === undefined ? (account.quotas?.monthly ?? null) : quotas.monthly;
-  const dailyWebsite = quotas.dailyWebsite === undefined ? (account.quotas?.dailyWebsite ?? null) : quotas.dailyWebsite;
-  if (monthly === null && dailyWebsite === null) delete account.quotas;
-  else account.quotas = { monthly, dailyWebsite };
+  const kept = (name: keyof Quotas) => (quotas[name] === undefined ? (account.quotas?.[name] ?? null) : (quotas[name] ?? null));
+  const next = { monthly: kept('monthly'), dailyWebsite: kept('dailyWebsite'), monthlyWebsite: kept('monthlyWebsite') };
+  if (Object.values(next).every((value) => value === null)) delete account.quotas;
+  else account.quotas = next;
   await writeAccount(kv, account);
   return accountView(account);
 }

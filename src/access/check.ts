@@ -4,10 +4,12 @@
  * whitelisted exact hostname of `Origin`, each of an active account ({@link checkAccess}). A key fails
  * its checksum without a KV read.
  */
-import { canonicalAddress, originHostname, type Standing, standingOf } from './account.ts';
+import { type IpAddress, parseIp } from '../ip/address.ts';
+import { originHostname, type Standing, standingOf } from './account.ts';
 import { apiKeyForm, bearerToken, hashApiKey } from './api-key.ts';
 import type { AccountDirectory, KvReader } from './directory.ts';
 import type { AccountDocument, Quotas } from './kv-schema.ts';
+import { serverAddressRefusal } from './server-address.ts';
 
 /** How a request proved its right to a paid server. */
 type Credential = 'key' | 'address' | 'origin';
@@ -70,7 +72,8 @@ export type AccessResult = (AccessGrant | { readonly granted: false; readonly fa
  *    is whitelisted, so that a client never runs unnoticed on a credential other than the one it sent.
  *    A key that fails its checksum, or has the shape of a key made before the checksum while the
  *    deployment does not accept those ({@link AccessPolicy.legacyKeys}), is refused without a KV read.
- * 2. The `CF-Connecting-IP` address, whitelisted by an active account.
+ * 2. The `CF-Connecting-IP` address, whitelisted by an active account, unless `allow-ip` would refuse
+ *    it today (`server-address.ts`): an entry written before that refusal grants nothing.
  * 3. The exact hostname of `Origin`, whitelisted by an active account, sent as `https://<hostname>`
  *    (other schemes and explicit ports only under {@link AccessPolicy.httpOrigins}).
  *
@@ -126,11 +129,11 @@ async function decide(
   if (token !== null) return decideByKey(token, kv, directory, now, policy);
 
   let inactive: AccessFailure | null = null;
-  const address = addressOf(request.clientIp);
-  const byAddress = address === null ? null : await directory.byAddress(kv, address);
-  if (byAddress !== null) {
+  const address = whitelistableClient(request.clientIp);
+  const byAddress = address === null ? null : await directory.byAddress(kv, address.canonical);
+  if (byAddress !== null && address !== null) {
     const standing = standingOf(byAddress, now);
-    if (standing.active) return grant(byAddress, 'address', `ip:${address}`);
+    if (standing.active) return grant(byAddress, 'address', `ip:${address.canonical}`);
     inactive = inactiveFailure('address', byAddress, standing);
   }
 
@@ -175,13 +178,14 @@ async function originAccountOf(origin: string | undefined, kv: KvReader, directo
   return hostname === null ? null : directory.byHostname(kv, hostname);
 }
 
-function addressOf(clientIp: string): string | null {
-  if (clientIp === '') return null;
-  try {
-    return canonicalAddress(clientIp);
-  } catch {
-    return null;
-  }
+/**
+ * The client's address when a whitelist can grant it: an address that `allow-ip` would take today, so
+ * that an entry written before a refusal existed grants nothing (the request is answered as from an
+ * address that no account whitelists, and no KV read is made for it).
+ */
+function whitelistableClient(clientIp: string): IpAddress | null {
+  const address = clientIp === '' ? undefined : parseIp(clientIp);
+  return address === undefined || serverAddressRefusal(address) !== null ? null : address;
 }
 
 /** Compares two hex SHA-256 digests without a timing signal (workerd's `crypto.subtle.timingSafeEqual`). */

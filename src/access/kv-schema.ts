@@ -29,12 +29,17 @@ const StoredKeySchema = z.object({
   revokedAt: InstantSchema.nullable(),
 });
 
+/** A quota: a whole number of lookups, or null for none. */
+const QuotaSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable();
+
 /** An account's optional caps on lookups (docs/accounts.md, "Quotas"); null: none. Absent: none at all. */
 const QuotasSchema = z.object({
-  /** Lookups per calendar month, UTC. */
-  monthly: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
+  /** Lookups per calendar month, UTC, authenticated by a key or a whitelisted server address. */
+  monthly: QuotaSchema,
   /** Lookups per UTC day of answers authenticated by a whitelisted website alone. */
-  dailyWebsite: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
+  dailyWebsite: QuotaSchema,
+  /** Lookups per calendar month, UTC, of answers authenticated by a whitelisted website alone (absent in documents written before it existed: none). */
+  monthlyWebsite: QuotaSchema.optional(),
 });
 
 /** The value of `account:<id>`. */

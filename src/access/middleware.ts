@@ -20,16 +20,13 @@ export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes'
 const directory = new AccountDirectory();
 
 /** What the gate hands the middleware after it (usage counting) about a granted request. */
-export type PaidGrant = Pick<AccessGrant, 'accountId' | 'credential' | 'quotas'>;
+type PaidGrant = Pick<AccessGrant, 'accountId' | 'credential' | 'quotas'>;
 
-/** The context variable that holds it. */
-interface GrantEnv extends AppEnv {
-  Variables: { paidGrant: PaidGrant };
-}
-
-/** The grant of this request, or undefined: not granted, an open path, a preflight, or a free server. */
-export function paidGrantOf(c: Context): PaidGrant | undefined {
-  return (c as unknown as Context<GrantEnv>).get('paidGrant');
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The grant of this request; unset when not granted, on an open path, a preflight, or a free server. */
+    paidGrant: PaidGrant;
+  }
 }
 
 /**
@@ -66,7 +63,7 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
     const headers = result.corsOrigin === null ? varyOnOrigin() : corsHeaders(result.corsOrigin);
     setHeaders(c, headers);
     if (!result.granted) throw problemOf(result.failure);
-    (c as unknown as Context<GrantEnv>).set('paidGrant', result);
+    c.set('paidGrant', result);
     await next();
     // Again on the final answer: a handler may have returned a Response built without the context.
     setHeaders(c, headers);

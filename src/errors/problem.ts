@@ -23,6 +23,7 @@ export const PROBLEMS = {
   AUTHORIZATION_INVALID: { status: 401, title: 'Invalid API key' },
   SUBSCRIPTION_INACTIVE: { status: 403, title: 'Subscription inactive' },
   ORIGIN_FORBIDDEN: { status: 403, title: 'Origin not allowed' },
+  SECRET_CREDENTIAL_REQUIRED: { status: 403, title: 'Secret credential required' },
   PAID_PLAN_REQUIRED: { status: 403, title: 'Paid plan required' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   LANGUAGE_NOT_FOUND: { status: 404, title: 'Language not found' },

@@ -21,6 +21,10 @@ export type OperationalEvent =
   | { readonly event: 'accounts-unavailable'; readonly status: 503; readonly why: string }
   /** 503 `USAGE_UNAVAILABLE` answered: the usage store could not be read for `account` (`GET /api/usage`). */
   | { readonly event: 'usage-read-failed'; readonly status: 503; readonly account: string; readonly why: string }
+  /** The totals of `account` could not be read for its quotas; requests are admitted on what this isolate counted (docs/accounts.md). */
+  | { readonly event: 'usage-totals-unread'; readonly account: string; readonly why: string }
+  /** Ledger shard `shard` of `account` could not tell its root its totals (usage Worker); it tries again after `retryMs`. */
+  | { readonly event: 'usage-shard-unsynced'; readonly account: string; readonly shard: number; readonly retryMs: number; readonly why: string }
   /** A write of usage batch `batch` failed; it is tried again after `retryMs`. */
   | { readonly event: 'usage-write-failed'; readonly batch: string; readonly retryMs: number; readonly why: string }
   /** Batch `batch` was not written within `keptMs`: its `answers` are lost if the isolate ends before a later request writes them. */

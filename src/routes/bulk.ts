@@ -12,7 +12,7 @@ import { bulkBody } from '../lookup/render.ts';
 import { BulkJsonSchema, BulkRequestSchema, BulkXmlSchema, MAX_BULK_IPS } from '../schemas/bulk.ts';
 import { BulkQuerySchema } from '../schemas/lookup-options.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { countLookups } from '../usage/middleware.ts';
+import { admitLookups } from '../usage/middleware.ts';
 import { readJsonBody } from './json-body.ts';
 import { lookupAnswer, viewOfQuery } from './lookup-answer.ts';
 import { lookupProblem } from './lookup-problems.ts';
@@ -74,7 +74,8 @@ export function registerBulkRoutes(app: OpenAPIHono<AppEnv>): void {
       const { query, json } = BULK.validate(c, body);
       const view = viewOfQuery(query, BULK_FIELDS);
       const keys = distinct(json.ips);
-      countLookups(c, keys.length);
+      // Refused here, before any lookup, when the account's quota has no room for them.
+      admitLookups(c, keys.length);
       const outcomes = await lookupRecords({ env: c.env, ctx: c.executionCtx, place: c.req.raw }, keys, [format], view);
       const failed = (failure: LookupFailure): Utf8 => {
         const problem = problemBody(lookupProblem(failure));

@@ -22,7 +22,7 @@ export const ProblemSchema = z
   .openapi('Problem', {
     xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' },
     description:
-      'RFC 9457 problem details. XML routes answer the same members as `application/problem+xml` (root `problem`, namespace `urn:ietf:rfc:7807`). Extension members: `range` and `rfc` for IP_ADDRESS_RESERVED; `side` (`from` or `to`) on the problems of `POST /api/distance`, naming the address that failed; `limit` for PAYLOAD_TOO_LARGE (bytes) and TOO_MANY_IPS (addresses); `quota` (`monthly` or `daily-website`), `limit` (lookups), `remaining` and `resetsAt` for QUOTA_EXCEEDED; `paidServers` for PAID_PLAN_REQUIRED; `allow` for METHOD_NOT_ALLOWED; `languages` for LANGUAGE_UNSUPPORTED; `pages` for PAGE_INVALID after the last page of an ASN.',
+      'RFC 9457 problem details. XML routes answer the same members as `application/problem+xml` (root `problem`, namespace `urn:ietf:rfc:7807`). Extension members: `range` and `rfc` for IP_ADDRESS_RESERVED; `side` (`from` or `to`) on the problems of `POST /api/distance`, naming the address that failed; `limit` for PAYLOAD_TOO_LARGE (bytes) and TOO_MANY_IPS (addresses); `quota` (`monthly`, `daily-website` or `monthly-website`), `limit` (lookups), `remaining` and `resetsAt` for QUOTA_EXCEEDED; `paidServers` for PAID_PLAN_REQUIRED; `allow` for METHOD_NOT_ALLOWED; `languages` for LANGUAGE_UNSUPPORTED; `pages` for PAGE_INVALID after the last page of an ASN.',
   });
 
 /** A reference to the {@link ProblemSchema} component. */

@@ -34,13 +34,19 @@ export const UsageSchema = z
         requests: count('Successful answers (2xx) counted in the period.', 9060),
         lookups: lookups(41022),
         problems: count('Problem answers (4xx) counted in the period, refusals over a quota included; 5xx are not counted.', 31),
-        quota: count('The monthly quota of lookups, or null when the account has none.', 1000000).nullable(),
-        remaining: count('What is left of it this month, or null when there is no quota.', 958978).nullable(),
+        quota: count(
+          "The monthly quota of lookups authenticated by the account's keys and whitelisted server addresses (website lookups do not count against it), or null when the account has none.",
+          1000000,
+        ).nullable(),
+        remaining: count('What is left of it this month, or null when there is no quota.', 959122).nullable(),
+        websiteLookups: count('Lookups of answers authenticated by a whitelisted website alone this month.', 144),
+        websiteQuota: count('The monthly quota of those lookups, or null when the account has none.', 20000).nullable(),
+        websiteRemaining: count('What is left of it this month, or null when there is no such quota.', 19856).nullable(),
         resetsAt: resetsAt('2026-12-01T00:00:00Z'),
       })
       .openapi({ description: 'The current UTC calendar month.' }),
   })
   .openapi('Usage', {
     description:
-      "The account's use across every paid deployment, as counted so far: exact, and complete within about a second of the answers (each server writes its counts once a second).",
+      "The account's use across every paid deployment, as the usage store holds it when read (each server writes its counts once a second), with this server's own counts not yet written.",
   });

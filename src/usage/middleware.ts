@@ -1,25 +1,29 @@
 /**
  * @module The paid servers' usage gate, after the access gate (docs/api.md, "Usage and quotas"): counts every
  * answer to a granted request of a counted kind for its account (a success with its lookups, a 4xx as
- * a problem, a 5xx not at all), and enforces the account's quotas, if it has any, on what this isolate
- * knows of its use (`recorder.ts`). `GET /api/usage` is not counted; it reads the account's totals.
+ * a problem, a 5xx not at all), and enforces the account's quotas, if it has any: once this isolate
+ * knows the account's totals (`reads.ts`), a request is admitted before anything is looked up when its
+ * lookups fit (a bulk's, told by its route through {@link admitLookups}). `GET /api/usage` is not counted.
  */
 
 import type { Context, MiddlewareHandler } from 'hono';
 import { WEBSITE_CREDENTIAL_PREFIX } from '../access/check.ts';
-import { type PaidGrant, paidGrantOf } from '../access/middleware.ts';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
-import { problemAnswer } from '../errors/render.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
+import type { IsolateUsage } from './isolate.ts';
 import type { UsageLedger } from './ledger.ts';
 import { bindingQuotas, decideQuota, type QuotaDecision, type QuotaPolicy } from './quota.ts';
-import { type RecordingRequest, UsageRecorder } from './recorder.ts';
-import type { AccountTotals, UsageKind } from './wire.ts';
+import type { UsageKind } from './wire.ts';
 
-const recorder = new UsageRecorder();
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by the usage gate on a counted bulk request: {@link admitLookups} calls it. */
+    usageAdmission: (lookups: number) => void;
+  }
+}
 
-/** The lookups of a success of each kind but bulk, whose route tells its own ({@link countLookups}). */
+/** The lookups of a success of each kind but bulk, whose route tells its own ({@link admitLookups}). */
 const LOOKUPS: Readonly<Record<Exclude<UsageKind, 'bulk'>, number>> = { single: 1, distance: 2, reference: 0, asn: 1 };
 
 /** The kind of a paid path that is counted, or null: `/api/usage`, the open paths and paths of no route are not. */
@@ -32,14 +36,14 @@ export function usageKindOf(path: string): UsageKind | null {
   return null;
 }
 
-/** The context variable in which a bulk route tells its lookups. */
-interface UsageEnv extends AppEnv {
-  Variables: { usageLookups: number };
-}
-
-/** Tells the usage gate how many lookups a successful bulk answer made (its distinct addresses). */
-export function countLookups(c: Context, lookups: number): void {
-  (c as unknown as Context<UsageEnv>).set('usageLookups', lookups);
+/**
+ * Tells the usage gate how many lookups a bulk request will make (its distinct addresses), before it
+ * makes any. Nothing on a request that the gate does not count.
+ *
+ * @throws {ProblemError} `QUOTA_EXCEEDED` when they do not fit in a quota of the account.
+ */
+export function admitLookups(c: Context, lookups: number): void {
+  c.get('usageAdmission')?.(lookups);
 }
 
 /**
@@ -47,7 +51,7 @@ export function countLookups(c: Context, lookups: number): void {
  *
  * @throws {Error} on a deployment without it: a paid deployment of `wrangler.toml` always has it.
  */
-function storeOf(env: AppEnv['Bindings']): DurableObjectNamespace<UsageLedger> {
+export function usageStoreOf(env: AppEnv['Bindings']): DurableObjectNamespace<UsageLedger> {
   if (env.USAGE === undefined) throw new Error('this paid deployment has no USAGE binding (wrangler.toml)');
   return env.USAGE as unknown as DurableObjectNamespace<UsageLedger>;
 }
@@ -55,48 +59,68 @@ function storeOf(env: AppEnv['Bindings']): DurableObjectNamespace<UsageLedger> {
 /**
  * Hono middleware of the paid plan, after the access gate.
  *
+ * @param usage the isolate's usage state (one per app).
  * @throws {ProblemError} `QUOTA_EXCEEDED` (429, with `Retry-After` and the RateLimit fields) when the
- *   account has used a quota that binds the request.
+ *   request's lookups do not fit in a quota that binds it.
  */
-export function usageGate(): MiddlewareHandler<AppEnv> {
+export function usageGate(usage: IsolateUsage): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const grant = paidGrantOf(c);
+    const grant = c.get('paidGrant');
     const kind = grant === undefined ? null : usageKindOf(c.req.path);
     if (grant === undefined || kind === null) return next();
-    const request: RecordingRequest = { ctx: c.executionCtx, store: storeOf(c.env) };
+    const request = { ctx: c.executionCtx, store: usageStoreOf(c.env) };
+    const account = grant.accountId;
     const count = (outcome: 'success' | 'problem', lookups: number) =>
-      recorder.record({ account: grant.accountId, deployment: c.env.REGION, kind, credential: grant.credential, outcome, lookups }, request);
-    const quotas = bindingQuotas(grant.quotas, grant.credential.startsWith(WEBSITE_CREDENTIAL_PREFIX), recorder.today());
-    // Refused before the route when not even its least use fits (a bulk's is one lookup).
+      usage.recorder.record({ account, deployment: c.env.REGION, kind, credential: grant.credential, outcome, lookups }, request);
+    const website = grant.credential.startsWith(WEBSITE_CREDENTIAL_PREFIX);
+    const quotas = bindingQuotas(grant.quotas, website, usage.recorder.today());
+    /** What was admitted: the decision (null without quotas), and the lookups noted as admitted until the answer is counted. */
+    const admission: { decision: QuotaDecision | null; lookups: number; noted: number } = {
+      decision: null,
+      lookups: kind === 'bulk' ? 0 : LOOKUPS[kind],
+      noted: 0,
+    };
     if (quotas.length > 0) {
-      const early = decideQuota(quotas, recorder.used(grant.accountId), kind === 'bulk' ? 1 : LOOKUPS[kind], Date.now());
-      if (!early.allowed) {
+      // No request of the account is decided before the isolate knows its totals (or gave up waiting for them).
+      await usage.reads.known(account, request);
+      const admit = (lookups: number) => {
+        const decision = decideQuota(quotas, usage.used(account), lookups, Date.now());
+        if (!decision.allowed) throw quotaExceeded(decision, quotas);
+        usage.admit(account, website, lookups);
+        Object.assign(admission, { decision, lookups, noted: lookups });
+      };
+      try {
+        // A bulk is refused before its body is read when not even one lookup fits; else its route tells its lookups.
+        if (kind === 'bulk') {
+          const least = decideQuota(quotas, usage.used(account), 1, Date.now());
+          if (!least.allowed) throw quotaExceeded(least, quotas);
+          c.set('usageAdmission', admit);
+        } else {
+          admit(admission.lookups);
+        }
+      } catch (error) {
         count('problem', 0);
-        throw quotaExceeded(early, quotas);
+        throw error;
       }
+    } else if (kind === 'bulk') {
+      c.set('usageAdmission', (lookups: number) => {
+        admission.lookups = lookups;
+      });
     }
-    await next();
+    try {
+      await next();
+    } finally {
+      if (admission.noted > 0) usage.settle(account, website, admission.noted);
+    }
+    // Counted with no await since the admission was settled: exact within the isolate.
     const { status } = c.res;
     if (status >= 500) return;
     if (status >= 400) {
       count('problem', 0);
       return;
     }
-    const lookups = kind === 'bulk' ? ((c as unknown as Context<UsageEnv>).get('usageLookups') ?? 0) : LOOKUPS[kind];
-    if (quotas.length === 0) {
-      count('success', lookups);
-      return;
-    }
-    // Decided again with the answer's own lookups, and counted with no await in between: exact within the isolate.
-    const decision = decideQuota(quotas, recorder.used(grant.accountId), lookups, Date.now());
-    if (!decision.allowed) {
-      count('problem', 0);
-      c.res = undefined;
-      c.res = problemAnswer(quotaExceeded(decision, quotas), c);
-      return;
-    }
-    count('success', lookups);
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision, quotas))) c.header(name, value);
+    count('success', admission.lookups);
+    if (admission.decision !== null) for (const [name, value] of Object.entries(rateLimitHeaders(admission.decision, quotas))) c.header(name, value);
   };
 }
 
@@ -104,10 +128,14 @@ export function usageGate(): MiddlewareHandler<AppEnv> {
 function quotaExceeded(decision: QuotaDecision, quotas: readonly QuotaPolicy[]): ProblemError {
   const { policy: quota, remaining } = decision.binding;
   const resetsAt = isoSeconds(quota.resetsAt);
-  const what = quota.name === 'monthly' ? 'monthly quota' : 'daily quota of lookups authenticated by a whitelisted website alone';
+  const what = {
+    monthly: 'monthly quota of lookups by its keys and whitelisted server addresses',
+    'daily-website': 'daily quota of lookups authenticated by a whitelisted website alone',
+    'monthly-website': 'monthly quota of lookups authenticated by a whitelisted website alone',
+  }[quota.name];
   return new ProblemError(
     'QUOTA_EXCEEDED',
-    `The lookups of this request do not fit in the account's ${what} of ${quota.quota}: ${remaining} left until ${resetsAt}.`,
+    `The lookups of this request do not fit in the account's ${what}, ${quota.quota}: ${remaining} left until ${resetsAt}.`,
     {
       headers: rateLimitHeaders(decision, quotas),
       extensions: { quota: quota.name, limit: quota.quota, remaining, resetsAt },
@@ -118,14 +146,4 @@ function quotaExceeded(decision: QuotaDecision, quotas: readonly QuotaPolicy[]):
 /** An instant as ISO 8601 in UTC to the second, e.g. `2026-12-01T00:00:00Z`. */
 export function isoSeconds(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
-}
-
-/**
- * The account's usage today and this month (`GET /api/usage`): the store's totals with this isolate's
- * counts that it has not applied yet.
- *
- * @throws {Error} when the store cannot be read (the route answers 503 `USAGE_UNAVAILABLE`).
- */
-export function usageOf(grant: PaidGrant, env: AppEnv['Bindings']): Promise<AccountTotals> {
-  return recorder.totals(grant.accountId, storeOf(env));
 }

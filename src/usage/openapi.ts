@@ -8,7 +8,7 @@ const WHEN = 'Only on answers to an account with a quota that binds the request 
 /** OpenAPI header objects for `RateLimit-Policy` and `RateLimit` on the paid servers. */
 export const QUOTA_HEADERS = {
   'RateLimit-Policy': {
-    description: `The account's quotas that bind this request (draft-ietf-httpapi-ratelimit-headers), counted in lookups: \`"monthly";q=<lookups>;w=<seconds in this UTC month>\`, and \`"daily-website";q=<lookups>;w=86400\` for a request that a whitelisted website alone authenticated. ${WHEN}`,
+    description: `The account's quotas that bind this request (draft-ietf-httpapi-ratelimit-headers), counted in lookups: for a request with an API key or from a whitelisted server address \`"monthly";q=<lookups>;w=<seconds in this UTC month>\`; for a request that a whitelisted website alone authenticated \`"daily-website";q=<lookups>;w=86400\` and \`"monthly-website";q=<lookups>;w=<seconds in this UTC month>\`, whichever the account has. ${WHEN}`,
     schema: { type: 'string' as const, example: '"monthly";q=1000000;w=2592000' },
   },
   RateLimit: {

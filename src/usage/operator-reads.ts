@@ -1,15 +1,16 @@
 /**
  * @module The usage Worker's one route, for the operator tool (`npm run accounts -- usage`, docs/accounts.md):
- * `GET /v1/accounts/<account>/rows?from=YYYY-MM-DD&to=YYYY-MM-DD` answers the account's rows as JSON,
- * to a request bearing the Worker's secret `USAGE_READ_TOKEN`; without that secret set, it answers
- * nothing. Customers read their own usage from the paid servers instead (`GET /api/usage`).
+ * `GET /v1/accounts/<account>/rows?from=YYYY-MM-DD&to=YYYY-MM-DD` answers the account's rows as JSON
+ * (summed over the objects of its ledger, `ledger-reads.ts`), to a request bearing the Worker's secret
+ * `USAGE_READ_TOKEN`; without that secret set, it answers nothing. Customers read their own usage from
+ * the paid servers instead (`GET /api/usage`).
  */
-import type { UsageLedger } from './ledger.ts';
+import type { LedgerEnv } from './ledger.ts';
+import { readLedgerRows } from './ledger-reads.ts';
 import type { RowsAnswer } from './wire.ts';
 
-/** The usage Worker's bindings. */
-export interface UsageStoreEnv {
-  readonly USAGE: DurableObjectNamespace<UsageLedger>;
+/** The usage Worker's bindings: its ledger's namespace, and the read token. */
+export interface UsageStoreEnv extends LedgerEnv {
   /** The operator's read token (a Worker secret); reads are refused while it is not set. */
   readonly USAGE_READ_TOKEN?: string;
 }
@@ -34,7 +35,7 @@ export async function answerOperatorRead(request: Request, env: UsageStoreEnv): 
   const to = url.searchParams.get('to') ?? '';
   if (!DAY.test(from) || !DAY.test(to) || from > to) return failure(400, 'from and to are days YYYY-MM-DD, from not after to.');
   const account = match[1] as string;
-  const rows = await env.USAGE.getByName(account).rows(from, to);
+  const rows = await readLedgerRows(env.USAGE, account, from, to);
   return Response.json({ account, from, to, rows } satisfies RowsAnswer);
 }
 

@@ -1,35 +1,66 @@
 /**
- * @module An account's optional quotas (docs/accounts.md, "Quotas"): lookups per UTC calendar month,
- * and lookups per UTC day of answers that a whitelisted website alone authenticated. A request is
- * admitted when its lookups fit in every quota that binds it, so a bulk that would cross one is
- * refused whole; its state is told in the IETF RateLimit fields, as the free plan's limits are.
+ * @module An account's optional quotas (docs/accounts.md, "Quotas"): lookups per UTC calendar month of
+ * its keys and whitelisted server addresses; and, apart, lookups per UTC day and per month of answers
+ * that a whitelisted website alone authenticated, so that website traffic (whose `Origin` anyone can
+ * send) never spends what the keys need. A request is admitted when its lookups fit in every quota
+ * that binds it, so a bulk that would cross one is refused whole; its state is told in the IETF
+ * RateLimit fields, as the free plan's limits are.
  */
 import type { Quotas } from '../access/kv-schema.ts';
 import type { FieldDecision, FieldPolicy } from '../ratelimit/headers.ts';
 import { nextDayStart, nextMonthStart } from './period.ts';
-import type { UsedLookups } from './recorder.ts';
+
+/** The quotas there are, by their names in the RateLimit fields and the 429 problem. */
+type QuotaName = 'monthly' | 'daily-website' | 'monthly-website';
 
 /** A quota that binds a request, as a RateLimit policy, with what it counts and when its period ends. */
 export interface QuotaPolicy extends FieldPolicy {
-  readonly name: 'monthly' | 'daily-website';
+  readonly name: QuotaName;
   /** The period's end, ms since the epoch. */
   readonly resetsAt: number;
 }
 
+/** What the quotas are decided on: an account's lookups in this period as far as the isolate knows, each quota's own. */
+export interface UsedLookups {
+  /** Lookups this month authenticated by a key or a whitelisted server address (the `monthly` quota's). */
+  readonly month: number;
+  /** Lookups today and this month authenticated by a whitelisted website alone (`daily-website`, `monthly-website`). */
+  readonly websiteToday: number;
+  readonly websiteMonth: number;
+}
+
 /**
- * The quotas that bind a request of `day`: the monthly one, and the daily website one when a website
- * alone authenticated it. Empty when none binds: the request is then neither refused nor told about quotas.
+ * The quotas that bind a request of `day`: for a key or a whitelisted server address the monthly one;
+ * for a request that a website alone authenticated the daily and the monthly website ones. Empty when
+ * none binds: the request is then neither refused nor told about quotas.
  */
 export function bindingQuotas(quotas: Quotas | undefined, website: boolean, day: string): QuotaPolicy[] {
   const policies: QuotaPolicy[] = [];
-  if (quotas?.monthly != null) {
+  const month = (name: QuotaName, quota: number): QuotaPolicy => {
     const resetsAt = nextMonthStart(day);
-    const windowSeconds = (resetsAt - Date.parse(`${day.slice(0, 7)}-01T00:00:00Z`)) / 1000;
-    policies.push({ name: 'monthly', quota: quotas.monthly, windowSeconds, resetsAt });
+    return { name, quota, windowSeconds: (resetsAt - Date.parse(`${day.slice(0, 7)}-01T00:00:00Z`)) / 1000, resetsAt };
+  };
+  if (!website) {
+    if (quotas?.monthly != null) policies.push(month('monthly', quotas.monthly));
+    return policies;
   }
-  if (website && quotas?.dailyWebsite != null)
-    policies.push({ name: 'daily-website', quota: quotas.dailyWebsite, windowSeconds: 86_400, resetsAt: nextDayStart(day) });
+  if (quotas?.dailyWebsite != null) policies.push({ name: 'daily-website', quota: quotas.dailyWebsite, windowSeconds: 86_400, resetsAt: nextDayStart(day) });
+  if (quotas?.monthlyWebsite != null) policies.push(month('monthly-website', quotas.monthlyWebsite));
   return policies;
+}
+
+/** What `policy` counts of `used`. */
+function usedOf(policy: QuotaPolicy, used: UsedLookups): number {
+  switch (policy.name) {
+    case 'monthly':
+      return used.month;
+    case 'daily-website':
+      return used.websiteToday;
+    case 'monthly-website':
+      return used.websiteMonth;
+    default:
+      return policy.name satisfies never;
+  }
 }
 
 /** Where one quota stands after a decision. */
@@ -65,7 +96,7 @@ export function decideQuota(policies: readonly QuotaPolicy[], used: UsedLookups,
   let refused: QuotaState | null = null;
   let nearest: QuotaState | null = null;
   for (const policy of policies) {
-    const left = Math.max(0, policy.quota - (policy.name === 'monthly' ? used.month : used.websiteToday));
+    const left = Math.max(0, policy.quota - usedOf(policy, used));
     const fits = lookups <= left;
     const state = { policy, remaining: fits ? left - lookups : left, resetSeconds: Math.max(1, Math.ceil((policy.resetsAt - now) / 1000)) };
     if (!fits && (refused === null || policy.resetsAt > refused.policy.resetsAt)) refused = state;

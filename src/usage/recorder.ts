@@ -1,21 +1,23 @@
 /**
  * @module Counts a paid isolate's answers in memory and writes them to the usage store (`ledger.ts`)
  * in batches, so that an answer waits for nothing and costs a few map updates. A batch gathers the
- * counts of {@link FLUSH_MS}, then one call per account writes it; the store applies each part once by
- * its id, so a write may be retried, by any request. Nothing is lost when the isolate ends after an
- * answer: the request that opens a batch keeps the isolate alive with its own `waitUntil` until the
+ * counts of {@link FLUSH_MS}, then one call per account writes it, to the object of the account's
+ * ledger that this isolate's slot names (`spread.ts`); the store applies each part once by its id, so a
+ * write may be retried, by any request, to the same object. Nothing is lost when the isolate ends after
+ * an answer: the request that opens a batch keeps the isolate alive with its own `waitUntil` until the
  * batch is written, and a later request takes over when that one's time runs out. Requests share
  * settled state only (the batches' maps and flags), never a promise: each writes or waits by itself
  * (docs/decisions/0007-usage-counted-in-batches.md).
  */
 
 import { reportEvent, whyOf } from '../events/operational.ts';
+import type { KnownTotals } from './known.ts';
 import type { UsageLedger } from './ledger.ts';
-import { DayClock, monthStart } from './period.ts';
-import { withRows } from './totals.ts';
-import { type AccountTotals, NO_USE, type UsageKind, type UsagePart, type UsageRow } from './wire.ts';
+import { DayClock } from './period.ts';
+import { shardName, shardOf } from './spread.ts';
+import type { UsageKind, UsagePart, UsageRow } from './wire.ts';
 
-/** How long a batch gathers counts before it is written, in ms: also what an isolate's view of its accounts' totals may lag by (docs/accounts.md, "Quotas"). */
+/** How long a batch gathers counts before it is written, in ms: also what an isolate's knowledge of its accounts' totals may lag by (docs/accounts.md, "Quotas"). */
 const FLUSH_MS = 1_000;
 /** How long one request's `waitUntil` holds the isolate for a batch, at most: Workers allow 30 s after the answer. */
 const KEEP_MS = 25_000;
@@ -25,8 +27,6 @@ const WRITE_TIMEOUT_MS = 5_000;
 const POLL_MS = 50;
 /** After a failed write, how long before the next try, in ms. */
 const RETRY_MS = 1_000;
-/** How many accounts' totals an isolate keeps (about 200 bytes each); the longest unused goes first, and is read again at its next write. */
-const MAX_VIEWS = 10_000;
 
 /** One answer to count. */
 export interface UsageCount {
@@ -42,12 +42,6 @@ export interface UsageCount {
   readonly lookups: number;
 }
 
-/** What the quota check needs of an account's use in this period: lookups this month, and website lookups today. */
-export interface UsedLookups {
-  readonly month: number;
-  readonly websiteToday: number;
-}
-
 /** The request context that the recorder uses: its `waitUntil`, and the binding it writes with. */
 export interface RecordingRequest {
   readonly ctx: Pick<ExecutionContext, 'waitUntil'>;
@@ -61,6 +55,8 @@ class Part {
   readonly rows = new Map<string, Row>();
   /** Whether the store has confirmed it. */
   acked = false;
+  /** The object of the account's ledger it is written to (`spread.ts`), fixed at its first write so that its retries reach the same object. */
+  target: number | null = null;
 
   add(count: UsageCount, day: string): void {
     const key = `${day}\u0000${count.deployment}\u0000${count.kind}\u0000${count.credential}`;
@@ -110,8 +106,14 @@ export class UsageRecorder {
   #writer: Writer | null = null;
   /** When the last write failed (ms, `performance.now()`), or -Infinity. */
   #failedAt = Number.NEGATIVE_INFINITY;
-  /** Each account's totals as the store last answered a write of this isolate. */
-  readonly #views = new Map<string, AccountTotals>();
+  /** This isolate's slot among the objects of a spread ledger (`spread.ts`); drawn on first use, as `#isolate`. */
+  #slot = -1;
+  readonly #known: KnownTotals;
+
+  /** @param known where the store's answers to this isolate's writes are kept. */
+  constructor(known: KnownTotals) {
+    this.#known = known;
+  }
 
   /** The UTC day that counts are recorded under now (`Date.now()`, which tests move with fake timers). */
   today(): string {
@@ -127,7 +129,10 @@ export class UsageRecorder {
     const now = performance.now();
     let batch = this.#open;
     if (batch === null) {
-      if (this.#isolate === '') this.#isolate = crypto.randomUUID();
+      if (this.#isolate === '') {
+        this.#isolate = crypto.randomUUID();
+        this.#slot = crypto.getRandomValues(new Uint32Array(1))[0] as number;
+      }
       batch = new Batch(`${this.#isolate}.${++this.#sequence}`, now);
       this.#open = batch;
     }
@@ -144,41 +149,14 @@ export class UsageRecorder {
     part.add(count, day);
   }
 
-  /**
-   * What an account has used as far as this isolate knows: the store's totals at this isolate's last
-   * write for it, and what this isolate counted since. Never more than the store will hold; less by
-   * what other isolates counted and have not yet written, or wrote after this isolate's last write:
-   * about two {@link FLUSH_MS} of their answers (docs/accounts.md, "Quotas").
-   */
-  used(account: string): UsedLookups {
-    const day = this.today();
-    const view = this.#views.get(account);
-    let known: AccountTotals = {
-      day,
-      dayTotals: view?.day === day ? view.dayTotals : NO_USE,
-      month: monthStart(day),
-      monthTotals: view?.month === monthStart(day) ? view.monthTotals : NO_USE,
-    };
-    for (const part of this.#unacked(account)) known = withRows(known, part.rows.values());
-    return { month: known.monthTotals.lookups, websiteToday: known.dayTotals.websiteLookups };
+  /** This isolate's counts of `account` that the store has not confirmed, with the ids of their parts (at most two: the batch being written and the open one). */
+  unconfirmed(account: string): { id: string; rows: Iterable<UsageRow> }[] {
+    return [...this.#unackedWithIds(account)].map(([id, part]) => ({ id, rows: part.rows.values() }));
   }
 
-  /**
-   * An account's totals for today and this month, exact as far as this isolate goes: the store's, and
-   * this isolate's counts that the store has not applied yet (it says which of their ids it holds).
-   *
-   * @throws whatever the store's call throws.
-   */
-  async totals(account: string, store: DurableObjectNamespace<UsageLedger>): Promise<AccountTotals> {
-    const day = this.today();
-    const parts = [...this.#unackedWithIds(account)];
-    const { totals, applied } = await store.getByName(account).totals(
-      day,
-      parts.map(([id]) => id),
-    );
-    let result: AccountTotals = totals;
-    for (const [id, part] of parts) if (!applied.includes(id)) result = withRows(result, part.rows.values());
-    return result;
+  /** Marks this isolate's parts of `account` among `ids` confirmed: a read of the ledger found them applied. */
+  confirm(account: string, ids: readonly string[]): void {
+    for (const [id, part] of this.#unackedWithIds(account)) if (ids.includes(id)) part.acked = true;
   }
 
   /** The waitUntil of the request that keeps `batch`: waits until it is due, then writes (or waits for another's write), until it is written or this request's time is up. */
@@ -211,7 +189,12 @@ export class UsageRecorder {
     try {
       const day = this.today();
       const pending = [...batch.parts].filter(([, part]) => !part.acked);
-      const results = await Promise.allSettled(pending.map(([account, part]) => store.getByName(account).add([wirePart(batch.id, part)], day)));
+      const results = await Promise.allSettled(
+        pending.map(([account, part]) => {
+          part.target ??= shardOf(this.#slot, this.#known.spreadOf(account));
+          return store.getByName(shardName(account, part.target)).add([wirePart(batch.id, part)], day, { account, shard: part.target });
+        }),
+      );
       let failed: unknown = null;
       for (const [index, result] of results.entries()) {
         const [account, part] = pending[index] as [string, Part];
@@ -220,7 +203,7 @@ export class UsageRecorder {
           continue;
         }
         part.acked = true;
-        this.#remember(account, result.value);
+        this.#known.remember(account, day, result.value, result.value.spread);
       }
       if (failed === null) {
         batch.written = true;
@@ -234,25 +217,11 @@ export class UsageRecorder {
     }
   }
 
-  /** Keeps the store's answer as the account's view, unless this isolate holds a later one (counts only grow within a month). */
-  #remember(account: string, totals: AccountTotals): void {
-    const known = this.#views.get(account);
-    if (known !== undefined && known.month === totals.month && known.monthTotals.lookups > totals.monthTotals.lookups) return;
-    // Deleted first, so that the map's order is that of last use.
-    this.#views.delete(account);
-    this.#views.set(account, totals);
-    if (this.#views.size > MAX_VIEWS) this.#views.delete(this.#views.keys().next().value as string);
-  }
-
   *#unackedWithIds(account: string): Generator<[string, Part]> {
     for (const batch of [this.#sealed, this.#open]) {
       const part = batch?.parts.get(account);
       if (batch && part && !part.acked) yield [batch.id, part];
     }
-  }
-
-  *#unacked(account: string): Generator<Part> {
-    for (const [, part] of this.#unackedWithIds(account)) yield part;
   }
 }
 

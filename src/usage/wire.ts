@@ -52,6 +52,19 @@ export interface AccountTotals {
   readonly monthTotals: PeriodTotals;
 }
 
+/** What a ledger object answers a write: the account's totals as far as it knows them, and over how many objects the ledger is spread (`spread.ts`). */
+export interface LedgerWrite extends AccountTotals {
+  /** 1, or `LEDGER_SHARDS` once the account is busy: which object a writer's next parts go to. */
+  readonly spread: number;
+}
+
+/** What a ledger object answers a read: its own totals, which of the asked part ids it holds, and the spread. */
+export interface LedgerRead {
+  readonly totals: AccountTotals;
+  readonly applied: string[];
+  readonly spread: number;
+}
+
 /** No use at all. */
 export const NO_USE: PeriodTotals = Object.freeze({ requests: 0, lookups: 0, problems: 0, websiteLookups: 0 });
 

@@ -94,21 +94,34 @@ describe('usage across a restart', () => {
     expect((await accounts('allow-domain', 'cli-usage-a', WEBSITE)).status).toBe(0);
     expect((await accounts('create', 'cli-usage-idle')).status).toBe(0);
     const sent = requestsOf(key, keyId);
+    // An account whose monthly quota the first runtime uses up, with three bulks of 50.
+    expect((await accounts('create', 'cli-usage-capped')).status).toBe(0);
+    const capped = (await accounts('key', 'cli-usage-capped')).out.at(-1) ?? '';
+    expect((await accounts('set-quota', 'cli-usage-capped', '--monthly', '150')).status).toBe(0);
+    const bulkOf50 = (n: number): RequestInit => ({
+      method: 'POST',
+      headers: { Authorization: `Bearer ${capped}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ips: Array.from({ length: 50 }, (_, i) => `8.${n}.${i}.8`) }),
+    });
 
     const first = await startPaidRuntime(state, bundles);
     try {
       await first.seedDatabase();
       const answers = await Promise.all(sent.map(async (request) => (await first.fetch(request.path, request.init)).status));
       expect(answers.map((status) => status < 400)).toEqual(sent.map((request) => !request.problem));
+      for (let n = 0; n < 3; n++) expect((await first.fetch('/api/bulk/json', bulkOf50(n))).status).toBe(200);
       // Workers end an isolate only once its invocations, waitUntil included, have ended: wait for the tail events, then stop at once.
-      for (let attempt = 0; attempt < 300 && first.ended.length < sent.length; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(first.ended.filter((url) => url.includes('/api/')).length).toBe(sent.length);
+      for (let attempt = 0; attempt < 300 && first.ended.length < sent.length + 3; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(first.ended.filter((url) => url.includes('/api/')).length).toBe(sent.length + 3);
     } finally {
       await first.dispose();
     }
 
     const second = await startPaidRuntime(state, bundles);
     try {
+      // A new isolate on the same state: it reads the account's totals before its first bulk, and refuses it.
+      const afterRestart = await Promise.all([3, 4, 5].map(async (n) => (await second.fetch('/api/bulk/json', bulkOf50(n))).status));
+      expect(afterRestart).toEqual([429, 429, 429]);
       const usage = await second.fetch('/api/usage', { headers: { Authorization: `Bearer ${key}` } });
       expect(usage.status).toBe(200);
       const all = expectedSums(sent, () => 'all').all ?? {};
@@ -120,6 +133,9 @@ describe('usage across a restart', () => {
         day: { start: today, ...all, websiteLookups: website },
         month: { start: `${today.slice(0, 7)}-01`, ...all },
       });
+      // The refusals are counted too: stopped once their invocations have ended.
+      for (let attempt = 0; attempt < 300 && second.ended.filter((url) => url.includes('/api/bulk/')).length < 3; attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await second.dispose();
     }
@@ -143,11 +159,13 @@ describe('usage across a restart', () => {
     expect(parse(invoice.out.join('\n'))).toEqual([
       ['account', 'month', 'requests', 'lookups', 'problems'],
       ['cli-usage-a', month, String(total.requests), String(total.lookups), String(total.problems)],
+      ['cli-usage-capped', month, '3', '150', '3'],
       ['cli-usage-idle', month, '0', '0', '0'],
     ]);
     const lastMonth = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 2, 1)).toISOString().slice(0, 7);
     expect(parse((await accounts('usage', '--all', '--month', lastMonth, '--csv')).out.join('\n')).slice(1)).toEqual([
       ['cli-usage-a', lastMonth, '0', '0', '0'],
+      ['cli-usage-capped', lastMonth, '0', '0', '0'],
       ['cli-usage-idle', lastMonth, '0', '0', '0'],
     ]);
   }, 300_000);
@@ -175,17 +193,20 @@ describe('usage across a restart', () => {
 describe('npm run accounts -- set-quota', () => {
   it('sets, shows and removes each quota, leaving the other as it is', async () => {
     expect((await accounts('create', 'cli-usage-quota')).status).toBe(0);
-    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', '100000', '--daily-website', '500')).out).toContain(
-      '  quotas: 100000 lookups per month, 500 lookups per day by a whitelisted website alone',
+    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', '100000', '--daily-website', '500', '--monthly-website', '9000')).out).toContain(
+      '  quotas: 100000 lookups per month by keys and server addresses, 500 lookups per day by a whitelisted website alone, 9000 lookups per month by a whitelisted website alone',
     );
-    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: 100000, dailyWebsite: 500 });
-    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', 'none')).out).toContain('  quotas: 500 lookups per day by a whitelisted website alone');
+    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: 100000, dailyWebsite: 500, monthlyWebsite: 9000 });
+    expect((await accounts('set-quota', 'cli-usage-quota', '--monthly', 'none', '--monthly-website', 'none')).out).toContain(
+      '  quotas: 500 lookups per day by a whitelisted website alone',
+    );
     expect((await accounts('set-quota', 'cli-usage-quota', '--daily-website', 'none')).out).toContain('  quotas: none');
-    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: null, dailyWebsite: null });
+    expect(JSON.parse((await accounts('show', 'cli-usage-quota')).out.join('\n')).quotas).toEqual({ monthly: null, dailyWebsite: null, monthlyWebsite: null });
   }, 60_000);
 
   it.each([
-    [['set-quota', 'cli-usage-quota'], 'set-quota needs --monthly N|none or --daily-website N|none'],
+    [['set-quota', 'cli-usage-quota'], 'set-quota needs --monthly N|none, --daily-website N|none or --monthly-website N|none'],
+    [['set-quota', 'cli-usage-quota', '--monthly-website', 'lots'], '--monthly-website takes a whole number of lookups or none; got "lots"'],
     [['set-quota', 'cli-usage-quota', '--monthly=-5'], '--monthly takes a whole number of lookups or none; got "-5"'],
     [['set-quota', 'cli-usage-quota', '--daily-website', '1e6'], '--daily-website takes a whole number of lookups or none; got "1e6"'],
     [['show', 'cli-usage-quota', '--monthly', '5'], '--monthly belongs to set-quota only'],

@@ -109,6 +109,25 @@ describe('npm run accounts -- allow-ip', () => {
     expect((await accounts('allow-ip', 'cli-unsendable', '203.0.113.79')).status).toBe(0);
     expect(JSON.parse((await accounts('show', 'cli-unsendable')).out.join('\n')).ips).toEqual(['203.0.113.79']);
   }, 60_000);
+
+  it('marks in show and list an address whitelisted before allow-ip refused it, which grants nothing now', async () => {
+    expect((await accounts('create', 'cli-legacy-grant')).status).toBe(0);
+    expect((await accounts('allow-ip', 'cli-legacy-grant', '203.0.113.76')).status).toBe(0);
+    // As a tool of before the refusal wrote it.
+    const kv = new WranglerKv('de', 'local', state);
+    const document = JSON.parse((await kv.get('account:cli-legacy-grant')) ?? '{}') as { ips: string[] };
+    await kv.put('account:cli-legacy-grant', JSON.stringify({ ...document, ips: ['2002:a00:1::1', ...document.ips] }));
+    const shown = JSON.parse((await accounts('show', 'cli-legacy-grant')).out.join('\n'));
+    expect(shown.ips).toEqual(['2002:a00:1::1', '203.0.113.76']);
+    expect(shown.ignoredIps).toEqual([
+      { ip: '2002:a00:1::1', reason: expect.stringMatching(/^2002:a00:1::1 is a 6to4 address \(RFC 3056\) of 10\.0\.0\.1, which is in 10\.0\.0\.0\/8/) },
+    ]);
+    const row = (await accounts('list')).out.find((line) => line.startsWith('cli-legacy-grant '));
+    expect(row?.split(/\s{2,}/)).toEqual(['cli-legacy-grant', 'active', '-', '0', '2 (1 ignored)', '0']);
+    const removed = await accounts('disallow-ip', 'cli-legacy-grant', '2002:a00:1::1');
+    expect(removed.status).toBe(0);
+    expect(removed.out).toContain('  server addresses: 203.0.113.76');
+  }, 60_000);
 });
 
 describe('WranglerKv', () => {

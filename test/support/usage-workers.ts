@@ -5,14 +5,14 @@
  * a second paid deployment (`sg`) bundled from `wrangler.toml`, so that tests see two deployments count
  * into one store. The `sg` app reads the `de` app's data bucket, which the tests publish already.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LegacyWorkerOptions } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { readWranglerToml } from '../../scripts/deploy/config.ts';
 import { USAGE_WORKER, writeUsageConfig } from '../../scripts/deploy/usage.ts';
 import { bundleWorker, ROOT } from './bundle.ts';
-import { SECOND_PAID_WORKER, TEST_USAGE_READ_TOKEN } from './usage-names.ts';
+import { FAULTY_USAGE_WORKER, SECOND_PAID_WORKER, TEST_USAGE_READ_TOKEN } from './usage-names.ts';
 
 type Options = ReturnType<typeof unstable_getMiniflareWorkerOptions>['workerOptions'];
 
@@ -54,4 +54,23 @@ export function secondPaidWorker(dir = join(ROOT, '.wrangler', 'test-usage', 'sg
   const worker = auxiliaryWorker(SECOND_PAID_WORKER, configPath, 'sg', bundleWorker(configPath, 'sg', join(dir, 'bundle')));
   const de = auxiliaryWorker(SECOND_PAID_WORKER, configPath, 'de', worker.scriptPath);
   return { ...worker, r2Buckets: de.r2Buckets } as LegacyWorkerOptions;
+}
+
+/**
+ * The usage Worker of the fault tests (`usage-faults-worker.ts`): the usage Worker's configuration with
+ * its entry and class replaced, so that it is bundled and bound as the production one is.
+ */
+export function faultyUsageWorker(environment: string, dir = join(ROOT, '.wrangler', 'test-usage', 'faults')): LegacyWorkerOptions {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const usageConfig = readFileSync(writeUsageConfig(readWranglerToml(join(ROOT, 'wrangler.toml')), ROOT, dir), 'utf8');
+  const configPath = join(dir, `${FAULTY_USAGE_WORKER}.json`);
+  writeFileSync(
+    configPath,
+    usageConfig
+      .replaceAll(JSON.stringify(USAGE_WORKER), JSON.stringify(FAULTY_USAGE_WORKER))
+      .replaceAll('"UsageLedger"', '"FaultyUsageLedger"')
+      .replace(/"main": "[^"]*"/, `"main": ${JSON.stringify(join(ROOT, 'test', 'support', 'usage-faults-worker.ts'))}`),
+  );
+  return auxiliaryWorker(FAULTY_USAGE_WORKER, configPath, environment, bundleWorker(configPath, environment, join(dir, 'bundle'))) as LegacyWorkerOptions;
 }

@@ -56,9 +56,10 @@ describe('account operations', () => {
       createdAt: '2026-01-02T03:04:05.000Z',
       cancelledAt: null,
       ips: [],
+      ignoredIps: [],
       domains: [],
       keys: [],
-      quotas: { monthly: null, dailyWebsite: null },
+      quotas: { monthly: null, dailyWebsite: null, monthlyWebsite: null },
     });
     await expect(createAccount(env.ACCOUNTS, 'admin-create')).rejects.toThrow(AccountStateError);
   });

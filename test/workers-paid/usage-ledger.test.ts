@@ -43,7 +43,7 @@ describe('the usage store', () => {
     const first = await stub.add([part], '2026-11-20');
     const again = await stub.add([part], '2026-11-20');
     const expected = { requests: 3, lookups: 7, problems: 2, websiteLookups: 4 };
-    expect(first).toEqual({ day: '2026-11-20', dayTotals: expected, month: '2026-11-01', monthTotals: expected });
+    expect(first).toEqual({ day: '2026-11-20', dayTotals: expected, month: '2026-11-01', monthTotals: expected, spread: 1 });
     expect(again).toEqual(first);
     const later = await stub.add([part, { id: 'isolate-b.7', rows: [row('2026-11-21'), row('2026-10-31', { lookups: 50 })] }], '2026-11-21');
     expect(later).toEqual({
@@ -51,8 +51,9 @@ describe('the usage store', () => {
       dayTotals: { requests: 1, lookups: 1, problems: 0, websiteLookups: 0 },
       month: '2026-11-01',
       monthTotals: { requests: 4, lookups: 8, problems: 2, websiteLookups: 4 },
+      spread: 1,
     });
-    expect(await stub.rows('2026-10-31', '2026-11-20')).toEqual([
+    expect((await stub.rows('2026-10-31', '2026-11-20')).rows).toEqual([
       row('2026-10-31', { lookups: 50 }),
       row('2026-11-20', { kind: 'reference', lookups: 0, requests: 0, problems: 2 }),
       row('2026-11-20', { lookups: 3, requests: 2 }),
@@ -74,9 +75,9 @@ describe('the usage store', () => {
     const old = '2031-06-01';
     await stub.add([{ id: 'isolate-d.1', rows: [row(old), row(plusDays(old, 1))] }], old);
     await stub.add([{ id: 'isolate-d.2', rows: [row(plusDays(old, 400))] }], plusDays(old, 400));
-    expect((await stub.rows(old, plusDays(old, 400))).map((kept) => kept.day)).toEqual([old, plusDays(old, 1), plusDays(old, 400)]);
+    expect((await stub.rows(old, plusDays(old, 400))).rows.map((kept) => kept.day)).toEqual([old, plusDays(old, 1), plusDays(old, 400)]);
     await stub.add([{ id: 'isolate-d.3', rows: [row(plusDays(old, 401))] }], plusDays(old, 401));
-    expect((await stub.rows(old, plusDays(old, 401))).map((kept) => kept.day)).toEqual([plusDays(old, 1), plusDays(old, 400), plusDays(old, 401)]);
+    expect((await stub.rows(old, plusDays(old, 401))).rows.map((kept) => kept.day)).toEqual([plusDays(old, 1), plusDays(old, 400), plusDays(old, 401)]);
   });
 
   it('deletes the expired rows of an account that writes no more, by its alarm on the real clock', async () => {
@@ -86,10 +87,10 @@ describe('the usage store', () => {
     const kept = plusDays(today, -399);
     // Written on the day it happened, 401 days ago: its alarm for that row's expiry is due already.
     await stub.add([{ id: 'isolate-e.1', rows: [row(expired), row(kept)] }], expired);
-    let days = (await stub.rows(expired, today)).map((left) => left.day);
+    let days = (await stub.rows(expired, today)).rows.map((left) => left.day);
     for (let attempt = 0; attempt < 50 && days.includes(expired); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      days = (await stub.rows(expired, today)).map((left) => left.day);
+      days = (await stub.rows(expired, today)).rows.map((left) => left.day);
     }
     expect(days).toEqual([kept]);
   });

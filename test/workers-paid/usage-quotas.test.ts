@@ -93,6 +93,9 @@ describe('a monthly quota', () => {
       problems: 4,
       quota: 10,
       remaining: 0,
+      websiteLookups: 0,
+      websiteQuota: null,
+      websiteRemaining: null,
       resetsAt: '2027-02-01T00:00:00Z',
     });
 
@@ -174,13 +177,14 @@ describe('a daily quota of website lookups', () => {
   it('names the quota nearest to exhaustion, and refuses until the one that refused resets', async () => {
     const { account } = await usageAccount('quota-both');
     await allowDomain(env.ACCOUNTS, account, 'both.quota.example');
-    await setQuotas(env.ACCOUNTS, account, { monthly: 100, dailyWebsite: 2 });
+    await setQuotas(env.ACCOUNTS, account, { monthly: 1, monthlyWebsite: 100, dailyWebsite: 2 });
     const website = { Origin: 'https://both.quota.example', 'CF-Connecting-IP': '198.51.100.96' };
     vi.useFakeTimers({ toFake: ['Date'] });
     const now = Date.UTC(2027, 3, 14, 12, 0, 0);
     vi.setSystemTime(now);
     const first = await paidRequest('de', '/api/json/8.8.8.8', { headers: website });
-    expect(first.headers.get('ratelimit-policy')).toBe(`"monthly";q=100;w=${30 * 86_400}, "daily-website";q=2;w=86400`);
+    // The monthly quota of keys and server addresses does not bind a website's request.
+    expect(first.headers.get('ratelimit-policy')).toBe(`"daily-website";q=2;w=86400, "monthly-website";q=100;w=${30 * 86_400}`);
     expect(first.headers.get('ratelimit')).toBe(`"daily-website";r=1;t=${secondsUntil(Date.UTC(2027, 3, 15), now)}`);
     await first.arrayBuffer();
     expect((await paidRequest('de', '/api/json/8.8.8.8', { headers: website })).status).toBe(200);

@@ -116,7 +116,16 @@ describe('usage counted per account', () => {
     expect(body).toEqual({
       account,
       day: { start: today(), ...counts, websiteLookups: 0, websiteQuota: null, websiteRemaining: null, resetsAt: expect.stringMatching(/T00:00:00Z$/) },
-      month: { start: `${today().slice(0, 7)}-01`, ...counts, quota: null, remaining: null, resetsAt: expect.stringMatching(/-01T00:00:00Z$/) },
+      month: {
+        start: `${today().slice(0, 7)}-01`,
+        ...counts,
+        quota: null,
+        remaining: null,
+        websiteLookups: 0,
+        websiteQuota: null,
+        websiteRemaining: null,
+        resetsAt: expect.stringMatching(/-01T00:00:00Z$/),
+      },
     });
     // The operator reads the same, by kind and credential, once this isolate has written its batch.
     const rows = await readUntil(
