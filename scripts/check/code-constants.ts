@@ -2,7 +2,8 @@
  * @module Reads a numeric constant from a TypeScript file as the code states it, without running the
  * code: `const NAME = <expression>` at the file's top level, where the expression is made of numeric
  * literals, arithmetic, other constants (of the file, or imported from a relative path), arrays and
- * objects (picked into by a path of indices and keys), `Object.freeze(…)`, `as` and `satisfies`.
+ * objects (picked into by a path of indices and keys, or by `OTHER.key` in the code), `Object.freeze(…)`,
+ * `as` and `satisfies`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -99,6 +100,9 @@ function evaluate(root: string, file: string, expression: ts.Expression, parsed:
     if (freeze && argument) return next(argument);
   }
   if (ts.isIdentifier(expression)) return constantIn(root, file, expression.text, parsed, depth + 1);
+  if (ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.name)) {
+    return (next(expression.expression) as Record<string, unknown> | undefined)?.[expression.name.text];
+  }
   throw new ConstantError(`${file}: cannot read \`${expression.getText()}\` without running the code`);
 }
 

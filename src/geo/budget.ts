@@ -61,7 +61,7 @@ export const MEMORY_MODEL = {
  * The isolate memory, in bytes, that a database file of `fileBytes` bytes needs once loaded with its
  * lookup caches full ({@link MEMORY_MODEL}).
  *
- * @example memoryNeeded(71_285_301) // 100,388,711: 95.7 MiB
+ * @example memoryNeeded(64 * MIB) // 96,211,690 bytes (91.8 MiB) for a file of 64 MiB
  */
 function memoryNeeded(fileBytes: number): number {
   return Math.ceil(MEMORY_MODEL.fixedBytes + MEMORY_MODEL.perFileByte * fileBytes + MEMORY_MODEL.cacheBytes + MEMORY_MODEL.asnBytes);

@@ -5,6 +5,7 @@
  * constant has changed in the code. Its table reads every constant it names from this repository.
  */
 import { describe, expect, it } from 'vitest';
+import { readConstant } from '../../scripts/check/code-constants.ts';
 import { figuresIn } from '../../scripts/check/figure-text.ts';
 import { type FigureRow, knownFigures, typedFigures } from '../../scripts/check/figures.ts';
 import { FIGURE_ROWS, FIGURE_TABLE } from '../../scripts/check/known-figures.ts';
@@ -137,6 +138,17 @@ describe('check:figures', () => {
       'a text: src/ratelimit/window.ts: POLICIES[0]["name"] is not a number',
       'the fact of two figures is not one number and unit',
     ]);
+  });
+
+  it("reads a constant made of another file's constant's keys", () => {
+    const root = plantRepository({
+      'src/layout.ts': "/** @module Layout. */\nexport const LAYOUT = { blockBytes: 32_768, keptBlocks: 8, name: 'x' } as const;\n",
+      'src/model.ts':
+        "/** @module Model. */\nimport { LAYOUT } from './layout.ts';\nexport const MODEL = { keptBytes: LAYOUT.keptBlocks * LAYOUT.blockBytes, gone: LAYOUT.missing };\n",
+    });
+    // 8 blocks of 32 KiB: 256 KiB.
+    expect(readConstant(root, 'src/model.ts', 'MODEL', ['keptBytes'])).toBe(256 * 1024);
+    expect(() => readConstant(root, 'src/model.ts', 'MODEL', ['gone'])).toThrow('MODEL["gone"] is not a number');
   });
 
   it("reads every constant of this repository's table from the code", () => {
