@@ -61,7 +61,7 @@ export class PrefixTable {
     this.asns = new Uint32Array(count);
     for (let i = 0; i < count; i++) {
       const from = order[i] as number;
-      this.starts.set(starts.subarray(from * 4, from * 4 + 4), i * 4);
+      for (let w = 0; w < 4; w++) this.starts[i * 4 + w] = starts[from * 4 + w] as number;
       this.lengths[i] = lengths[from] as number;
       this.asns[i] = asns[from] as number;
     }
