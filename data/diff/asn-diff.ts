@@ -118,7 +118,11 @@ function holdersOf(view: AsnView, sample: AddressSample): SampledHolders {
   return holders;
 }
 
-/** The new build's object `view` against its database, whose answers at the sample's addresses are `answers`. */
+/**
+ * The new build's object `view` against its database, whose answers at the sample's addresses are
+ * `answers`. The sample holds no address of the tree's IPv4 aliases (2002::/16, ::ffff:0:0/96), where the
+ * database answers the embedded IPv4 address's record while the object may hold the alias itself.
+ */
 function asnConsistency(view: AsnView, sample: AddressSample, holders: SampledHolders, answers: SampledAnswers): AsnConsistency {
   let checked = 0;
   let mismatches = 0;
