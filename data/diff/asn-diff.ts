@@ -11,9 +11,7 @@ import { ipv4Text, ipv6Text } from '../../src/ip/address.ts';
 import type { AsnHolding, AsnTotals, AsnView } from './asn-view.ts';
 import type { ComparedBuild } from './builds.ts';
 import { type SampledAnswers, sampledAnswers } from './database-diff.ts';
-import { count, FAMILY, percent, UNIT } from './format.ts';
 import { type AddressSample, addressSample } from './sample.ts';
-import { type AsnMeasure, type Breach, THRESHOLDS } from './thresholds.ts';
 
 /** Of a family of the address sample: addresses sampled, those an ASN holds in either build, those whose ASN changed. */
 interface SampledAsns {
@@ -281,113 +279,4 @@ export function asnDiff(before: ComparedBuild, after: ComparedBuild, sample: Add
     consistency: after.asn && holders ? asnConsistency(after.asn, sample, holders, answers) : null,
     changes: before.asn && after.asn && holders ? asnChanges(before.asn, after.asn, sample, holders) : null,
   };
-}
-
-/** Why a mismatch of the new build's ASN object with its database stops it whatever the thresholds, and whatever `--accept-diff` says. */
-export const BROKEN_BASIS =
-  'A build writes its database and its ASN object from the same routing source in one run: where they disagree, one of them is not what was built, so no --accept-diff publishes it; build it again.';
-
-/** A share of `whole`, 0 when `whole` is 0. */
-const shareOf = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
-
-/** How much a total changed, as a share of the old one (1 when it was 0 and is no longer). */
-export function totalChange(was: number, is: number): number {
-  return was === 0 ? (is === 0 ? 0 : 1) : Math.abs(is - was) / was;
-}
-
-/** The totals compared, in the order tables list them. */
-export function totalsOf(before: AsnTotals, after: AsnTotals): { name: string; was: number; is: number; family?: 'ipv4' | 'ipv6' }[] {
-  return [
-    { name: 'ASNs', was: before.asns, is: after.asns },
-    { name: 'IPv4 prefixes', was: before.prefixes.ipv4, is: after.prefixes.ipv4, family: 'ipv4' },
-    { name: 'IPv6 prefixes', was: before.prefixes.ipv6, is: after.prefixes.ipv6, family: 'ipv6' },
-    { name: 'IPv4 addresses held', was: before.addresses.ipv4, is: after.addresses.ipv4, family: 'ipv4' },
-    { name: 'IPv6 /64s held', was: before.addresses.ipv6, is: after.addresses.ipv6, family: 'ipv6' },
-  ];
-}
-
-/** The measures of an ASN section over their thresholds; `consistency` first when the new build is broken. */
-export function asnBreaches(section: AsnDiff): Breach[] {
-  const breaches: Breach[] = [];
-  const add = (field: AsnMeasure, value: number, threshold: number, said: string, family?: 'ipv4' | 'ipv6') => {
-    const basis = field === 'consistency' ? BROKEN_BASIS : field === 'largestGain' ? THRESHOLDS.asn.largestGain.basis : THRESHOLDS.asn[field].basis;
-    breaches.push({ object: 'asn', field, ...(family ? { family } : {}), value, threshold, said, basis });
-  };
-  const { consistency, changes, before, after } = section;
-  if (consistency !== null && consistency.mismatches > 0) {
-    add(
-      'consistency',
-      consistency.mismatches,
-      0,
-      `the new build's ASN object disagrees with its database at ${count(consistency.mismatches)} of ${count(consistency.checked)} sampled addresses`,
-    );
-  }
-  if (changes === null || before === null || after === null) return breaches;
-  const { asn: limits } = THRESHOLDS;
-  for (const family of ['ipv4', 'ipv6'] as const) {
-    const { answered, changed } = changes.sample[family];
-    const share = shareOf(changed, answered);
-    if (share > limits.sampledAsn.share)
-      add(
-        'sampledAsn',
-        share,
-        limits.sampledAsn.share,
-        `ASN (by the ASN object) of ${percent(share)} of sampled ${FAMILY[family]} addresses (threshold ${percent(limits.sampledAsn.share)})`,
-        family,
-      );
-    const gain = changes.largestGain[family];
-    const ceiling = limits.largestGain[family];
-    if (gain !== null && gain.gained > ceiling) {
-      add(
-        'largestGain',
-        gain.gained,
-        ceiling,
-        `AS${gain.asn} gained ${count(gain.gained)} ${FAMILY[family]} ${UNIT[family]} (threshold ${count(ceiling)}, ${prefixWorth(ceiling, family)})`,
-        family,
-      );
-    }
-  }
-  const asnsChanged = shareOf(changes.asns.appeared + changes.asns.disappeared, before.asns);
-  if (asnsChanged > limits.asnsChanged.share) {
-    add(
-      'asnsChanged',
-      asnsChanged,
-      limits.asnsChanged.share,
-      `${count(changes.asns.appeared)} ASNs appeared and ${count(changes.asns.disappeared)} disappeared, ${percent(asnsChanged)} of ${count(before.asns)} (threshold ${percent(limits.asnsChanged.share)})`,
-    );
-  }
-  const renamed = shareOf(changes.asns.renamed, changes.asns.inBoth);
-  if (renamed > limits.renamed.share)
-    add('renamed', renamed, limits.renamed.share, `organisation of ${percent(renamed)} of the ASNs in both (threshold ${percent(limits.renamed.share)})`);
-  for (const { name, was, is, family } of totalsOf(before, after)) {
-    const change = totalChange(was, is);
-    if (change > limits.totals.share)
-      add(
-        'totals',
-        change,
-        limits.totals.share,
-        `${name} from ${count(was)} to ${count(is)}, ${percent(change)} (threshold ${percent(limits.totals.share)})`,
-        family,
-      );
-  }
-  for (const family of ['ipv4', 'ipv6'] as const) {
-    const { addresses, moved: away } = changes.countries[family];
-    const share = shareOf(away, addresses);
-    if (share > limits.countries.share) {
-      add(
-        'countries',
-        share,
-        limits.countries.share,
-        `${percent(share)} of the sampled unchanged ASNs' ${FAMILY[family]} ${UNIT[family]} placed in another country (threshold ${percent(limits.countries.share)})`,
-        family,
-      );
-    }
-  }
-  return breaches;
-}
-
-/** `a /10's worth`: the prefix length whose network holds `size` addresses (IPv4) or /64s (IPv6). */
-export function prefixWorth(size: number, family: 'ipv4' | 'ipv6'): string {
-  const length = (family === 'ipv4' ? 32 : 64) - Math.log2(size);
-  return `a /${Number(length.toFixed(1))}'s worth`;
 }

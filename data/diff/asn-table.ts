@@ -4,7 +4,8 @@
  * that appeared, disappeared or were renamed, and those whose holdings changed most. Organisation names
  * come from the routing source: a cell shows at most {@link NAME_CHARACTERS} characters of one, in one line.
  */
-import { type AsnConsistency, type AsnDiff, BROKEN_BASIS, type HoldingChange, prefixWorth, totalChange, totalsOf } from './asn-diff.ts';
+import { BROKEN_BASIS, prefixWorth, totalChange, totalsOf } from './asn-breaches.ts';
+import type { AsnConsistency, AsnDiff, HoldingChange } from './asn-diff.ts';
 import { count, FAMILY, percent, sized, UNIT } from './format.ts';
 import { type Breach, THRESHOLDS } from './thresholds.ts';
 

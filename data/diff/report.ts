@@ -3,7 +3,8 @@
  * the ASN object), the measures over their thresholds (`thresholds.ts`), and its table in Markdown for a
  * person (the refresh workflow's summary) beside its JSON for the gate.
  */
-import { type AsnDiff, asnBreaches, asnDiff } from './asn-diff.ts';
+import { asnBreaches } from './asn-breaches.ts';
+import { type AsnDiff, asnDiff } from './asn-diff.ts';
 import { asnTable } from './asn-table.ts';
 import type { ComparedBuild } from './builds.ts';
 import { type DatabaseDiff, databaseDiff, sampledAnswers } from './database-diff.ts';
