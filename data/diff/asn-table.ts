@@ -6,17 +6,13 @@
  */
 import { BROKEN_BASIS, prefixWorth, totalChange, totalsOf } from './asn-breaches.ts';
 import type { AsnConsistency, AsnDiff, HoldingChange } from './asn-diff.ts';
-import { count, FAMILY, percent, sized, UNIT } from './format.ts';
+import { cellText, count, FAMILY, percent, sized, UNIT } from './format.ts';
 import { type Breach, THRESHOLDS } from './thresholds.ts';
 
 const NAME_CHARACTERS = 60;
 
-/** A source's text as one table cell: control characters as spaces, pipes and backticks escaped, cut to {@link NAME_CHARACTERS}. */
-function named(text: string): string {
-  const line = [...text.replace(/\p{Cc}/gu, ' ')];
-  const cut = line.length > NAME_CHARACTERS ? `${line.slice(0, NAME_CHARACTERS - 1).join('')}…` : line.join('');
-  return cut.replace(/[|`\\]/g, (c) => `\\${c}`);
-}
+/** An organisation's name as one table cell (`cellText`). */
+const named = (text: string) => cellText(text, NAME_CHARACTERS);
 
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 

@@ -21,3 +21,10 @@ export const FAMILY = { ipv4: 'IPv4', ipv6: 'IPv6' } as const;
 
 /** The unit each family's sizes are counted in. */
 export const UNIT = { ipv4: 'addresses', ipv6: '/64s' } as const;
+
+/** A source's text as one Markdown table cell: control characters as spaces, cut to `most` characters (with `…`), pipes, backticks and backslashes escaped. */
+export function cellText(text: string, most: number): string {
+  const line = [...text.replace(/\p{Cc}/gu, ' ')];
+  const cut = line.length > most ? `${line.slice(0, most - 1).join('')}…` : line.join('');
+  return cut.replace(/[|`\\]/g, (c) => `\\${c}`);
+}

@@ -9,7 +9,7 @@ import { asnTable } from './asn-table.ts';
 import type { ComparedBuild } from './builds.ts';
 import { type DatabaseDiff, databaseDiff, sampledAnswers } from './database-diff.ts';
 import { DIFF_FIELDS, type DiffField, MOVED_KM } from './facts.ts';
-import { count, FAMILY, percent, UNIT } from './format.ts';
+import { cellText, count, FAMILY, percent, UNIT } from './format.ts';
 import { addressSample } from './sample.ts';
 import { type Breach, THRESHOLDS } from './thresholds.ts';
 
@@ -78,6 +78,9 @@ export function diffTable(report: DiffReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** An answer's words (`describeFacts`) as a table cell: their names (city, organisation) are the sources' text. */
+const answerCell = (words: string) => cellText(words, 160);
+
 /** The database section's lines. */
 function databaseTable(section: DatabaseDiff, breaches: readonly Breach[]): string[] {
   const { ipv4, ipv6 } = section.sample;
@@ -112,13 +115,13 @@ function databaseTable(section: DatabaseDiff, breaches: readonly Breach[]): stri
       `| network | ${UNIT[family]} changed | fields | before | after |`,
       '|---|---:|---|---|---|',
     );
-    for (const n of largest) lines.push(`| ${n.network} | ${count(n.size)} | ${n.fields.join(', ')} | ${n.before} | ${n.after} |`);
+    for (const n of largest) lines.push(`| ${n.network} | ${count(n.size)} | ${n.fields.join(', ')} | ${answerCell(n.before)} | ${answerCell(n.after)} |`);
   }
   lines.push('');
   if (section.wellKnown.length === 0) lines.push('Well-known networks: none changed.');
   else {
     lines.push('Well-known networks that changed:', '', '| network | whose | fields | before | after |', '|---|---|---|---|---|');
-    for (const n of section.wellKnown) lines.push(`| ${n.network} | ${n.name} | ${n.fields.join(', ')} | ${n.before} | ${n.after} |`);
+    for (const n of section.wellKnown) lines.push(`| ${n.network} | ${n.name} | ${n.fields.join(', ')} | ${answerCell(n.before)} | ${answerCell(n.after)} |`);
   }
   return lines;
 }

@@ -63,6 +63,11 @@ export const THRESHOLDS: { readonly database: Readonly<Record<DiffField, Thresho
       basis:
         'Origin ASNs follow routing, which moves addresses between networks by transfers and re-announcements: a fraction of a percent between two refreshes. 5% is a source that changed, or broke.',
     },
+    organization: {
+      share: 0.1,
+      basis:
+        'An answer’s organisation changes with its ASN (5% above) or with its holder’s name, which registries change for a small share of ASNs a year (mergers, rebrandings). 10% is a source that names holders differently (another source, another encoding, names cut), or a rename of the networks that hold a tenth of the addresses.',
+    },
     isVpn: {
       share: 0.005,
       basis:

@@ -1,9 +1,9 @@
 /**
  * @module `data:diff`'s ASN object section and the diff gate's hold on it, on small builds of a synthetic
  * routing source (`test/support/synthetic-routing.ts`) and a synthetic GeoLite2-City release: a routing
- * change as large as a refresh brings passes; one ASN taking a /8 is stopped; a build whose ASN object
- * is another build's is stopped, whatever `--accept-diff` says; a version without an ASN object is
- * reported and passes. Expected figures are counted from the routing model over the same fixed sample of
+ * change as large as a refresh brings passes; holders renamed, networks moved to other ASNs and one ASN
+ * taking a /8 are stopped; a build whose ASN object is another build's is stopped, whatever
+ * `--accept-diff` says; a version without an ASN object is reported and passes. Expected figures are counted from the routing model over the same fixed sample of
  * addresses, never from the diff's output.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { build } from '../../data/build.ts';
 import { buildOnDisk, DiffError, type ReadableBucket } from '../../data/diff/builds.ts';
+import { cellText } from '../../data/diff/format.ts';
 import { diffGate, OVER_THRESHOLDS } from '../../data/diff/gate.ts';
 import { type DiffReport, diffBuilds, diffTable } from '../../data/diff/report.ts';
 import { addressSample } from '../../data/diff/sample.ts';
@@ -90,6 +91,20 @@ function expectedSample(changes: RoutingChanges) {
   return counts;
 }
 
+/** Per family, the sampled addresses in the routed space whose organisation (their holder's name) the model changes. */
+function expectedOrganizations(changes: RoutingChanges): { ipv4: number; ipv6: number } {
+  const sample = addressSample();
+  const counts = { ipv4: 0, ipv6: 0 };
+  const visit = (family: 'ipv4' | 'ipv6', words: readonly number[]) => {
+    const index = indexOf(family, words);
+    if (index < 0) return;
+    if (organizationOf(holderOf(family, index)) !== organizationOf(holderOf(family, index, changes), changes)) counts[family]++;
+  };
+  for (const address of sample.ipv4) visit('ipv4', [0, 0, 0, address]);
+  for (let i = 0; i < sample.ipv6.length; i += 4) visit('ipv6', [...sample.ipv6.subarray(i, i + 4)]);
+  return counts;
+}
+
 /** The ASN gaining the most networks under `changes`, and how many addresses (IPv4) it gains. */
 function expectedLargestIpv4Gain(changes: RoutingChanges): { asn: number; gained: number } {
   const gained = new Map<number, number>();
@@ -142,6 +157,7 @@ describe("data:diff's ASN object section", () => {
       expect(asn.changes?.sample[family]).toMatchObject(expected[family]);
       // The database answers the same ASNs as the object: its own share of changed ASNs is the same count.
       expect(database.sample[family].changed.asn).toBe(expected[family].changed);
+      expect(database.sample[family].changed.organization).toBe(expectedOrganizations(REROUTED)[family]);
     }
     const [before, after] = [asnsOf(), asnsOf(REROUTED)];
     const inBoth = [...after].filter((a) => before.has(a));
@@ -182,6 +198,54 @@ describe("data:diff's ASN object section", () => {
     // IPv6 is located wholly (2a00::/12), IPv4 only in 1.0.0.0/8 of the 64 /8s the ASNs hold.
     expect(report.breaches.filter((b) => b.object === 'asn').map((b) => `${b.field} ${b.family}`)).toEqual(['countries ipv6']);
     expect(breached(report)).toContain('countryCode ipv6');
+  });
+
+  it("stops a routing source that renames its ASNs' holders, which no ASN number shows: the object's renamed ASNs and the answers' organisation", () => {
+    const renaming: RoutingChanges = { moved: 0, appeared: 0, disappeared: [], renamed: 0.3 };
+    const report = diff(routed, buildRouting('renamed', renaming));
+    const [database, asn] = report.sections;
+    const asns = asnsOf();
+    const renamed = [...asns].filter((a) => organizationOf(a) !== organizationOf(a, renaming));
+    expect(asn.changes?.asns).toMatchObject({ appeared: 0, disappeared: 0, inBoth: asns.size, renamed: renamed.length });
+    const organizations = expectedOrganizations(renaming);
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      expect(asn.changes?.sample[family].changed).toBe(0);
+      expect(database.sample[family].changed.asn).toBe(0);
+      expect(database.sample[family].changed.organization).toBe(organizations[family]);
+      expect(organizations[family] / database.sample[family].answered).toBeGreaterThan(THRESHOLDS.database.organization.share);
+    }
+    expect(renamed.length / asns.size).toBeGreaterThan(THRESHOLDS.asn.renamed.share);
+    expect(breached(report)).toEqual(['organization ipv4', 'organization ipv6', 'renamed']);
+    expect(report.breaches.at(-1)?.value).toBe(renamed.length / asns.size);
+    const table = diffTable(report);
+    const listed = [...table.matchAll(/AS(\d+) "([^"]+)" → "([^"]+)"/g)].map(([, asn, was, is]) => [Number(asn), was, is]);
+    expect(listed.length).toBeGreaterThan(0);
+    for (const [asn, was, is] of listed) expect([was, is]).toEqual([organizationOf(asn as number), organizationOf(asn as number, renaming)]);
+    expect(renamed).toEqual(expect.arrayContaining(listed.map(([asn]) => asn)));
+    expect(table).toContain(`- organization: ${THRESHOLDS.database.organization.basis}`);
+    expect(table).toContain(`- renamed: ${THRESHOLDS.asn.renamed.basis}`);
+    // The largest changed networks show the names that changed, the ASN the same.
+    const [changed] = database.largest.ipv4;
+    expect(changed?.fields).toEqual(['organization']);
+    expect(changed?.after).toMatch(/ AS\d+ "Synthetic Networks \d+ \(renamed\)"/);
+  });
+
+  it('stops a routing source that moves a fifth of the networks to another ASN, by the sampled shares of both objects', () => {
+    const moving: RoutingChanges = { moved: 0.2, appeared: 0, disappeared: [], renamed: 0 };
+    const report = diff(routed, buildRouting('moved-asns', moving));
+    const [database, asn] = report.sections;
+    const expected = expectedSample(moving);
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      expect(asn.changes?.sample[family]).toMatchObject(expected[family]);
+      expect(database.sample[family].changed.asn).toBe(expected[family].changed);
+      // Each holder's name is its number's: a moved network changes organisation too.
+      expect(database.sample[family].changed.organization).toBe(expected[family].changed);
+      expect(expected[family].changed / expected[family].answered).toBeGreaterThan(THRESHOLDS.asn.sampledAsn.share);
+    }
+    expect(asn.changes?.asns).toMatchObject({ appeared: 0, disappeared: 0, renamed: 0 });
+    expect(breached(report)).toEqual(['asn ipv4', 'organization ipv4', 'asn ipv6', 'organization ipv6', 'sampledAsn ipv4', 'sampledAsn ipv6']);
+    const sampled = report.breaches.filter((b) => b.field === 'sampledAsn');
+    expect(sampled.map((b) => b.value)).toEqual([expected.ipv4.changed / expected.ipv4.answered, expected.ipv6.changed / expected.ipv6.answered]);
   });
 
   it('stops a hijack in the routing source, one ASN taking a whole /8, which the sampled shares alone let through', () => {
@@ -261,5 +325,13 @@ describe("data:diff's ASN object section", () => {
     served.objects.set(key, body);
     await expect(diffGate(manifestOf(rerouted), [served], () => {})).rejects.toThrow(DiffError);
     await expect(diffGate(manifestOf(rerouted), [served], () => {})).rejects.toThrow(new RegExp(`${key} has SHA-256 [0-9a-f]{64}, not the`));
+  });
+});
+
+describe("a source's names in a table cell", () => {
+  it('keeps a hostile organisation name on one line, in one cell, within its length', () => {
+    expect(cellText('Evil | Net\n`x`\\', 60)).toBe('Evil \\| Net \\`x\\`\\\\');
+    expect(cellText('Ünïcode 名前 Networks', 10)).toBe('Ünïcode 名…');
+    expect(cellText('a\u0000b\u007fc', 60)).toBe('a b c');
   });
 });
