@@ -73,13 +73,13 @@ const CONSTANTS: readonly FigureRow[] = [
     unit: 'B',
   },
   {
-    what: "the largest index of an ASN object",
+    what: 'the largest index of an ASN object',
     words: /index/i,
     constant: { file: 'src/geo/asn-layout.ts', name: 'ASN_LAYOUT', path: ['maxIndexBytes'] },
     unit: 'B',
   },
   {
-    what: "a block of an ASN object",
+    what: 'a block of an ASN object',
     words: /block/i,
     constant: { file: 'src/geo/asn-layout.ts', name: 'ASN_LAYOUT', path: ['blockBytes'] },
     unit: 'B',

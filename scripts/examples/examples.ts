@@ -1,6 +1,7 @@
 /**
- * @module The examples of docs/api.md and docs/operations.md that come from the default build: the
- * status answer, the isolate budget's lines, and every data version those two documents name. Written
+ * @module The examples of docs/api.md and docs/operations.md that come from the default build or the
+ * code: the status answer, the isolate budget's lines, the diff gate's thresholds, and every data
+ * version those two documents name. Written
  * from the build's manifest by `npm run docs:examples` into their generated blocks
  * (`scripts/check/generated-blocks.ts`); `npm run check:examples` fails where a document differs.
  */
@@ -14,6 +15,7 @@ import { DEFAULT_BUDGET_BYTES, MIB } from '../../src/geo/budget.ts';
 import { SCHEMA_VERSION } from '../../src/geo/schema.ts';
 import { blockContents, generatedBlocks, withBlockContents } from '../check/generated-blocks.ts';
 import { statusAnswer } from './status-answer.ts';
+import { asnThresholdTable, databaseThresholdTable } from './threshold-tables.ts';
 
 /** The command that writes the examples, as their blocks' markers name it. */
 const EXAMPLES_SCRIPT = 'docs:examples';
@@ -91,6 +93,8 @@ function examplesOf(root: string, manifest: Manifest, now: number): Example[] {
     { document: 'docs/operations.md', block: 'status-example', text: status },
     { document: 'docs/operations.md', block: 'budget-example', text: fenced('text', checkBudget(output.file, output.bytes, DEFAULT_BUDGET_BYTES)) },
     { document: 'docs/operations.md', block: 'budget-refusal-example', text: fenced('text', refusal) },
+    { document: 'docs/operations.md', block: 'diff-thresholds', text: databaseThresholdTable() },
+    { document: 'docs/operations.md', block: 'asn-thresholds', text: asnThresholdTable() },
   ];
 }
 

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { THRESHOLDS } from '../../data/diff/thresholds.ts';
 import type { Manifest } from '../../data/output.ts';
 import { packageDir, packageVersion } from '../../data/sources/source.ts';
 import { notDefaultBuild, staleExamples, writtenExamples } from '../../scripts/examples/examples.ts';
@@ -40,7 +41,7 @@ const block = (name: string, text = '```json\n{}\n```\n') => `<!-- ${name}: writ
 const documents = {
   'wrangler.toml': '[env.free]\nvars = { PLAN = "free", REGION = "everywhere" }\n',
   'docs/api.md': `# API\n\nVersion \`2026-01-01.deadbeef\` answers.\n\n${block('status-example')}\n\`2026-09-18.1234abcd\` is current.\n`,
-  'docs/operations.md': `# Operations\n\n${block('budget-example')}\n${block('budget-refusal-example')}\n${block('status-example')}`,
+  'docs/operations.md': `# Operations\n\n${block('budget-example')}\n${block('budget-refusal-example')}\n${block('status-example')}\n${block('diff-thresholds', '')}\n${block('asn-thresholds', '')}`,
 };
 
 describe('docs:examples', () => {
@@ -51,6 +52,8 @@ describe('docs:examples', () => {
       'docs/operations.md:15 the block "status-example" is not what the default build gives',
       'docs/operations.md:3 the block "budget-example" is not what the default build gives',
       'docs/operations.md:9 the block "budget-refusal-example" is not what the default build gives',
+      'docs/operations.md:21 the block "diff-thresholds" is not what the default build gives',
+      'docs/operations.md:24 the block "asn-thresholds" is not what the default build gives',
       "docs/api.md:3 2026-01-01.deadbeef is not the default build's version, 2026-09-18.1234abcd",
     ]);
     for (const [document, text] of writtenExamples(root, manifest, NOW)) writeFileSync(join(root, document), text);
@@ -87,6 +90,20 @@ describe('docs:examples', () => {
     expect(operations).toMatch(
       /^data\/out\/ipgeo\.mmdb \(66\.8 MiB\) would need [\d.]+ MiB once loaded with its caches full, [\d.]+ MiB over the isolate budget of 40\.0 MiB/m,
     );
+  });
+
+  it("tables the diff gate's thresholds as data/diff/thresholds.ts holds them", () => {
+    const root = repository(documents);
+    for (const [document, text] of writtenExamples(root, manifest, NOW)) writeFileSync(join(root, document), text);
+    const operations = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+    const asPercent = (share: number) => `${Number((share * 100).toFixed(6))}%`;
+    for (const [field, { share }] of Object.entries(THRESHOLDS.database)) expect(operations).toContain(`| ${field} | ${asPercent(share)} |`);
+    const { largestGain, ...measures } = THRESHOLDS.asn;
+    for (const [measure, { share }] of Object.entries(measures)) expect(operations).toContain(`| ${measure} | ${asPercent(share)} |`);
+    // 2^22 IPv4 addresses are a /10 (32 - 22); 2^46 IPv6 /64s a /18 (64 - 46).
+    expect(largestGain).toMatchObject({ ipv4: 2 ** 22, ipv6: 2 ** 46 });
+    expect(operations).toContain("| largestGain | a /10's worth of IPv4 addresses; a /18's worth of IPv6 /64s |");
+    expect(operations).toContain('| consistency | none: any mismatch |');
   });
 
   it('says stale as the licence rule has it, thirty days after the oldest location or ASN source', () => {
