@@ -2,16 +2,17 @@
  * @module What an ASN answer reads (docs/storage.md, "The ASN object"): on a cold cache the current record,
  * the index and one block, then nothing more while warm; a cold isolate of a warm location the record
  * alone; a cached copy that fails its check read again from R2; a block whose R2 bytes fail their check
- * refused (503) and logged as damage. MaxMind's test data (`data/out/small`) under versions of this
+ * refused (503) and logged as damage once, then neither read nor logged until the retry delay has
+ * passed, as a record that cannot be read. MaxMind's test data (`data/out/small`) under versions of this
  * file's own, since the Workers cache is shared by the files running at once.
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { pieceKey } from '../../src/asn/pieces.ts';
 import { type AsnEnv, AsnStore } from '../../src/asn/store.ts';
-import { CACHE_NAME } from '../../src/geo/bucket.ts';
+import { CACHE_NAME, cachedCopy, cacheKey } from '../../src/geo/bucket.ts';
 import { asnObjectKey, CURRENT_RECORD_KEY, type PublishedAsn } from '../../src/geo/published.ts';
+import { RETRY_AFTER_SECONDS } from '../../src/geo/retry-after.ts';
 import { DataUnavailableError } from '../../src/geo/unavailable.ts';
 import { compiledAsnObject, compiledBuild, epochVariant, publish } from '../support/publish.ts';
 
@@ -61,6 +62,16 @@ describe('the reads of an ASN answer', () => {
       { key: asnObjectKey(VERSION), range: { offset: 0, length: asn.indexBytes } },
       { key: asnObjectKey(VERSION), range: { offset: asn.indexBytes, length: asn.blockBytes } },
     ]);
+    // Each piece cached under the key docs/storage.md gives (the whole object's digest, then the range), as the database's copies are.
+    const cache = await caches.open(CACHE_NAME);
+    for (const [offset, length] of [
+      [0, asn.indexBytes],
+      [asn.indexBytes, asn.blockBytes],
+    ]) {
+      const copy = await cache.match(`https://ipgeo-data.invalid/ipgeo-${VERSION}.asn?sha256=${asn.sha256}&offset=${offset}&length=${length}`);
+      expect(copy?.headers.get('Cache-Control')).toBe('public, max-age=2592000, immutable');
+      expect((await copy?.arrayBuffer())?.byteLength).toBe(length);
+    }
     reads.length = 0;
     expect((await find(isolate)).kind).toBe('found');
     expect(reads).toEqual([]);
@@ -71,18 +82,18 @@ describe('the reads of an ASN answer', () => {
   it('reads a block again from R2 when its cached copy fails its check, and caches it anew', async () => {
     const cache = await caches.open(CACHE_NAME);
     const block = { offset: asn.indexBytes, length: asn.blockBytes };
-    await cache.put(pieceKey(asn, block), new Response(new Uint8Array(asn.blockBytes), { headers: { 'Cache-Control': 'public, max-age=2592000, immutable' } }));
+    await cache.put(cacheKey(asn, block), cachedCopy(new Uint8Array(asn.blockBytes), asn.blockBytes));
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     expect((await find(new AsnStore())).kind).toBe('found');
     expect(reads.map((read) => read.range?.offset)).toEqual([undefined, asn.indexBytes]);
     expect(log.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
       expect.objectContaining({ event: 'damage', version: VERSION, source: 'cache', why: expect.stringContaining('block 0') }),
     ]);
-    const cached = await cache.match(pieceKey(asn, block));
+    const cached = await cache.match(cacheKey(asn, block));
     expect(new Uint8Array((await cached?.arrayBuffer()) ?? new ArrayBuffer(0)).some((byte) => byte !== 0)).toBe(true);
   });
 
-  it('refuses a block whose R2 bytes fail their check, logs the damage, and answers once they are mended', async () => {
+  it('refuses a block whose R2 bytes fail their check: one R2 read and one damage line for 10 requests, read again only after the retry delay', async () => {
     const object = await compiledAsnObject('data/out/small');
     await publish(epochVariant(small, 22), DAMAGED, new Date(), undefined, object);
     const good = new Uint8Array(object.body);
@@ -90,12 +101,57 @@ describe('the reads of an ASN answer', () => {
     spoilt[object.indexBytes + 100] = (spoilt[object.indexBytes + 100] as number) ^ 0xff;
     await env.GEO_DATA.put(asnObjectKey(DAMAGED), spoilt);
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const store = new AsnStore();
-    await expect(find(store)).rejects.toThrow(DataUnavailableError);
+    let now = Date.now();
+    const store = new AsnStore(() => now);
+    const blockReads = () => reads.filter((read) => read.range?.offset === object.indexBytes).length;
+    for (let i = 0; i < 10; i++) {
+      await expect(find(store)).rejects.toThrow(DataUnavailableError);
+      now += 100;
+    }
+    expect(blockReads()).toBe(1);
+    expect(reads).toHaveLength(3); // the record, the index and the block, once each
     expect(log.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
       expect.objectContaining({ event: 'damage', version: DAMAGED, source: 'r2', why: expect.stringContaining('block 0 of object') }),
     ]);
+    // Mended, but the failure stands until RETRY_AFTER_SECONDS after it: no read meanwhile.
     await env.GEO_DATA.put(asnObjectKey(DAMAGED), good);
+    await expect(find(store)).rejects.toThrow(/block 0 of .* failed \d+ ms ago .*waiting before the next read/);
+    expect(blockReads()).toBe(1);
+    now += RETRY_AFTER_SECONDS * 1000;
     expect((await find(store)).kind).toBe('found');
+    expect(blockReads()).toBe(2);
+    expect(log).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads the current record once for 10 requests while it cannot be read, and again after the retry delay', async () => {
+    let failing = true;
+    let recordReads = 0;
+    const flaky: AsnEnv = {
+      ...bindings,
+      GEO_DATA: {
+        get: ((key: string, options?: { range: { offset: number; length: number } }) => {
+          if (key === CURRENT_RECORD_KEY) {
+            recordReads++;
+            if (failing) return Promise.reject(new Error('R2 is down'));
+          }
+          return bucket.get(key, options);
+        }) as AsnEnv['GEO_DATA']['get'],
+      },
+    };
+    let now = Date.now();
+    const store = new AsnStore(() => now);
+    for (let i = 0; i < 10; i++) {
+      const ctx = createExecutionContext();
+      await expect(store.find(flaky, ctx, undefined, 237, 0)).rejects.toThrow(DataUnavailableError);
+      await waitOnExecutionContext(ctx);
+      now += 100;
+    }
+    expect(recordReads).toBe(1);
+    failing = false;
+    now += RETRY_AFTER_SECONDS * 1000;
+    const ctx = createExecutionContext();
+    expect((await store.find(flaky, ctx, undefined, 237, 0)).kind).toBe('found');
+    await waitOnExecutionContext(ctx);
+    expect(recordReads).toBe(2);
   });
 });
