@@ -70,10 +70,14 @@ export class AsnStore {
     const { version, file } = held;
     if (file === undefined) throw unavailable(`version ${version} was published without an ASN object: publish a build of this release (npm run data:publish)`);
     const damaged = (why: string) => logDataEvent({ event: 'damage', version, source: 'cache', why }, env, place);
-    const index = (held.index ??= await this.piece(held, file, 'the index', env, place, async () => {
-      const piece = { offset: 0, length: file.indexBytes, sha256: bytesOfHex(file.indexSha256), name: 'the index' };
-      return parseAsnIndex((await readPiece(env, ctx, file, piece, damaged)).bytes, file);
-    }));
+    let index = held.index;
+    if (index === undefined) {
+      index = await this.piece(held, file, 'the index', env, place, async () => {
+        const piece = { offset: 0, length: file.indexBytes, sha256: bytesOfHex(file.indexSha256), name: 'the index' };
+        return parseAsnIndex((await readPiece(env, ctx, file, piece, damaged)).bytes, file);
+      });
+      held.index = index;
+    }
     const at = blockOf(index, asn, page);
     if (at < 0) return { kind: 'not-found', version };
     const found = await this.piece(held, file, `block ${at}`, env, place, async () =>
