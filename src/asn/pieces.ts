@@ -6,7 +6,7 @@
  * that fails is deleted and R2 read instead. On `*.workers.dev` the cache keeps nothing: every read is R2's.
  */
 
-import { type ByteRange, cachedCopy, cacheKey, fail, openCache } from '../geo/bucket.ts';
+import { type ByteRange, cachedCopy, cacheKey, fail, LoadFailure, openCache } from '../geo/bucket.ts';
 import type { PublishedAsn } from '../geo/published.ts';
 
 /** An R2 object read by range (the part of `R2ObjectBody` used): `size` is the whole object's. */
@@ -37,6 +37,13 @@ export interface ReadPiece {
   readonly source: 'cache' | 'r2';
 }
 
+/** A piece whose bytes R2 gave are not the published ones: that piece's damage, where any other failure is the whole object's. */
+export class PieceDamage extends LoadFailure {
+  constructor(message: string) {
+    super(message, 'damage');
+  }
+}
+
 /** Why `bytes` are not the piece, or undefined when they are. */
 async function mismatch(bytes: Uint8Array, piece: Piece): Promise<string | undefined> {
   if (bytes.byteLength !== piece.length) return `${bytes.byteLength} bytes, not ${piece.length}`;
@@ -48,8 +55,8 @@ async function mismatch(bytes: Uint8Array, piece: Piece): Promise<string | undef
  * The verified bytes of `piece` of `file`.
  *
  * @param damaged told of a cached copy that failed its check (then deleted), for the log.
- * @throws LoadFailure when R2 has no such object, or its bytes are not the published ones (`damage`);
- *   whatever R2 throws.
+ * @throws PieceDamage when R2's bytes of the piece are not the published ones; LoadFailure when R2 has
+ *   no such object or one of another size (`damage`); whatever R2 throws.
  */
 export async function readPiece(env: RangeBucket, ctx: PieceContext, file: PublishedAsn, piece: Piece, damaged: (why: string) => void): Promise<ReadPiece> {
   const cache = await openCache();
@@ -67,7 +74,7 @@ export async function readPiece(env: RangeBucket, ctx: PieceContext, file: Publi
   if (object.size !== file.bytes) fail(`object ${file.key} holds ${object.size} bytes, not the published ${file.bytes}: truncated or replaced`, 'damage');
   const bytes = new Uint8Array(await object.arrayBuffer());
   const wrong = await mismatch(bytes, piece);
-  if (wrong !== undefined) fail(`${piece.name} of object ${file.key} has ${wrong}: damaged`, 'damage');
+  if (wrong !== undefined) throw new PieceDamage(`${piece.name} of object ${file.key} has ${wrong}: damaged`);
   if (cache !== undefined) ctx.waitUntil(cache.put(key, cachedCopy(bytes.slice(), piece.length)).catch(() => undefined));
   return { bytes, source: 'r2' };
 }
