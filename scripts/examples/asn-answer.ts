@@ -33,7 +33,7 @@ function cut(items: readonly unknown[], shown: number): string {
  *
  * @throws Error when the object does not hold AS13335.
  */
-export function asnExample(bytes: Uint8Array, info: AsnObjectFile): string {
+function asnExample(bytes: Uint8Array, info: AsnObjectFile): string {
   const index = parseAsnIndex(bytes.subarray(0, info.indexBytes), info);
   const at = blockOf(index, EXAMPLE_ASN, 0);
   const found =
