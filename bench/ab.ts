@@ -37,7 +37,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
-import { asnPaths as asnSample } from './asns.ts';
+import { askEveryBlock, asnPaths as asnSample, pathCycle } from './asns.ts';
 import { BULK_SIZE, OPTIONS_QUERY, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { median } from './stats.ts';
 import {
@@ -124,13 +124,9 @@ function build(checkout: string, outDir: string, extra: string, entry = environm
 const address = addressCycle(20_000, 11, 12);
 /** The ASNs of the `asn` and `asnLarge` rows, each a cycle. */
 const asnPaths = wholeApp ? asnSample(join(process.cwd(), 'data', 'out')) : { kept: [], typical: [], large: [], everyBlock: [] };
-const cycle = (paths: readonly string[]) => {
-  let next = 0;
-  return () => paths[next++ % paths.length] as string;
-};
-const keptAsn = cycle(asnPaths.kept);
-const typicalAsn = cycle(asnPaths.typical);
-const largeAsn = cycle(asnPaths.large);
+const keptAsn = pathCycle(asnPaths.kept);
+const typicalAsn = pathCycle(asnPaths.typical);
+const largeAsn = pathCycle(asnPaths.large);
 const freeClient = clientCycle(REQUESTS_PER_CLIENT);
 const freeIpv6Client = clientCycle(REQUESTS_PER_CLIENT, 6);
 const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
@@ -249,10 +245,7 @@ for (const name of ['A', 'B'] as const) {
     if (!('authorization' in credential)) throw new Error(`build ${name}: ${credential.pending}`);
     authorizations.set(deployment, credential.authorization);
     // Every block of the ASN object into the Workers cache (a build without it does nothing), as a location long in use has them.
-    if (rows.some((row) => row.startsWith('asn'))) {
-      for (const path of asnPaths.everyBlock)
-        await (await fetch(new URL(path, deployment.url), { headers: { Authorization: credential.authorization } })).arrayBuffer();
-    }
+    if (rows.some((row) => row.startsWith('asn'))) await askEveryBlock(deployment.url, credential.authorization, asnPaths);
   }
   deployments.push([name, deployment]);
 }

@@ -49,3 +49,17 @@ export function asnPaths(outDir: string): AsnPaths {
     everyBlock: Array.from(index.firstAsn, (asn, k) => `/api/asn/${asn}?page=${(index.firstPage[k] as number) + 1}`),
   };
 }
+
+/**
+ * Asks the deployment at `url` for one page of every block (`paths.everyBlock`), one request after
+ * another, with `authorization`: its Workers cache then holds every block, as a location long in use has them.
+ */
+export async function askEveryBlock(url: URL, authorization: string, paths: AsnPaths): Promise<void> {
+  for (const path of paths.everyBlock) await (await fetch(new URL(path, url), { headers: { Authorization: authorization } })).arrayBuffer();
+}
+
+/** A function that gives `paths` in turn, from the first again after the last. */
+export function pathCycle(paths: readonly string[]): () => string {
+  let next = 0;
+  return () => paths[next++ % paths.length] as string;
+}

@@ -69,6 +69,15 @@ const KINDS = [
   { id: 'paid', name: 'paid single lookup, usage counted (`GET /api/json/{ip}`, API key)', lookups: 1, cpu: { http: 'paid lookup' }, target: PAID_TARGET },
   { id: 'bulk', name: 'paid bulk of 50 (`POST /api/bulk/json`), usage counted', lookups: 50, cpu: { http: 'paid bulk of 50' }, target: PAID_TARGET },
   { id: 'distance', name: 'paid distance (`POST /api/distance`, two addresses), usage counted', lookups: 2, cpu: { http: 'paid distance' } },
+  // Not a lookup the hosted APIs price alike; its cold extreme reads each answer's block from R2 (`coldReads` Class B operations).
+  {
+    id: 'asn',
+    name: 'paid networks by ASN (`GET /api/asn/{asn}`, a typical ASN), usage counted',
+    lookups: 1,
+    cpu: { http: 'paid ASN' },
+    coldReads: 1,
+    hosted: false,
+  },
   { id: 'shards', name: 'paid single lookup through 3 shard Workers, usage counted', lookups: 1, cpu: { ab: 'paid' }, target: PAID_TARGET },
 ] as const;
 
@@ -175,6 +184,16 @@ function targetCell(total: number, lines: readonly CostLine[], kind: Kind, use: 
   return `${dollars(kind.target)}: **over by ${usd(total - kind.target)}**: ${part} ${usd(cost)} (${partWhy(part, use, counted)})${batch}`;
 }
 
+/** What a request uses at its cold extreme: `reads` more R2 Class B operations (an answer's block read from R2 by range). */
+function coldUse(use: RequestUse, reads: number): RequestUse {
+  return { ...use, r2ClassB: use.r2ClassB + reads };
+}
+
+/** A cell of a kind with a cold extreme: `warm / cold` where the two differ, else the one figure. */
+function extremes(warm: string, cold: string | undefined): string {
+  return cold === undefined || cold === warm ? warm : `${warm} warm / ${cold} cold`;
+}
+
 /** A row's total: to a hundredth of a cent below $10, so that a total just over its target never reads as the target. */
 const total = (value: number) => (Number.isFinite(value) && value < 10 ? `$${value.toFixed(4)}` : usd(value));
 
@@ -238,13 +257,17 @@ function costsMarkdown(results: Results, day: string, benchmarksOfRun: boolean):
     const counted = countedOf(recorded);
     const use = useOf(cpu, counted);
     const logs = { invocationLogs: counted.invocationLogs };
+    const costs = (of: RequestUse) => ({
+      cost: cloudflareCost(of, day, logs),
+      logged: cloudflareCost(of, day, { invocationLogs: true }),
+      alone: cloudflareCost(atBatchSize(of, counted, 1), day, logs),
+    });
     return {
       kind,
       use,
       counted,
-      cost: cloudflareCost(use, day, logs),
-      logged: cloudflareCost(use, day, { invocationLogs: true }),
-      alone: cloudflareCost(atBatchSize(use, counted, 1), day, logs),
+      ...costs(use),
+      cold: 'coldReads' in kind ? costs(coldUse(use, kind.coldReads)) : undefined,
       smallest: 'target' in kind ? smallestBatchWithin(use, counted, day, kind.target, logs) : undefined,
     };
   });
@@ -274,17 +297,25 @@ function costsMarkdown(results: Results, day: string, benchmarksOfRun: boolean):
       continue;
     }
     const parts = byPart(row.cost.lines);
+    const coldParts = row.cold && byPart(row.cold.cost.lines);
     const smallest = row.smallest === undefined ? '' : Number.isFinite(row.smallest) ? count(row.smallest) : 'any: over at every batch size';
     out.push(
       line([
         row.kind.name,
-        ...PARTS.map((part) => usd(parts[part])),
-        `**${total(row.cost.usd)}**`,
+        ...PARTS.map((part) => extremes(usd(parts[part]), coldParts && usd(coldParts[part]))),
+        extremes(`**${total(row.cost.usd)}**`, row.cold && `**${total(row.cold.cost.usd)}**`),
         targetCell(row.cost.usd, row.cost.lines, row.kind, row.use, row.counted, row.smallest),
         smallest,
-        total(row.logged.usd),
-        row.counted.usage.calls === 0 ? '' : total(row.alone.usd),
+        extremes(total(row.logged.usd), row.cold && total(row.cold.logged.usd)),
+        row.counted.usage.calls === 0 ? '' : extremes(total(row.alone.usd), row.cold && total(row.cold.alone.usd)),
       ]),
+    );
+  }
+  const extremesOf = rows.filter((row) => 'cold' in row && row.cold !== undefined).map((row) => row.kind.name);
+  if (extremesOf.length > 0) {
+    out.push(
+      '',
+      `${extremesOf.join(', ')}: two figures where they differ. **Warm**, as the run measured it: every answer's block kept by the isolate or held by the location's Workers cache (the run filled it with every block first), so no R2 read but the minute's check of the current record. **Cold**: every answer's block read from R2 by range, one Class B operation each (\`coldReads\` in \`bench/costs.ts\`), as on a location whose cache does not hold it yet, and always on \`*.workers.dev\`, where the Cache API keeps nothing ([storage.md](storage.md#the-asn-object)); its CPU is the warm one's.`,
     );
   }
   out.push(
@@ -322,7 +353,7 @@ function costsMarkdown(results: Results, day: string, benchmarksOfRun: boolean):
         per(use.durableObjectMs),
         per(use.sqliteRowsWritten),
         per(use.kvReads),
-        `${per(use.r2ClassA)} / ${per(use.r2ClassB)}`,
+        `${per(use.r2ClassA)} / ${per(use.r2ClassB)}${'coldReads' in row.kind ? ` (cold: ${per(coldUse(use, row.kind.coldReads).r2ClassB)})` : ''}`,
         per(use.invocations),
         per(use.events),
         per(use.eventBytes),
@@ -340,6 +371,7 @@ function costsMarkdown(results: Results, day: string, benchmarksOfRun: boolean):
     ...head(['request', 'addresses', ...HOSTED.map((price) => price.plan)], ['---', '---:', ...HOSTED.map(() => '---:')]),
   );
   for (const row of rows) {
+    if ('hosted' in row.kind && !row.kind.hosted) continue;
     const cloudflare = 'cost' in row && row.cost ? ` (Cloudflare ${total(row.cost.usd)})` : '';
     out.push(
       line([

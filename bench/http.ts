@@ -13,7 +13,8 @@
  * - `de`, the production paid deployment: a single and a bulk lookup behind the access check, with an
  *   API key of an account seeded into the local KV by the operator tool's own operations
  *   (`src/access/admin.ts`), each answer counted for the account into the usage Worker beside it (in
- *   the same workerd process, so its CPU is in the figure); and a distance between two addresses, the same way.
+ *   the same workerd process, so its CPU is in the figure); a distance between two addresses, and
+ *   networks by ASN (typical ASNs of every block, the Workers cache filled with every block first), the same way.
  *
  * Every row runs `--rounds` times for `--seconds` each, rows interleaved round by round, each round
  * after {@link ROUND_WARMUP_SECONDS} of the same load unmeasured; requests per second are the median
@@ -28,9 +29,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest } from 'autocannon';
-import { DATABASE_FILE } from '../data/build.ts';
+import { DATABASE_FILE, OUT_DIR } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
+import { askEveryBlock, asnPaths, pathCycle } from './asns.ts';
 import { median, percentile, si } from './stats.ts';
 import { buildBundle, cpuSeconds, type Deployment, type Environment, seedDatabase, startDeployment } from './worker/deployment.ts';
 
@@ -53,6 +55,9 @@ export const PAID_BULK_ROW = `paid bulk of ${BULK_SIZE}`;
 
 /** The paid deployment's distance row: two addresses of the cycle, as docs/costs.md prices it. */
 const PAID_DISTANCE_ROW = 'paid distance';
+
+/** The paid deployment's networks-by-ASN row (`bench/asns.ts`), as docs/costs.md prices it. */
+export const PAID_ASN_ROW = 'paid ASN';
 
 /** The single lookup with options (BENCHMARKS.md, "The targets"): German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';
@@ -226,6 +231,8 @@ async function benchHttp(
     const credential = await seedPaidAccount(deployments.de);
     const address = addressCycle(20_000, 11, 12);
     const freeClient = clientCycle(REQUESTS_PER_CLIENT);
+    const asns = asnPaths(OUT_DIR);
+    const typicalAsn = pathCycle(asns.typical);
     const get = (path: string, headers: Record<string, string> = {}): AutocannonRequest => ({ method: 'GET', path, headers });
     const plans: RowPlan[] = [
       { name: 'trivial', bundle: 'lookup-only', request: 'GET /health', baseline: 'trivial', next: () => get('/health') },
@@ -273,6 +280,13 @@ async function benchHttp(
             : { pending: credential.pending },
       },
       {
+        name: PAID_ASN_ROW,
+        bundle: 'de',
+        request: 'GET /api/asn/{asn}, a typical ASN (a few dozen prefixes) of any block, from the Workers cache, access check (API key), usage counted',
+        baseline: 'trivial (paid)',
+        next: 'authorization' in credential ? () => get(typicalAsn(), { Authorization: credential.authorization }) : { pending: credential.pending },
+      },
+      {
         name: PAID_DISTANCE_ROW,
         bundle: 'de',
         request: 'POST /api/distance, two addresses, access check (API key), usage counted',
@@ -289,6 +303,9 @@ async function benchHttp(
       },
     ];
     if (options.rows) plans.splice(0, plans.length, ...plans.filter((plan) => options.rows?.includes(plan.name)));
+    // Every block of the ASN object in the Workers cache first, as a location long in use has them.
+    if ('authorization' in credential && plans.some((plan) => plan.name === PAID_ASN_ROW))
+      await askEveryBlock(deployments.de.url, credential.authorization, asns);
     const samples = plans.map((): Samples => ({ perSecond: [], cpu: [], latencies: [], total: 0, non2xx: 0, tooMany: 0 }));
     // Warm every row once (isolates, the database, JIT), unmeasured.
     for (const plan of plans) {

@@ -20,17 +20,22 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest } from 'autocannon';
-import { DATABASE_FILE } from '../data/build.ts';
+import { DATABASE_FILE, OUT_DIR } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
 import { readWranglerToml } from '../scripts/deploy/config.ts';
 import { invocationLogsOn } from '../scripts/deploy/logs.ts';
 import { RETRY_AFTER_SECONDS } from '../src/geo/retry-after.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
+import { askEveryBlock, asnPaths, pathCycle } from './asns.ts';
 import { BULK_SIZE, REQUESTS_PER_CLIENT, seedPaidAccount } from './http.ts';
 import { buildBundle, buildShardBundle, type Deployment, type Environment, ROOT, seedDatabase, seedShards, startDeployment } from './worker/deployment.ts';
 
-/** The kinds of request whose operations a run counts, and `costs.ts` prices: free and paid single lookups, a paid bulk and distance, a paid lookup through shard Workers. */
-type KindId = 'free' | 'paid' | 'bulk' | 'distance' | 'shards';
+/**
+ * The kinds of request whose operations a run counts, and `costs.ts` prices: free and paid single
+ * lookups, a paid bulk and distance, networks by ASN (a typical ASN of any block, every block in the
+ * Workers cache), a paid lookup through shard Workers.
+ */
+type KindId = 'free' | 'paid' | 'bulk' | 'distance' | 'asn' | 'shards';
 
 /** What one kind of request made over a run: totals, divided by `requests` for a request's share. */
 export interface KindOperations {
@@ -237,10 +242,15 @@ async function countOperations(
     if (!('authorization' in credential)) throw new Error(credential.pending);
     const auth = { Authorization: credential.authorization };
     const json = { ...auth, 'content-type': 'application/json' };
+    // Every block of the ASN object in the Workers cache, as a location long in use has them (its writes settle before the first count).
+    const asns = asnPaths(OUT_DIR);
+    await askEveryBlock(paid.deployment.url, credential.authorization, asns);
+    const typicalAsn = pathCycle(asns.typical);
     const paidKinds: [KindId, () => AutocannonRequest][] = [
       ['paid', () => ({ method: 'GET', path: `/api/json/${address()}`, headers: auth })],
       ['bulk', () => ({ method: 'POST', path: '/api/bulk/json', headers: json, body: JSON.stringify({ ips: Array.from({ length: BULK_SIZE }, address) }) })],
       ['distance', () => ({ method: 'POST', path: '/api/distance', headers: json, body: JSON.stringify({ from: address(), to: address() }) })],
+      ['asn', () => ({ method: 'GET', path: typicalAsn(), headers: auth })],
     ];
     for (const [kind, next] of paidKinds) {
       kinds[kind] = await countKind(paid, next, { ...options, invocationLogs: invocationLogsOf('de') });

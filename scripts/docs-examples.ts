@@ -1,8 +1,8 @@
 /**
  * @module `npm run docs:examples`: writes the examples of docs/api.md and docs/operations.md that come
- * from the default build (the status answer, the isolate budget's lines, the data version) from its
- * manifest in `data/out/`; `npm run check:examples` (`--check`) changes nothing and fails where a
- * document differs from them (scripts/examples/examples.ts).
+ * from the default build (the status answer, an ASN answer, the isolate budget's lines, the data
+ * version) from its manifest and ASN object in `data/out/`; `npm run check:examples` (`--check`)
+ * changes nothing and fails where a document differs from them (scripts/examples/examples.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -15,7 +15,7 @@ import {
   shardObjectKey,
 } from '../../src/geo/published.ts';
 import { checkBudget } from '../budget.ts';
-import { asnEntry, lacksAsnObject, type PublicationAsn, withAsnObject } from './asn-object.ts';
+import { asnEntry, asnObjectRefusal, lacksAsnObject, type PublicationAsn, withAsnObject } from './asn-object.ts';
 
 /** Days after which a version that stopped being current is deleted (GeoLite2 EULA, section 6c: within 30 days). */
 export const RETENTION_DAYS = 30;
@@ -76,14 +76,17 @@ export type PublicationStep = 'current' | 'reuse' | 'upload';
 /**
  * What publishing `build` into a bucket whose record is `record` does.
  *
- * @throws PublishError when the bucket holds the same version string with other files.
+ * @throws PublishError when the bucket holds the same version string with other files, or with another
+ *   ASN object than the build's (`asnObjectRefusal`).
  */
-export function publicationStep(record: CurrentRecord | null, build: Pick<Publication<unknown>, 'version' | 'shards'>): PublicationStep {
+export function publicationStep(record: CurrentRecord | null, build: Pick<Publication<unknown>, 'version' | 'shards' | 'asn'>): PublicationStep {
   const entry = record?.versions.find((v) => v.version === build.version);
   const digests = (shards: readonly { sha256: string }[]) => shards.map((shard) => shard.sha256).join(', ');
   if (entry && digests(entry.shards) !== digests(build.shards)) {
     throw new PublishError(`version ${build.version} is already published with SHA-256 ${digests(entry.shards)}, not ${digests(build.shards)}`);
   }
+  const asnRefusal = asnObjectRefusal(record, build.version, build.asn);
+  if (asnRefusal) throw new PublishError(asnRefusal);
   if (record?.current.version === build.version) return 'current';
   return entry ? 'reuse' : 'upload';
 }
@@ -250,13 +253,15 @@ export interface SwitchOptions {
  * current record naming them once, then deletes expired versions. Every object is written before the
  * record that names it, so a Worker never reads a record whose objects are missing, and the set becomes
  * current at once. A version that is current already is neither uploaded nor written again (expired
- * versions still go), unless it lacks the build's ASN object: that is uploaded and added to its entry.
+ * versions still go), unless it has no ASN object and the build has one: that is uploaded and added to
+ * its entry. A version's ASN object, once published, is never written again.
  *
  * @param read the bucket's record as just read, when the caller has read it (else it is read here).
  * @param options `newShardCount` for a deploy that has deployed the Workers of the build's number of shards.
  * @returns the record as it is now.
  * @throws PublishError when the build's number of shards differs from the current version's and
- *   `options.newShardCount` is not set ({@link shardCountRefusal}), before anything is uploaded.
+ *   `options.newShardCount` is not set ({@link shardCountRefusal}), or the bucket holds the version
+ *   with other files or another ASN object ({@link publicationStep}), before anything is uploaded.
  */
 export async function publishTo<Body>(
   bucket: VersionBucket<Body>,

@@ -1,12 +1,12 @@
 /**
  * @module The examples of docs/api.md and docs/operations.md that come from the default build or the
- * code: the status answer, the isolate budget's lines, the diff gate's thresholds, and every data
- * version those two documents name. Written
+ * code: the status answer, an ASN answer, the isolate budget's lines, the diff gate's thresholds, and
+ * every data version those two documents name. Written
  * from the build's manifest by `npm run docs:examples` into their generated blocks
  * (`scripts/check/generated-blocks.ts`); `npm run check:examples` fails where a document differs.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import stringify from 'json-stringify-pretty-compact';
 import { BudgetError, checkBudget } from '../../data/budget.ts';
 import type { Manifest } from '../../data/output.ts';
@@ -14,6 +14,7 @@ import { packageDir, packageVersion } from '../../data/sources/source.ts';
 import { DEFAULT_BUDGET_BYTES, MIB } from '../../src/geo/budget.ts';
 import { SCHEMA_VERSION } from '../../src/geo/schema.ts';
 import { blockContents, generatedBlocks, withBlockContents } from '../check/generated-blocks.ts';
+import { asnExampleOf } from './asn-answer.ts';
 import { statusAnswer } from './status-answer.ts';
 import { asnThresholdTable, databaseThresholdTable } from './threshold-tables.ts';
 
@@ -57,6 +58,7 @@ export function notDefaultBuild(manifest: Manifest): string | undefined {
   if (sources.join(', ') !== expected.join(', ')) return `its sources are ${sources.join(', ')}, not ${expected.join(', ')}`;
   if ((manifest.corrections ?? []).length > 0) return 'it holds corrections';
   if (manifest.shards.length !== 1 || manifest.output === undefined) return `it is ${manifest.shards.length} shards, not one file`;
+  if (manifest.asn === undefined) return 'it has no ASN object (a build of before networks by ASN)';
   return undefined;
 }
 
@@ -77,8 +79,9 @@ function fenced(language: string, text: string): string {
  * `stale`), each with the document and block it goes into.
  */
 function examplesOf(root: string, manifest: Manifest, now: number): Example[] {
-  const output = manifest.output;
+  const { output, asn } = manifest;
   if (output === undefined) throw new Error('the manifest names no one output file');
+  if (asn === undefined) throw new Error('the manifest names no ASN object');
   const { plan, region } = freeServer(root);
   const status = fenced('json', stringify(statusAnswer({ ...manifest, output }, plan, region, now), { maxLength: 100 }));
   let refusal: string;
@@ -90,6 +93,8 @@ function examplesOf(root: string, manifest: Manifest, now: number): Example[] {
   }
   return [
     { document: 'docs/api.md', block: 'status-example', text: status },
+    // The ASN object is beside the database file (`data/output.ts`).
+    { document: 'docs/api.md', block: 'asn-example', text: fenced('json', asnExampleOf(join(root, dirname(output.file), asn.file), asn)) },
     { document: 'docs/operations.md', block: 'status-example', text: status },
     { document: 'docs/operations.md', block: 'budget-example', text: fenced('text', checkBudget(output.file, output.bytes, DEFAULT_BUDGET_BYTES)) },
     { document: 'docs/operations.md', block: 'budget-refusal-example', text: fenced('text', refusal) },

@@ -6,7 +6,7 @@
  * that fails is deleted and R2 read instead. On `*.workers.dev` the cache keeps nothing: every read is R2's.
  */
 
-import { CACHE_NAME, fail, openCache } from '../geo/bucket.ts';
+import { type ByteRange, cachedCopy, cacheKey, fail, LoadFailure, openCache } from '../geo/bucket.ts';
 import type { PublishedAsn } from '../geo/published.ts';
 
 /** An R2 object read by range (the part of `R2ObjectBody` used): `size` is the whole object's. */
@@ -26,9 +26,7 @@ export interface PieceContext {
 }
 
 /** A piece of the ASN object: where it is, its SHA-256 (32 bytes), and its name in the log (`the index`, `block 54`). */
-export interface Piece {
-  readonly offset: number;
-  readonly length: number;
+export interface Piece extends ByteRange {
   readonly sha256: Uint8Array;
   readonly name: string;
 }
@@ -39,13 +37,11 @@ export interface ReadPiece {
   readonly source: 'cache' | 'r2';
 }
 
-/**
- * The cache key of a piece: the object with its digest, and the piece's range, which never change together.
- *
- * @internal Exported for the tests that spoil a cached copy.
- */
-export function pieceKey(file: PublishedAsn, piece: Pick<Piece, 'offset' | 'length'>): string {
-  return `https://${CACHE_NAME}.invalid/${file.key}?sha256=${file.sha256}&offset=${piece.offset}&length=${piece.length}`;
+/** A piece whose bytes R2 gave are not the published ones: that piece's damage, where any other failure is the whole object's. */
+export class PieceDamage extends LoadFailure {
+  constructor(message: string) {
+    super(message, 'damage');
+  }
 }
 
 /** Why `bytes` are not the piece, or undefined when they are. */
@@ -59,12 +55,12 @@ async function mismatch(bytes: Uint8Array, piece: Piece): Promise<string | undef
  * The verified bytes of `piece` of `file`.
  *
  * @param damaged told of a cached copy that failed its check (then deleted), for the log.
- * @throws LoadFailure when R2 has no such object, or its bytes are not the published ones (`damage`);
- *   whatever R2 throws.
+ * @throws PieceDamage when R2's bytes of the piece are not the published ones; LoadFailure when R2 has
+ *   no such object or one of another size (`damage`); whatever R2 throws.
  */
 export async function readPiece(env: RangeBucket, ctx: PieceContext, file: PublishedAsn, piece: Piece, damaged: (why: string) => void): Promise<ReadPiece> {
   const cache = await openCache();
-  const key = pieceKey(file, piece);
+  const key = cacheKey(file, piece);
   const cached = await cache?.match(key).catch(() => undefined);
   if (cached !== undefined && cache !== undefined) {
     const bytes = new Uint8Array(await cached.arrayBuffer());
@@ -78,10 +74,7 @@ export async function readPiece(env: RangeBucket, ctx: PieceContext, file: Publi
   if (object.size !== file.bytes) fail(`object ${file.key} holds ${object.size} bytes, not the published ${file.bytes}: truncated or replaced`, 'damage');
   const bytes = new Uint8Array(await object.arrayBuffer());
   const wrong = await mismatch(bytes, piece);
-  if (wrong !== undefined) fail(`${piece.name} of object ${file.key} has ${wrong}: damaged`, 'damage');
-  if (cache !== undefined) {
-    const headers = { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'public, max-age=2592000, immutable' };
-    ctx.waitUntil(cache.put(key, new Response(bytes.slice(), { headers })).catch(() => undefined));
-  }
+  if (wrong !== undefined) throw new PieceDamage(`${piece.name} of object ${file.key} has ${wrong}: damaged`);
+  if (cache !== undefined) ctx.waitUntil(cache.put(key, cachedCopy(bytes.slice(), piece.length)).catch(() => undefined));
   return { bytes, source: 'r2' };
 }

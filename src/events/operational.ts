@@ -14,7 +14,8 @@ export type OperationalEvent =
   | { readonly event: 'internal-error'; readonly status: 500; readonly why: string; readonly stack?: string }
   /**
    * 503 `DATA_UNAVAILABLE` answered: no verified database could be had for the request, or its wait
-   * for another request's load was given up (`why` says which, as the problem's cause).
+   * for another request's load was given up (`why` says which, as the problem's cause); sharded, a
+   * shard could not answer the request's addresses (`why`: `shard <index>: ` and the shard's reason).
    */
   | { readonly event: 'data-unavailable'; readonly status: 503; readonly why: string }
   /** 503 `ACCOUNTS_UNAVAILABLE` answered: KV could not be read for a credential the isolate had not cached. */

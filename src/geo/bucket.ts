@@ -77,16 +77,26 @@ export function release(buffer: ArrayBuffer): void {
   (buffer as ArrayBuffer & { transfer?(length?: number): ArrayBuffer }).transfer?.(0);
 }
 
+/** A range of bytes of a published file: where it starts, and how many. */
+export interface ByteRange {
+  readonly offset: number;
+  readonly length: number;
+}
+
 /**
- * The cache key of a file's copy: its object key and digest, which never change together, so a copy
- * never needs refreshing (the cache drops it in time, or when another version is current).
+ * The cache key of a file's copy, or of the copy of one `range` of it (a piece of an ASN object,
+ * `src/asn/pieces.ts`): its object key and the whole file's digest, then the range, which never change
+ * together, so a copy never needs refreshing (the cache drops it in time, or when another version is
+ * current).
  *
  * @example cacheKey(file) // 'https://ipgeo-data.invalid/ipgeo-2026-09-18.e097d3ab.mmdb?sha256=e097d3ab…'
- * @internal Exported for the tests that spoil or forget the cached copies, and the bench Worker that
- *   forgets them (`bench/worker/distant.js`).
+ * @example cacheKey(asn, { offset: 14712, length: 32768 }) // 'https://ipgeo-data.invalid/ipgeo-2026-09-18.e097d3ab.asn?sha256=5c1f…&offset=14712&length=32768'
+ * @internal Exported for `src/asn/pieces.ts`, the tests that spoil or forget the cached copies, and the
+ *   bench Worker that forgets them (`bench/worker/distant.js`).
  */
-export function cacheKey(file: PublishedFile): string {
-  return `https://${CACHE_NAME}.invalid/${file.key}?sha256=${file.sha256}`;
+export function cacheKey(file: PublishedFile, range?: ByteRange): string {
+  const whole = `https://${CACHE_NAME}.invalid/${file.key}?sha256=${file.sha256}`;
+  return range === undefined ? whole : `${whole}&offset=${range.offset}&length=${range.length}`;
 }
 
 /** This location's cache of database files, or undefined where the runtime has none or it fails. */
@@ -98,13 +108,14 @@ export async function openCache(): Promise<Cache | undefined> {
   }
 }
 
-/** The headers a cached copy is stored with: immutable, kept as long as versions are (30 days). */
-function cacheHeaders(file: PublishedFile): HeadersInit {
-  return {
-    'Content-Type': 'application/octet-stream',
-    'Content-Length': String(file.bytes),
-    'Cache-Control': 'public, max-age=2592000, immutable',
-  };
+/**
+ * The answer that `cache.put` stores as the copy of `bytes` bytes (a file, or a piece of one) with its
+ * `body`: immutable, and kept as long as versions are (30 days).
+ */
+export function cachedCopy(body: ReadableStream<Uint8Array> | Uint8Array, bytes: number): Response {
+  return new Response(body, {
+    headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes), 'Cache-Control': 'public, max-age=2592000, immutable' },
+  });
 }
 
 /**
@@ -146,7 +157,7 @@ export async function readCached(
 export async function fillCache(cache: Cache, file: PublishedFile, buffer: ArrayBuffer): Promise<void> {
   const { readable, writable } = new FixedLengthStream(buffer.byteLength);
   const writer = writable.getWriter();
-  const put = cache.put(cacheKey(file), new Response(readable, { headers: cacheHeaders(file) }));
+  const put = cache.put(cacheKey(file), cachedCopy(readable, file.bytes));
   const writing = (async () => {
     for (let at = 0; at < buffer.byteLength; at += CHUNK_BYTES) {
       await writer.write(new Uint8Array(buffer, at, Math.min(CHUNK_BYTES, buffer.byteLength - at)));
@@ -261,7 +272,7 @@ export async function verifyObject(env: DataBucket, file: PublishedFile, cache: 
   const copy = cache ? new FixedLengthStream(file.bytes) : undefined;
   const copyWriter = copy?.writable.getWriter();
   let copying = copy !== undefined;
-  const put = copy && cache ? cache.put(cacheKey(file), new Response(copy.readable, { headers: cacheHeaders(file) })).catch(() => undefined) : undefined;
+  const put = copy && cache ? cache.put(cacheKey(file), cachedCopy(copy.readable, file.bytes)).catch(() => undefined) : undefined;
   // A put that settles early (does nothing, or failed) stops the copy; the digest goes on.
   void put?.finally(() => {
     copying = false;

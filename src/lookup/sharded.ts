@@ -2,7 +2,8 @@
  * @module The app's calls of its shard Workers (`docs/sharding.md`): each address routed to the shard
  * whose range holds it, every answer from one version (`geo/shard-set.ts`), and a call that a shard
  * answers as gone asked once more on the version the record names now. A shard that fails to answer
- * makes its addresses unavailable, and is logged here, since it could not log it itself.
+ * makes its addresses unavailable, and is logged here, since it could not log it itself; a lookup that
+ * a shard answers as unavailable is reported here too (`data-unavailable`, with the shard's reason).
  */
 import { reportEvent } from '../events/operational.ts';
 import { coloOf } from '../events/place.ts';
@@ -47,7 +48,9 @@ interface Routed {
 
 /**
  * The outcome of each text: parsed here, each public address asked of the shard whose range holds it
- * (see {@link askOnCurrentVersion}); an address whose shard cannot answer is `unavailable`.
+ * (see {@link askOnCurrentVersion}); an address whose shard cannot answer is `unavailable` (the route
+ * answers it `503 DATA_UNAVAILABLE`, or a bulk item of that code), and each such shard is reported
+ * here as a `data-unavailable` operational event with the shard's reason, which the answer never says.
  *
  * @throws DataUnavailableError (as a rejected promise) when the current record cannot be read.
  */
@@ -75,6 +78,8 @@ export async function lookupSharded(services: ShardService[], request: ShardedRe
   });
   routed.forEach((shard, index) => {
     const answer = answers[index];
+    // The one place a sharded lookup's DATA_UNAVAILABLE is reported: once per shard that could not answer the request.
+    if (answer?.kind === 'unavailable') reportEvent({ event: 'data-unavailable', status: 503, why: `shard ${index}: ${answer.reason}` }, request.place);
     shard.at.forEach((i, k) => {
       const address = (shard.addresses[k] as IpAddress).canonical;
       const item = answer?.kind === 'answered' ? answer.value[k] : undefined;

@@ -1,22 +1,20 @@
 /**
  * @module Networks by ASN (paid only; docs/api.md, "Networks by ASN"): `GET /api/asn/{asn}` and
- * `/api/asn/json/{asn}` (JSON), `/api/asn/xml/{asn}` (XML), with `?page=`: parse, find the page in the
- * current version's ASN object (`asn/store.ts`), render. Each answer after the data was read carries the
- * `X-Database-Version` of the version that answered it.
+ * `/api/asn/json/{asn}` (JSON), `/api/asn/xml/{asn}` (XML), with `?page=`: validate (the schemas of
+ * `schemas/asn.ts`, through the routes' one validation path), find the page in the current version's ASN
+ * object (`asn/store.ts`), render. The version that answered is handed to the middleware that sets
+ * `X-Database-Version` (`database-version.ts`).
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { asnAnswer, asnXmlBody } from '../asn/answer.ts';
-import { parseAsn, parsePage } from '../asn/query.ts';
 import { AsnStore } from '../asn/store.ts';
 import type { AppEnv } from '../env.ts';
-import { ProblemError } from '../errors/problem.ts';
 import { problemAnswer } from '../errors/render.ts';
 import { toXml } from '../format/xml.ts';
 import { ASN_LAYOUT } from '../geo/asn-layout.ts';
 import { AsnRequestSchemas, AsnSchema } from '../schemas/asn.ts';
 import { problemResponses } from '../schemas/problem.ts';
-import { DATABASE_VERSION_HEADER } from './database-version.ts';
 import { RouteRequest } from './validate.ts';
 
 const ASN_PROBLEMS = ['ASN_INVALID', 'PAGE_INVALID', 'ASN_NOT_FOUND', 'DATA_UNAVAILABLE'] as const;
@@ -24,8 +22,9 @@ const ASN_PROBLEMS = ['ASN_INVALID', 'PAGE_INVALID', 'ASN_NOT_FOUND', 'DATA_UNAV
 /** This isolate's view of the ASN object. */
 const store = new AsnStore();
 
-/** The request, documented by the parameters made of it (the handler parses them itself, with its own problems). */
-const DOCUMENTED = new RouteRequest(AsnRequestSchemas).documented('get', '/{asn}');
+/** The request of the three routes: validated in their handler, documented by the parameters made of it. */
+const REQUEST = new RouteRequest(AsnRequestSchemas);
+const DOCUMENTED = REQUEST.documented('get', '/{asn}');
 
 function route(format: 'json' | 'xml', path: string) {
   const mediaType = format === 'json' ? 'application/json' : 'application/xml';
@@ -44,15 +43,11 @@ function route(format: 'json' | 'xml', path: string) {
 }
 
 async function answer(c: Context<AppEnv>, format: 'json' | 'xml'): Promise<Response> {
-  const text = c.req.param('asn') ?? '';
-  const asn = parseAsn(text);
-  if (asn === undefined) {
-    throw new ProblemError('ASN_INVALID', `${JSON.stringify(text)} is not an AS number: a decimal from 0 to 4294967295, with or without AS.`);
-  }
-  const page = parsePage(c.req.query('page'));
-  if (page === undefined) throw new ProblemError('PAGE_INVALID', `page: ${JSON.stringify(c.req.query('page'))} is not a page number (1, 2, …).`);
+  const { param, query } = REQUEST.validate(c);
+  const { asn } = param;
+  const page = query.page ?? 1;
   const finding = await store.find(c.env, c.executionCtx, c.req.raw, asn, page - 1);
-  c.header(DATABASE_VERSION_HEADER, finding.version);
+  c.set('databaseVersion', finding.version);
   switch (finding.kind) {
     case 'not-found':
       return problemAnswer({ code: 'ASN_NOT_FOUND', detail: `AS${asn} holds no address in the data.`, options: {} }, c);

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { ProblemError } from '../errors/problem.ts';
 import { LANGUAGES } from '../geo/languages.ts';
+import { MAX_ASN, MAX_PAGE } from '../schemas/asn.ts';
 import { MAX_BULK_IPS } from '../schemas/bulk.ts';
 
 /** A zod issue, as much of it as the hooks read. */
@@ -35,14 +36,27 @@ export function failWith(toProblem: (issues: readonly Issue[], c: Context<any, a
 }
 
 /**
- * The problem for a failed validation of a lookup route, by where it failed: `lang` is
+ * The problem for a failed validation of a route that validates through `RouteRequest` (the lookups,
+ * networks by ASN) or the app's default hook, by the parameter that failed: `lang` is
  * `LANGUAGE_UNSUPPORTED` (listing the supported codes), `fields` `FIELDS_INVALID` (naming the unknown
- * field), the `{ip}` path parameter `IP_ADDRESS_INVALID`, more than 50 bulk addresses `TOO_MANY_IPS`,
- * any other body `BODY_INVALID`.
+ * field), the `{asn}` path parameter `ASN_INVALID` and `page` `PAGE_INVALID` (quoting what was sent),
+ * the `{ip}` path parameter `IP_ADDRESS_INVALID`, more than 50 bulk addresses `TOO_MANY_IPS`, any
+ * other body `BODY_INVALID`.
  */
 export function validationProblem(target: string, issues: readonly Issue[], c: Context): ProblemError {
   const issue = issues[0];
   const field = issue?.path[0];
+  if (target === 'param' && field === 'asn') {
+    const sent = c.req.param('asn') ?? '';
+    return new ProblemError(
+      'ASN_INVALID',
+      `${JSON.stringify(sent)} is not an AS number: a decimal from 0 to ${MAX_ASN} without leading zeros, with or without AS.`,
+    );
+  }
+  if (target === 'query' && field === 'page') {
+    const sent = c.req.query('page') ?? '';
+    return new ProblemError('PAGE_INVALID', `page: ${JSON.stringify(sent)} is not a page number: a decimal from 1 to ${MAX_PAGE} without leading zeros.`);
+  }
   if (target === 'query' && field === 'lang') {
     const sent = c.req.query('lang') ?? '';
     return new ProblemError('LANGUAGE_UNSUPPORTED', `lang: ${JSON.stringify(sent)} is not supported; use one of ${LANGUAGES.join(', ')}.`, {

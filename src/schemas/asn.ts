@@ -1,30 +1,50 @@
 /**
  * @module The networks-by-ASN contract (docs/api.md, "Networks by ASN") as zod schemas: the path
- * parameter and query that the route documents, and the answer, JSON or XML.
+ * parameter and query that the route validates and documents, and the answer, JSON or XML.
  */
 import { z } from '@hono/zod-openapi';
 import { ASN_ANSWER_MAX_BYTES } from '../asn/answer.ts';
-import { MAX_PAGE } from '../asn/query.ts';
 import { ASN_LAYOUT } from '../geo/asn-layout.ts';
 
-/** `{asn}` and `?page=`, as documented (the route parses them itself: `asn/query.ts`). */
+/** The largest AS number: 32 bits (RFC 6793). */
+export const MAX_ASN = 4_294_967_295;
+/** The most pages an ASN's prefixes make in the ASN object (a page number is 16 bits there). */
+export const MAX_PAGE = 65_535;
+
+/** `{asn}` as text: asplain (RFC 5396), decimal digits without leading zeros (`0` alone is AS0), optionally after `AS` in either case. */
+const ASN_TEXT = /^(?:[Aa][Ss])?(?:0|[1-9][0-9]{0,9})$/;
+
+/** `?page=` as text: a decimal number without leading zeros, as a number; anything else left as it is, for the number's check to refuse. */
+function pageNumber(text: unknown): unknown {
+  return typeof text === 'string' && /^(?:0|[1-9][0-9]*)$/.test(text) ? Number(text) : text;
+}
+
+/**
+ * `{asn}` and `?page=`: validated by the route (`routes/asn.ts`, through its `RouteRequest`) and
+ * documented from the same schemas; a failure of either is its own problem (`routes/hooks.ts`).
+ *
+ * @example AsnRequestSchemas.params.parse({ asn: 'AS13335' }) // { asn: 13335 }
+ * @example AsnRequestSchemas.query.parse({ page: '2' })       // { page: 2 }
+ */
 export const AsnRequestSchemas = {
   params: z.object({
-    asn: z.string().openapi({
-      description:
-        'An AS number in decimal (asplain, RFC 5396), from 0 to 4294967295, with or without `AS` in either case, without leading zeros. Anything else: `ASN_INVALID`.',
-      example: 'AS13335',
-    }),
+    asn: z
+      .string()
+      .regex(ASN_TEXT)
+      .transform((text) => Number(text.replace(/^as/i, '')))
+      .pipe(z.int().min(0).max(MAX_ASN))
+      .openapi({
+        description: `An AS number in decimal (asplain, RFC 5396), from 0 to ${MAX_ASN}, with or without \`AS\` in either case, without leading zeros. Anything else: \`ASN_INVALID\`.`,
+        example: 'AS13335',
+      }),
   }),
   query: z.object({
     page: z
-      .int()
-      .min(1)
-      .max(MAX_PAGE)
+      .preprocess(pageNumber, z.int().min(1).max(MAX_PAGE))
       .optional()
       .openapi({
         param: { name: 'page', in: 'query' },
-        description: `The page of the ASN's prefixes, from 1 (the default); \`pages\` of the answer says how many there are. A page after the last, or anything but a whole number from 1 to ${MAX_PAGE}: \`PAGE_INVALID\`.`,
+        description: `The page of the ASN's prefixes, from 1 (the default), in decimal without leading zeros; \`pages\` of the answer says how many there are. A page after the last, or anything but a whole number from 1 to ${MAX_PAGE}: \`PAGE_INVALID\`.`,
         example: 2,
       }),
   }),

@@ -8,9 +8,9 @@ import { buildAsnObject } from '../../data/asn/object.ts';
 import type { AsnRanges } from '../../data/asn/ranges.ts';
 import { SourceError } from '../../data/sources/source.ts';
 import { ASN_ANSWER_MAX_BYTES, type AsnAnswer, asnXmlBody } from '../../src/asn/answer.ts';
-import { MAX_PAGE, parseAsn, parsePage } from '../../src/asn/query.ts';
 import { toXml } from '../../src/format/xml.ts';
 import { ASN_LAYOUT, AsnLayoutError, findInBlock, parseAsnIndex } from '../../src/geo/asn-layout.ts';
+import { AsnRequestSchemas, MAX_PAGE } from '../../src/schemas/asn.ts';
 
 /** One address of IPv4 per country code `C0`, `C1`, …: a routing source's ASN and a location source that splits it. */
 function placedIn(countries: number, organization = 'Example'): { asns: AsnRanges[]; forEachCountry: Parameters<typeof buildAsnObject>[1] } {
@@ -110,24 +110,39 @@ describe('what a Worker refuses', () => {
   });
 });
 
-describe('what a client may ask', () => {
+describe("what a client may ask (the route's schemas)", () => {
+  const asnOf = (text: string) => {
+    const parsed = AsnRequestSchemas.params.safeParse({ asn: text });
+    return parsed.success ? parsed.data.asn : undefined;
+  };
+  const pageOf = (text: string | undefined) => {
+    const parsed = AsnRequestSchemas.query.safeParse(text === undefined ? {} : { page: text });
+    return parsed.success ? (parsed.data.page ?? 1) : undefined;
+  };
+
   it.each([
     ['15169', 15169],
     ['AS15169', 15169],
     ['as15169', 15169],
+    ['aS15169', 15169],
     ['0', 0],
     ['4294967295', 4294967295],
   ])('reads %s as AS%s', (text, asn) => {
-    expect(parseAsn(text)).toBe(asn);
+    expect(asnOf(text)).toBe(asn);
   });
 
-  it.each(['', 'AS', '4294967296', '015169', '-1', '1.5', '1e3', 'ASN15169', ' 15169', '99999999999', 'AS 1'])('refuses %j', (text) => {
-    expect(parseAsn(text)).toBeUndefined();
-  });
+  it.each(['', 'AS', '4294967296', '9999999999', '015169', 'AS015169', '00', '-1', '1.5', '1e3', 'ASN15169', ' 15169', '99999999999', 'AS 1'])(
+    'refuses %j',
+    (text) => {
+      expect(asnOf(text)).toBeUndefined();
+    },
+  );
 
   it('reads a page from 1 to 65535, 1 when absent', () => {
-    expect(parsePage(undefined)).toBe(1);
-    expect(parsePage('65535')).toBe(65535);
-    for (const text of ['0', '65536', '01', 'a', '', '1.0', '-2']) expect(parsePage(text), text).toBeUndefined();
+    expect(pageOf(undefined)).toBe(1);
+    expect(pageOf('2')).toBe(2);
+    expect(pageOf('65535')).toBe(65535);
+    expect(MAX_PAGE).toBe(0xffff);
+    for (const text of ['0', '65536', '01', 'a', '', '1.0', '-2', '1e3', ' 2', '0x10']) expect(pageOf(text), text).toBeUndefined();
   });
 });

@@ -78,6 +78,27 @@ describe('publishing the ASN object', () => {
     expect(bucket.puts).toEqual([]);
   });
 
+  it('refuses another ASN object for a version that has one, current or not, before anything is uploaded', async () => {
+    const bucket = memoryBucket();
+    await publishTo(bucket, local, new Date('2026-12-01T00:00:00Z'), () => {});
+    bucket.puts.length = 0;
+    // The same database with an ASN object of other bytes (another builder, say): its SHA-256 differs.
+    const other = { ...local, asn: { ...asn, sha256: 'f'.repeat(64), body: asn.body.slice() } };
+    const refusal = new PublishError(
+      `version ${local.version} is already published with another ASN object (SHA-256 ${asn.sha256}, not ${'f'.repeat(64)}); a published ASN object is never replaced: publish it with a build of another version`,
+    );
+    await expect(publishTo(bucket, other, new Date('2026-12-02T00:00:00Z'), () => {})).rejects.toThrow(refusal);
+    // Not current any more (another version published after it): refused as well.
+    const shard = local.shards[0] ?? expect.fail('the build has a file');
+    const next = { version: '2026-12-02.0000beef', shards: [{ ...shard, sha256: '0'.repeat(64) }] };
+    await publishTo(bucket, next, new Date('2026-12-02T00:00:00Z'), () => {});
+    bucket.puts.length = 0;
+    await expect(publishTo(bucket, other, new Date('2026-12-03T00:00:00Z'), () => {})).rejects.toThrow(refusal);
+    expect(bucket.puts).toEqual([]);
+    expect(bucket.objects.get(`ipgeo-${local.version}.asn`)).toEqual(asn.body);
+    expect((await readRecord(bucket))?.versions.find((version) => version.version === local.version)?.asn?.sha256).toBe(asn.sha256);
+  });
+
   it('checks every piece before publishing, and refuses a damaged block or index, naming it', () => {
     expect(verifyAsnObject(asn, 'ipgeo.asn')).toEqual({ asns: 95, pages: 95 });
     const block = new Uint8Array(asn.body);

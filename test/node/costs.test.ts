@@ -239,6 +239,25 @@ describe('docs/costs.md', () => {
     expect(december).toMatch(/Observability .*ingestion.*\| from 2026-12-01; in force on 2026-12-06 \|/);
   });
 
+  it('prices networks by ASN at its warm and cold extremes: no R2 read for an answer, or one Class B read each', () => {
+    const asn = {
+      ...results,
+      http: { rows: [{ name: 'paid ASN', cpuPerRequest: 500 }] },
+      operations: { ...(results.operations as object), kinds: { asn: COUNTED } },
+    } as unknown as Results;
+    const written = withCosts(document, asn, '2026-12-06');
+    // Warm: $0.30 requests + 0.5 ms CPU ($0.010) + 500 DO requests ($0.000075) + 2.5 s × 0.128 GB of DO time ($0.000004)
+    // + 1,000 rows ($0.001) + 10,000 KV reads ($0.005) + 1,000 Class B reads ($0.00036) = $0.316439.
+    // Cold: one more Class B read an answer, 1,000,000 at $0.36 per million: $0.36036 of R2, $0.676439 in all.
+    expect(written).toMatch(
+      /\| paid networks by ASN .*\| \$0\.30 \| \$0\.010 \| .* \| \$0\.00036 warm \/ \$0\.36 cold \| \$0 \| \*\*\$0\.3164\*\* warm \/ \*\*\$0\.6764\*\* cold \|/,
+    );
+    expect(written).toMatch(/\| paid networks by ASN .*\| 0 \/ 0\.0010 \(cold: 1\.0\) \|/);
+    expect(written).toContain('**Cold**: every answer');
+    // The hosted APIs' prices are of address lookups: no ASN row there.
+    expect(written.split('### The same lookups at hosted APIs')[1]).not.toContain('networks by ASN');
+  });
+
   it('refuses a document without the markers', () => {
     expect(() => withCosts('no markers', results, '2026-12-06')).toThrow(/no block/);
   });

@@ -83,7 +83,9 @@ describe('GET /api/asn/{asn}', () => {
 
   it('answers AS15169 alike under /api/asn/json/, with AS in either case', async () => {
     const expected = source.expected(15169) as ExpectedAsn;
-    for (const path of ['/api/asn/AS15169', '/api/asn/json/as15169', '/api/asn/json/15169']) expectAsSource(await allPages(path), 15169, expected);
+    for (const path of ['/api/asn/AS15169', '/api/asn/json/as15169', '/api/asn/json/aS15169', '/api/asn/json/15169']) {
+      expectAsSource(await allPages(path), 15169, expected);
+    }
   });
 
   it('answers the same content in XML, an empty code for the addresses placed nowhere', async () => {
@@ -124,17 +126,35 @@ describe('GET /api/asn/{asn}', () => {
   });
 
   it.each([
-    ['/api/asn/abc', 'ASN_INVALID'],
-    ['/api/asn/4294967296', 'ASN_INVALID'],
-    ['/api/asn/AS-1', 'ASN_INVALID'],
-    ['/api/asn/015169', 'ASN_INVALID'],
-    ['/api/asn/15169?page=0', 'PAGE_INVALID'],
-    ['/api/asn/15169?page=one', 'PAGE_INVALID'],
-  ])('answers %s with 400 %s', async (path, code) => {
+    ['/api/asn/abc', 'ASN_INVALID', '"abc" is not an AS number'],
+    ['/api/asn/4294967296', 'ASN_INVALID', '"4294967296" is not an AS number: a decimal from 0 to 4294967295'],
+    ['/api/asn/9999999999', 'ASN_INVALID', '"9999999999" is not an AS number'],
+    ['/api/asn/AS-1', 'ASN_INVALID', '"AS-1" is not an AS number'],
+    ['/api/asn/AS', 'ASN_INVALID', '"AS" is not an AS number'],
+    ['/api/asn/015169', 'ASN_INVALID', '"015169" is not an AS number'],
+    ['/api/asn/AS015169', 'ASN_INVALID', '"AS015169" is not an AS number'],
+    ['/api/asn/00', 'ASN_INVALID', '"00" is not an AS number'],
+    ['/api/asn/ASN15169', 'ASN_INVALID', '"ASN15169" is not an AS number'],
+    ['/api/asn/15169?page=0', 'PAGE_INVALID', 'page: "0" is not a page number: a decimal from 1 to 65535'],
+    ['/api/asn/15169?page=01', 'PAGE_INVALID', 'page: "01" is not a page number'],
+    ['/api/asn/15169?page=65536', 'PAGE_INVALID', 'page: "65536" is not a page number'],
+    ['/api/asn/15169?page=one', 'PAGE_INVALID', 'page: "one" is not a page number'],
+    ['/api/asn/15169?page=', 'PAGE_INVALID', 'page: "" is not a page number'],
+  ])('answers %s with 400 %s, no data read', async (path, code, detail) => {
     const response = await paidFetch(path);
     expect(response.status).toBe(400);
     expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
-    expect(await response.json()).toMatchObject({ code, status: 400, type: `urn:ipgeo:problem:${code.toLowerCase().replace('_', '-')}` });
+    expect(response.headers.get('X-Database-Version')).toBeNull();
+    const problem = (await response.json()) as { detail: string };
+    expect(problem).toMatchObject({ code, status: 400, type: `urn:ipgeo:problem:${code.toLowerCase().replace('_', '-')}` });
+    expect(problem.detail).toContain(detail);
+  });
+
+  it('answers a number that is not an AS number in XML with an XML problem', async () => {
+    const response = await paidFetch('/api/asn/xml/as4294967296');
+    expect(response.status).toBe(400);
+    expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+xml/);
+    expect(await response.text()).toContain('<code>ASN_INVALID</code>');
   });
 
   it('answers a page after the last with 400 PAGE_INVALID naming how many there are, and the version that said so', async () => {

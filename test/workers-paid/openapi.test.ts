@@ -42,6 +42,17 @@ const EXAMPLES: Record<string, string> = {
 const concrete = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => EXAMPLES[name] ?? 'x');
 
 describe('GET /openapi.json on a paid server', () => {
+  it("documents the ASN routes' parameters with the pattern and bounds they are validated with", () => {
+    for (const path of ['/api/asn/{asn}', '/api/asn/json/{asn}', '/api/asn/xml/{asn}']) {
+      const parameters = document.paths[path].get.parameters as Json[];
+      const asn = parameters.find((parameter) => parameter.name === 'asn');
+      expect(asn, path).toMatchObject({ in: 'path', required: true, schema: { type: 'string', pattern: '^(?:[Aa][Ss])?(?:0|[1-9][0-9]{0,9})$' } });
+      expect(asn?.description).toContain('from 0 to 4294967295');
+      const page = parameters.find((parameter) => parameter.name === 'page');
+      expect(page, path).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 65535 } });
+    }
+  });
+
   it('is an OpenAPI 3.1 document that names this server, served without credentials', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.info).toMatchObject({ title: expect.stringContaining('paid'), version: expect.any(String) });

@@ -2,12 +2,15 @@
  * @module A paid deployment whose database is three shards (`data/out/small-3/`, MaxMind's test data),
  * each served by a shard Worker over Workers RPC: every answer equals the one of the same data as one
  * file (`data/out/small/`, looked up in this isolate), the status lists the shards as the manifest does,
- * a shard that cannot answer fails only its own addresses, and a switch fails no request.
+ * a shard that cannot answer fails only its own addresses (each such failure one `data-unavailable`
+ * event with the shard's reason), and a switch fails no request.
  */
+import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { distanceBetween } from '../../src/geo/distance.ts';
 import { ENGLISH, LANGUAGES } from '../../src/geo/languages.ts';
+import { shardObjectKey } from '../../src/geo/published.ts';
 import { parseRanges, shardIndexOf } from '../../src/geo/shard-ranges.ts';
 import { parseIp } from '../../src/ip/address.ts';
 import { BULK_FIELDS, DEFAULT_FIELDS, EVERY_FIELD } from '../../src/lookup/fields.ts';
@@ -182,6 +185,43 @@ describe('a shard that cannot answer', () => {
     const repaired = await paidFetch('/api/json/216.160.83.56');
     expect(repaired.status).toBe(200);
     expect(repaired.headers.get('X-Database-Version')).toBe(REPAIRED);
+  });
+});
+
+describe('a shard whose file is missing', () => {
+  const MISSING = '2026-11-25.dada0003';
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await publishSharded(build);
+    resetShardSetForTests();
+  });
+
+  it("writes one data-unavailable event with the shard's reason for each request it fails, and none for the others", async () => {
+    await publishSharded(build, MISSING);
+    await env.GEO_DATA.delete(shardObjectKey(MISSING, 1, build.shards.length));
+    resetShardSetForTests();
+    // A minute after any event of the tests before (the events' bound is three of a kind a minute per isolate).
+    const realNow = Date.now.bind(Date);
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 120_000);
+    const lines: unknown[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(line));
+
+    const statuses = [];
+    for (const path of ['/api/json/216.160.83.56', '/api/xml/216.160.83.56', '/api/json/81.2.69.142']) statuses.push((await paidFetch(path)).status);
+    const bulk = (await (await postJson('/api/bulk/json', { ips: ['81.2.69.142', '216.160.83.56'] })).json()) as Record<string, { code?: string }>;
+    expect(statuses).toEqual([503, 503, 200]);
+    expect(bulk['216.160.83.56']?.code).toBe('DATA_UNAVAILABLE');
+
+    const events = lines
+      .filter((line): line is string => typeof line === 'string' && line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event?: string; status?: number; why?: string })
+      .filter((event) => event.event === 'data-unavailable');
+    // Two failed lookups and the bulk's failed item: three events, each naming the shard and why it could not answer.
+    expect(events).toHaveLength(3);
+    for (const event of events) {
+      expect(event.status).toBe(503);
+      expect(event.why).toMatch(new RegExp(`^shard 1: .*R2 has no object ${shardObjectKey(MISSING, 1, build.shards.length).replaceAll('.', '\\.')}`));
+    }
   });
 });
 
