@@ -8,6 +8,7 @@
  */
 import type { z } from 'zod';
 import { reportEvent, whyOf } from '../events/operational.ts';
+import type { Settled } from '../memory/lru-map.ts';
 import { TtlCache } from './cache.ts';
 import {
   type AccountDocument,
@@ -105,7 +106,7 @@ export class AccountDirectory {
  * their own: however many there are, they neither cost a read each within the time to live nor push
  * out the entries of real accounts.
  */
-class KvEntries<T> {
+class KvEntries<T extends Settled> {
   readonly #found: TtlCache<T>;
   readonly #absent: TtlCache<true>;
 
