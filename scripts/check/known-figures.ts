@@ -54,6 +54,24 @@ const CONSTANTS: readonly FigureRow[] = [
     constant: { file: 'src/access/directory.ts', name: 'ACCESS_CACHE_TTL_MS' },
     unit: 'ms',
   },
+  {
+    what: "how long requests wait for the read of an account's usage totals",
+    words: /usage store|first read|that read/i,
+    constant: { file: 'src/usage/reads.ts', name: 'READ_TIMEOUT_MS' },
+    unit: 'ms',
+  },
+  {
+    what: 'the largest answer of networks by ASN',
+    words: /ASN|No answer exceeds/i,
+    constant: { file: 'src/asn/answer.ts', name: 'ASN_ANSWER_MAX_BYTES' },
+    unit: 'bytes',
+  },
+  {
+    what: 'the largest ASN index an isolate keeps',
+    words: /index \(at most|largest index/i,
+    constant: { file: 'src/geo/asn-layout.ts', name: 'ASN_LAYOUT', path: ['maxIndexBytes'] },
+    unit: 'B',
+  },
   { what: 'the longest a request waits for a load', words: /wait|up to|load/i, constant: { file: 'src/geo/loading.ts', name: 'WAIT_LIMIT_MS' }, unit: 'ms' },
   {
     what: 'how long a load may make no progress',
