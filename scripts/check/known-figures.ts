@@ -68,7 +68,7 @@ const CONSTANTS: readonly FigureRow[] = [
   },
   {
     what: 'the largest ASN index an isolate keeps',
-    words: /index \(at most|largest index/i,
+    words: /maxIndexBytes|index \(at most|largest index/i,
     constant: { file: 'src/geo/asn-layout.ts', name: 'ASN_LAYOUT', path: ['maxIndexBytes'] },
     unit: 'B',
   },
