@@ -25,7 +25,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCommandLine } from '../data/command-line.ts';
-import { allowDomain, allowIp, createAccount, createApiKey, type KvStore } from '../src/access/admin.ts';
+import type { KvStore } from '../operator/account-store.ts';
+import { createApiKey } from '../operator/keys.ts';
+import { createAccount } from '../operator/lifecycle.ts';
+import { allowDomain, allowIp } from '../operator/whitelists.ts';
 import { buildBundle, type Deployment, startDeployment } from './worker/deployment.ts';
 
 const USAGE = `usage: npm run bench:access -- [--samples N] [--timeout S]

@@ -12,7 +12,7 @@
  *   requests, so that the limiter is measured, not its 429s (whose share is reported);
  * - `de`, the production paid deployment: a single and a bulk lookup behind the access check, with an
  *   API key of an account seeded into the local KV by the operator tool's own operations
- *   (`src/access/admin.ts`), each answer counted for the account into the usage Worker beside it (in
+ *   (`operator/`), each answer counted for the account into the usage Worker beside it (in
  *   the same workerd process, so its CPU is in the figure); a distance between two addresses, and
  *   networks by ASN (typical ASNs of every block, the Workers cache filled with every block first), the same way.
  *
@@ -31,6 +31,9 @@ import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { DATABASE_FILE, OUT_DIR } from '../data/build.ts';
 import { parseCommandLine } from '../data/command-line.ts';
+import type { KvStore } from '../operator/account-store.ts';
+import { createApiKey } from '../operator/keys.ts';
+import { createAccount } from '../operator/lifecycle.ts';
 import { addressCycle, clientCycle } from './addresses.ts';
 import { askEveryBlock, asnPaths, pathCycle } from './asns.ts';
 import { median, percentile, si } from './stats.ts';
@@ -169,19 +172,11 @@ function load(deployment: Deployment, next: () => AutocannonRequest, seconds: nu
 
 /** Seeds an account with an API key on the paid deployment: its credential, or why there is none yet. */
 export async function seedPaidAccount(paid: Deployment): Promise<{ authorization: string } | { pending: string }> {
-  // Imported by a computed specifier: the access module is another engineer's and may be in flux; a
-  // failure here marks the paid row pending instead of failing the benchmark.
-  const ADMIN = '../src/access/admin.ts';
   try {
-    type Store = { get(key: string): Promise<string | null>; put(key: string, value: string): Promise<void>; delete(key: string): Promise<void> };
-    const admin = (await import(ADMIN)) as {
-      createAccount(kv: Store, id: string): Promise<unknown>;
-      createApiKey(kv: Store, id: string): Promise<{ key: string }>;
-    };
-    const kv = (await paid.miniflare.getKVNamespace('ACCOUNTS', 'bench-de')) as unknown as Store;
+    const kv = (await paid.miniflare.getKVNamespace('ACCOUNTS', 'bench-de')) as unknown as KvStore;
     const account = `bench-${Date.now().toString(36)}`;
-    await admin.createAccount(kv, account);
-    const { key } = await admin.createApiKey(kv, account);
+    await createAccount(kv, account);
+    const { key } = await createApiKey(kv, account);
     const authorization = `Bearer ${key}`;
     const response = await fetch(new URL('/api/json/8.8.8.8', paid.url), { headers: { Authorization: authorization } });
     await response.arrayBuffer();

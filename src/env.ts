@@ -34,8 +34,7 @@ export interface AppVariables {}
 /** Hono's environment type for this app: the bindings, and the context variables. */
 export interface AppEnv {
   Bindings: Env & OptionalVars;
-  // `& object`: an environment that extends this one with variables of its own still type-checks.
-  Variables: AppVariables & object;
+  Variables: AppVariables;
 }
 
 /**

@@ -1,10 +1,10 @@
 /**
  * @module Finds figures typed into prose: a number with a unit of size, time, rate, share or money in
  * README.md, docs/ (but the decision records and docs/hot-path.md, dated analyses that name their run),
- * the Unreleased part of CHANGELOG.md and the module headers of `src/`, `data/` and `scripts/`. A figure
- * passes inside a generated block (`generated-blocks.ts`), or when it is a figure of the table of
- * `known-figures.ts` (a constant read from the code, or a platform or licence fact with its source) that
- * the lines around it name. A measured figure belongs in BENCHMARKS.md, which prose links instead.
+ * the Unreleased part of CHANGELOG.md and the module headers of `src/`, `operator/`, `data/` and
+ * `scripts/`. A figure passes inside a generated block (`generated-blocks.ts`), or when it is a figure
+ * of the table of `known-figures.ts` (a constant read from the code, or a platform or licence fact with
+ * its source) that the lines around it name. A measured figure belongs in BENCHMARKS.md, which prose links instead.
  * What a figure is: `figure-text.ts`.
  */
 import { readFileSync } from 'node:fs';
@@ -92,7 +92,7 @@ export function knownFigures(root: string, rows: readonly FigureRow[], table: st
 /** The prose that the check reads, from the repository's root: which files, and which part of each. */
 const DOCUMENT = /^(README\.md|docs\/.*\.md)$/;
 const DATED_ANALYSES = /^docs\/(decisions\/.*|hot-path\.md)$/;
-const HEADED_CODE = /^(src|data|scripts)\/.*\.(ts|tsx|sh)$/;
+const HEADED_CODE = /^(src|operator|data|scripts)\/.*\.(ts|tsx|sh)$/;
 
 /** `text` with every character but line ends outside `[start, end)` blanked, so that lines keep their numbers. */
 function blanked(text: string, start: number, end: number): string {

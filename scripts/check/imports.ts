@@ -2,7 +2,8 @@
  * @module The import rules of docs/architecture.md ("What may import what"), read from its table and
  * its rules, and checked against the code with dependency-cruiser, so that the document and the code
  * cannot part. The table is the one place the rules live: a new folder of `src/` adds a row there.
- * No import cycle anywhere: `src/`, `data/`, `scripts/`, `bench/` or `test/`.
+ * Nothing in `src/` imports `operator/`; no import cycle anywhere: `src/`, `operator/`, `data/`, `scripts/`,
+ * `bench/` or `test/`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -114,10 +115,18 @@ function forbiddenRules(rules: ImportRules): IForbiddenRuleType[] {
   forbidden.push(
     { name: 'the domain speaks no HTTP: no Hono', severity: 'error', from: { path: domain }, to: { path: '(^|/)node_modules/(hono|@hono/[^/]+)/' } },
     {
-      name: 'nothing in src/ imports Node code (data/, scripts/, bench/, test/)',
+      name: "nothing in src/ imports the operator's code or Node code (operator/, data/, scripts/, bench/, test/)",
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^(data|scripts|bench|test)/' },
+      to: { path: '^(operator|data|scripts|bench|test)/' },
+    },
+    // "The Worker never runs the operator's code", under docs/architecture.md, "What may import what": the operator tool
+    // writes what the access check reads (the KV schema, the key format, the canonical forms and the address refusals).
+    {
+      name: 'operator/ uses only src/access/, src/ip/ and src/usage/wire.ts of src/',
+      severity: 'error',
+      from: { path: '^operator/' },
+      to: { path: '^src/', pathNot: ['^src/(access|ip)/', '^src/usage/(wire)\\.ts$'] },
     },
     // "Node code may use Worker code", under docs/architecture.md, "What may import what": the build writes what the Worker
     // reads, and refuses the corrections the Worker would refuse (its address parser, special ranges and country codes).
@@ -132,8 +141,8 @@ function forbiddenRules(rules: ImportRules): IForbiddenRuleType[] {
   return forbidden;
 }
 
-/** The folders of code whose imports are checked: the Worker, and the Node code that builds, runs, measures and tests it. */
-const CODE_FOLDERS = ['src', 'data', 'scripts', 'bench', 'test'];
+/** The folders of code whose imports are checked: the Worker, the operator's code, and the Node code that builds, runs, measures and tests it. */
+const CODE_FOLDERS = ['src', 'operator', 'data', 'scripts', 'bench', 'test'];
 const CODE = `^(${CODE_FOLDERS.join('|')})/`;
 
 /** The modules directly in `src/` of `root`: its folders and its files. */

@@ -73,15 +73,27 @@ const CONSTANTS: readonly FigureRow[] = [
     unit: 'B',
   },
   {
-    what: 'the largest index of an ASN object',
-    words: /index/i,
-    constant: { file: 'src/geo/asn-layout.ts', name: 'ASN_LAYOUT', path: ['maxIndexBytes'] },
-    unit: 'B',
-  },
-  {
     what: 'a block of an ASN object',
     words: /block/i,
     constant: { file: 'src/geo/asn-layout.ts', name: 'ASN_LAYOUT', path: ['blockBytes'] },
+    unit: 'B',
+  },
+  {
+    what: "how long requests wait for the read of an account's usage totals",
+    words: /usage store|first read|that read|wait|admitted|totals/i,
+    constant: { file: 'src/usage/reads.ts', name: 'READ_TIMEOUT_MS' },
+    unit: 'ms',
+  },
+  {
+    what: 'the largest answer of networks by ASN',
+    words: /ASN|No answer exceeds/i,
+    constant: { file: 'src/asn/answer.ts', name: 'ASN_ANSWER_MAX_BYTES' },
+    unit: 'bytes',
+  },
+  {
+    what: 'the largest ASN index an isolate keeps',
+    words: /maxIndexBytes|index \(at most|largest index/i,
+    constant: { file: 'src/geo/asn-layout.ts', name: 'ASN_LAYOUT', path: ['maxIndexBytes'] },
     unit: 'B',
   },
   { what: 'the longest a request waits for a load', words: /wait|up to|load/i, constant: { file: 'src/geo/loading.ts', name: 'WAIT_LIMIT_MS' }, unit: 'ms' },
@@ -117,12 +129,6 @@ const CONSTANTS: readonly FigureRow[] = [
   { what: 'the largest geofeed', words: /geofeed|hold at most/i, constant: { file: 'data/update/geofeeds.ts', name: 'GEOFEED_MAX_BYTES' }, unit: 'B' },
   { what: 'how long usage is kept', words: /usage|kept|retention/i, constant: { file: 'src/usage/ledger.ts', name: 'RETENTION_DAYS' }, unit: 'days' },
   { what: 'how long a batch id is kept', words: /batch|\bid\b|parts/i, constant: { file: 'src/usage/ledger.ts', name: 'PART_ID_DAYS' }, unit: 'days' },
-  {
-    what: "the longest a request waits for the first read of an account's usage",
-    words: /wait|read|admitted|totals|usage/i,
-    constant: { file: 'src/usage/reads.ts', name: 'READ_TIMEOUT_MS' },
-    unit: 'ms',
-  },
   { what: 'how long a usage batch is tried', words: /tried|retry|batch/i, constant: { file: 'src/usage/recorder.ts', name: 'KEEP_MS' }, unit: 'ms' },
   {
     what: 'where a reader looks for the metadata',

@@ -1,10 +1,9 @@
 /**
- * @module What an account allows at a given instant, and the canonical forms that whitelists are kept
- * in, so that the operator tool writes exactly what the Worker looks up.
+ * @module What an account allows at a given instant, and the canonical form of a whitelisted website
+ * hostname, so that the operator tool (`operator/whitelists.ts`) writes exactly what the Worker looks an
+ * `Origin` up by. Server addresses are kept in the canonical form of `ip/address.ts`.
  */
-import { type IpAddress, IpAddressError, parseIp, parseIpAddress } from '../ip/address.ts';
 import type { AccountDocument } from './kv-schema.ts';
-import { serverAddressRefusal } from './server-address.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -29,52 +28,6 @@ export function standingOf(account: AccountDocument, now: number): Standing {
 /** Input that cannot be stored as given; `message` says why, for the operator. */
 export class AccountInputError extends Error {
   override readonly name = 'AccountInputError';
-}
-
-/**
- * A server address in the canonical form the Worker looks `CF-Connecting-IP` up in.
- *
- * @throws {AccountInputError} when `text` is not an IPv4 or IPv6 address (networks are not accepted).
- * @example canonicalAddress('::FFFF:203.0.113.7') // '203.0.113.7'
- */
-export function canonicalAddress(text: string): string {
-  return parsedAddress(text).canonical;
-}
-
-function parsedAddress(text: string): IpAddress {
-  try {
-    return parseIpAddress(text);
-  } catch (error) {
-    if (error instanceof IpAddressError) throw new AccountInputError(`${JSON.stringify(text)} is not a single IPv4 or IPv6 address.`);
-    throw error;
-  }
-}
-
-/**
- * A server address that can be whitelisted, in canonical form: one that a customer's server can send
- * requests from, as `CF-Connecting-IP` shows it (`server-address.ts`).
- *
- * @throws {AccountInputError} when `text` is not one address, or is one that no request from a server
- *   carries (the message says why: the range, its kind and its RFC, or the address Cloudflare gives
- *   requests of other zones' Workers).
- * @example whitelistableAddress('203.0.113.7') // '203.0.113.7'
- */
-export function whitelistableAddress(text: string): string {
-  const address = parsedAddress(text);
-  const refusal = serverAddressRefusal(address);
-  if (refusal !== null) throw new AccountInputError(`${refusal} Whitelist the server's public address.`);
-  return address.canonical;
-}
-
-/**
- * Why a whitelisted server address grants nothing when a request arrives (`allow-ip` would refuse it
- * today: an entry written before that refusal existed), or null when it is honoured.
- *
- * @example ignoredWhitelistEntry('2a06:98c0:3600::103') // '2a06:98c0:3600::103 is the CF-Connecting-IP that …'
- */
-export function ignoredWhitelistEntry(address: string): string | null {
-  const parsed = parseIp(address);
-  return parsed === undefined ? `${JSON.stringify(address)} is not a single IPv4 or IPv6 address.` : serverAddressRefusal(parsed);
 }
 
 /**
@@ -126,17 +79,4 @@ export function originHostname(origin: string, allowHttp: boolean): string | nul
   if (url.origin !== origin.toLowerCase() || !HOSTNAME.test(url.hostname)) return null;
   if (url.protocol === 'https:' && url.port === '') return url.hostname;
   return allowHttp && (url.protocol === 'https:' || url.protocol === 'http:') ? url.hostname : null;
-}
-
-/**
- * Checks a calendar date `YYYY-MM-DD`.
- *
- * @throws {AccountInputError} when it is not a real date.
- */
-export function checkDate(text: string): string {
-  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : null;
-  if (parsed === null || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== text) {
-    throw new AccountInputError(`${JSON.stringify(text)} is not a date in the form YYYY-MM-DD.`);
-  }
-  return text;
 }

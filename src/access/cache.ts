@@ -2,14 +2,15 @@
  * @module A small per-isolate cache with a time to live, so that a warm paid request costs no KV round
  * trip. It holds settled values, never promises: a request may not wait on I/O that another request
  * started ("Cannot perform I/O on behalf of a different request"), so each request that misses reads KV
- * itself and stores what it read.
+ * itself and stores what it read. Its bound is that of `memory/lru-map.ts`.
  */
+import { LruMap, type Settled } from '../memory/lru-map.ts';
 
 /** Options of a {@link TtlCache}. */
 export interface TtlCacheOptions {
   /** How long an entry is served after it was stored, in ms. */
   readonly ttlMs: number;
-  /** How many entries to keep; the oldest stored is dropped beyond that. */
+  /** How many entries to keep; the least recently used is dropped beyond that. */
   readonly maxEntries: number;
   /** The clock, ms since the epoch (tests move it instead of waiting); `Date.now()` by default. */
   readonly now?: () => number;
@@ -29,11 +30,12 @@ export interface CacheHit<V> {
  * const value = hit ? hit.value : await kv.get('account:acme'); // this request's own read
  * if (!hit && value !== null) cache.set('account:acme', value);
  */
-export class TtlCache<V> {
-  readonly #entries = new Map<string, { readonly value: V; readonly expiresAt: number }>();
+export class TtlCache<V extends Settled> {
+  readonly #entries: LruMap<string, { readonly value: V; readonly expiresAt: number }>;
   readonly #now: () => number;
 
   constructor(readonly options: TtlCacheOptions) {
+    this.#entries = new LruMap(options.maxEntries);
     this.#now = options.now ?? (() => Date.now());
   }
 
@@ -46,13 +48,8 @@ export class TtlCache<V> {
     return undefined;
   }
 
-  /** Stores `value` under `key` for `ttlMs`, dropping the oldest entries beyond `maxEntries`. */
+  /** Stores `value` under `key` for `ttlMs`, dropping the least recently used entry beyond `maxEntries`. */
   set(key: string, value: V): void {
-    this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt: this.#now() + this.options.ttlMs });
-    for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size <= this.options.maxEntries) break;
-      this.#entries.delete(oldest);
-    }
   }
 }

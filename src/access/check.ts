@@ -157,7 +157,7 @@ async function decideByKey(token: string, kv: KvReader, directory: AccountDirect
   // The index found the entry by this very hash; comparing the stored hash again, in constant time,
   // guards against an index entry that points at another key of the account.
   if (match === null || !sameHash(match.key.sha256, sha256)) return { granted: false, failure: { kind: 'key-unknown' } };
-  // A revocation may lie ahead: the grace period of a rotated key (`rotateApiKey` in admin.ts).
+  // A revocation may lie ahead: the grace period of a rotated key (`rotateApiKey`, `operator/keys.ts`).
   if (match.key.revokedAt !== null && Date.parse(match.key.revokedAt) <= now)
     return { granted: false, failure: { kind: 'key-revoked', accountId: match.account.id, keyId: match.key.id } };
   const standing = standingOf(match.account, now);

@@ -1,13 +1,14 @@
 /**
  * @module Finds accounts in KV by API key hash, server address or website hostname, through short
  * per-isolate caches of settled values (`cache.ts`): each request that misses reads KV itself. A change
- * bites in an isolate within {@link ACCESS_CACHE_TTL_MS} of KV serving it there, everywhere within about
- * 90 s with KV's propagation (docs/accounts.md, "How long changes take"). Unknown keys, addresses and
+ * bites in an isolate within {@link ACCESS_CACHE_TTL_MS} of KV serving it there, everywhere within that
+ * and KV's propagation together (docs/accounts.md, "How long changes take"). Unknown keys, addresses and
  * hostnames are remembered as absent in caches of their own, so a made-up one costs at most one read
  * per time to live and cannot push out the entries of real accounts.
  */
 import type { z } from 'zod';
 import { reportEvent, whyOf } from '../events/operational.ts';
+import type { Settled } from '../memory/lru-map.ts';
 import { TtlCache } from './cache.ts';
 import {
   type AccountDocument,
@@ -105,7 +106,7 @@ export class AccountDirectory {
  * their own: however many there are, they neither cost a read each within the time to live nor push
  * out the entries of real accounts.
  */
-class KvEntries<T> {
+class KvEntries<T extends Settled> {
   readonly #found: TtlCache<T>;
   readonly #absent: TtlCache<true>;
 

@@ -10,22 +10,24 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, clientIpOf, type OptionalVars } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
 import { reportEvent, whyOf } from '../events/operational.ts';
+import { setOnAnswer } from '../http/answer-headers.ts';
+import { STATUS_PATHS } from '../http/paths.ts';
 import { type AccessFailure, type AccessGrant, type AccessPolicy, checkAccess, corsOriginOf } from './check.ts';
 import { corsHeaders, isPreflight, preflightHeaders, varyOnOrigin } from './cors.ts';
 import { AccountDirectory, AccountsUnavailableError } from './directory.ts';
 
 /** Paid-server paths that need no credential. */
-export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes', '/api/status']);
+export const OPEN_PAID_PATHS: ReadonlySet<string> = new Set(['/api/countrycodes', STATUS_PATHS.paid]);
 
 const directory = new AccountDirectory();
 
 /** What the gate hands the middleware after it (usage counting) about a granted request. */
 type PaidGrant = Pick<AccessGrant, 'accountId' | 'credential' | 'quotas'>;
 
-declare module 'hono' {
-  interface ContextVariableMap {
+declare module '../env.ts' {
+  interface AppVariables {
     /** The grant of this request; unset when not granted, on an open path, a preflight, or a free server. */
-    paidGrant: PaidGrant;
+    paidGrant?: PaidGrant;
   }
 }
 
@@ -53,7 +55,7 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
       const headers = allowed === null ? varyOnOrigin() : corsHeaders(allowed);
       setHeaders(c, headers);
       await next();
-      setHeaders(c, headers);
+      setOnAnswer(c, headers);
       return;
     }
 
@@ -66,7 +68,7 @@ export function accessGate(): MiddlewareHandler<AppEnv> {
     c.set('paidGrant', result);
     await next();
     // Again on the final answer: a handler may have returned a Response built without the context.
-    setHeaders(c, headers);
+    setOnAnswer(c, headers);
   };
 }
 
@@ -138,6 +140,7 @@ function forbiddenOrigin(origin: string): ProblemError {
   );
 }
 
+/** Sets `headers` through the context, before the route answers (and on a preflight's or a refusal's answer). */
 function setHeaders(c: Context<AppEnv>, headers: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
 }

@@ -10,6 +10,7 @@
 
 import { reportEvent, whyOf } from '../events/operational.ts';
 import type { ClientKey } from '../ip/client-key.ts';
+import { LruMap } from '../memory/lru-map.ts';
 import { IsolateLimiter } from './fallback.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { type LimitDecision, policiesOf } from './window.ts';
@@ -19,7 +20,7 @@ import { unpackDecision } from './wire.ts';
 const LIMITER_TIMEOUT_MS = 1000;
 /** After a counter's object failed, how long this isolate decides for that counter alone before asking it again, in ms. */
 const LIMITER_RETRY_MS = 5000;
-/** How many counters in their retry delay an isolate remembers; the longest remembered is forgotten beyond that (and asked again). */
+/** How many counters in their retry delay an isolate remembers; the least recently used is forgotten beyond that (and asked again). */
 const MAX_FAILED_COUNTERS = 10_000;
 
 /** Who decided: the client's Durable Object (exact, global) or this isolate (while that object is out). */
@@ -38,7 +39,7 @@ export class RateLimitClient {
   readonly #timeoutMs: number;
   readonly #retryMs: number;
   /** Per counter whose object failed: until when (ms since the epoch) this isolate decides for it. */
-  readonly #localUntil = new Map<string, number>();
+  readonly #localUntil = new LruMap<string, number>(MAX_FAILED_COUNTERS);
 
   /**
    * @param options.now the clock in ms since the epoch, for the fallback and the retry delay.
@@ -66,7 +67,7 @@ export class RateLimitClient {
         if (localUntil !== undefined) this.#localUntil.delete(key.network);
         return { decision: unpackDecision(packed, policiesOf(key.subnet)), source: 'durable-object' };
       } catch (error) {
-        this.#decideLocally(key.network, now + this.#retryMs);
+        this.#localUntil.set(key.network, now + this.#retryMs);
         reportEvent({ event: 'rate-limiter-unreachable', call: 'hit', why: whyOf(error), localMs: this.#retryMs });
       }
     }
@@ -87,16 +88,6 @@ export class RateLimitClient {
     } catch (error) {
       reportEvent({ event: 'rate-limiter-unreachable', call: 'refund', why: whyOf(error) });
       return null;
-    }
-  }
-
-  /** Remembers that `network` is decided here until `until`, forgetting the oldest entries beyond {@link MAX_FAILED_COUNTERS}. */
-  #decideLocally(network: string, until: number): void {
-    this.#localUntil.delete(network);
-    this.#localUntil.set(network, until);
-    for (const oldest of this.#localUntil.keys()) {
-      if (this.#localUntil.size <= MAX_FAILED_COUNTERS) break;
-      this.#localUntil.delete(oldest);
     }
   }
 }

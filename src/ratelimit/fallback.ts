@@ -5,14 +5,17 @@
  * limit while its object is out. That is the price of keeping the free service up.
  */
 import type { ClientKey } from '../ip/client-key.ts';
+import { LruMap } from '../memory/lru-map.ts';
 import { type Admitted, admit, type LimitDecision, withdraw } from './window.ts';
 
 /** A bounded per-isolate store of logs, one per counter (`ClientKey.network`). */
 export class IsolateLimiter {
-  readonly #logs = new Map<string, readonly Admitted[]>();
+  readonly #logs: LruMap<string, readonly Admitted[]>;
 
   /** @param maxCounters how many logs to keep; the least recently used is dropped beyond that. */
-  constructor(readonly maxCounters = 10_000) {}
+  constructor(readonly maxCounters = 10_000) {
+    this.#logs = new LruMap(maxCounters);
+  }
 
   /**
    * Decides a request of the client `key` at `now` (ms since the epoch), counting it when admitted unless
@@ -20,12 +23,8 @@ export class IsolateLimiter {
    */
   decide(key: ClientKey, now: number, consume: boolean): LimitDecision {
     const { decision, log } = admit(this.#logs.get(key.network) ?? [], now, { subnet: key.subnet, consume });
-    this.#logs.delete(key.network);
     if (log.length > 0) this.#logs.set(key.network, log);
-    for (const oldest of this.#logs.keys()) {
-      if (this.#logs.size <= this.maxCounters) break;
-      this.#logs.delete(oldest);
-    }
+    else this.#logs.delete(key.network);
     return decision;
   }
 

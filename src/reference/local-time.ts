@@ -7,6 +7,7 @@
  * are kept. The local date and time up to the minute is kept for the minute, so that most calls only
  * add the seconds (docs/api.md, "Every field").
  */
+import { LruMap } from '../memory/lru-map.ts';
 
 /** The time in a zone at an instant. */
 export interface ZoneTime {
@@ -51,7 +52,7 @@ interface ZoneState {
 const SECONDS = Array.from({ length: 60 }, (_, second) => String(second).padStart(2, '0'));
 
 const states = new Map<string, ZoneState | null>();
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatters = new LruMap<string, Intl.DateTimeFormat>(FORMATTER_SLOTS);
 
 /**
  * The time in `zone` at `now`.
@@ -135,30 +136,26 @@ function offsetAt(zone: string, instant: number): number {
   return Math.round((Date.UTC(year, month - 1, day, hour, minute, second) - at) / MINUTE);
 }
 
-/** The formatter of `zone`'s wall clock, made or moved to the front of the kept ones; undefined for a zone `Intl` refuses. */
+/** The formatter of `zone`'s wall clock, made or made the most recently used of the kept ones; undefined for a zone `Intl` refuses. */
 function formatter(zone: string): Intl.DateTimeFormat | undefined {
-  let format = formatters.get(zone);
-  if (format !== undefined) {
-    formatters.delete(zone);
-  } else {
-    try {
-      format = new Intl.DateTimeFormat('en-US', {
-        timeZone: zone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-      });
-    } catch {
-      return undefined; // a RangeError: a zone ICU does not know
-    }
-    if (formatters.size >= FORMATTER_SLOTS) formatters.delete(formatters.keys().next().value as string);
+  const kept = formatters.get(zone);
+  if (kept !== undefined) return kept;
+  try {
+    const format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(zone, format);
+    return format;
+  } catch {
+    return undefined; // a RangeError: a zone ICU does not know
   }
-  formatters.set(zone, format);
-  return format;
 }
 
 /** `±hh:mm` of an offset in minutes. */

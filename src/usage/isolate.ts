@@ -24,6 +24,10 @@ export class IsolateUsage {
   readonly known = new KnownTotals();
   readonly recorder = new UsageRecorder(this.known);
   readonly reads = new AccountReads(this.recorder, this.known);
+  /**
+   * Not an `LruMap`: dropping an entry would forget lookups admitted and not yet counted, and let a quota
+   * pass by them. It holds only accounts with a request in flight, each removed when its last settles.
+   */
   readonly #admitted = new Map<string, Admitted>();
 
   /**

@@ -4,6 +4,7 @@
  * objects the account's ledger is spread. An account absent here is unknown to the isolate
  * (`reads.ts` reads it before a quota is decided on it).
  */
+import { LruMap } from '../memory/lru-map.ts';
 import { LEDGER_SHARDS } from './spread.ts';
 import { atLeast } from './totals.ts';
 import type { AccountTotals } from './wire.ts';
@@ -20,7 +21,7 @@ export interface KnownAccount {
 
 /** What one isolate knows of its accounts; one instance per isolate (`isolate.ts`). */
 export class KnownTotals {
-  readonly #accounts = new Map<string, KnownAccount>();
+  readonly #accounts = new LruMap<string, KnownAccount>(MAX_ACCOUNTS);
 
   /** What this isolate knows of the account, or undefined when it does not know it (never told, or forgotten). */
   get(account: string): KnownAccount | undefined {
@@ -41,12 +42,9 @@ export class KnownTotals {
     const known = this.#accounts.get(account);
     // An answer of yesterday that comes back after today's adds to the month only.
     const latest = known !== undefined && known.totals.day > day ? known.totals.day : day;
-    // Deleted first, so that the map's order is that of last use.
-    this.#accounts.delete(account);
     this.#accounts.set(account, {
       totals: atLeast(latest, known?.totals, totals),
       spread: spread === LEDGER_SHARDS || known?.spread === LEDGER_SHARDS ? LEDGER_SHARDS : 1,
     });
-    if (this.#accounts.size > MAX_ACCOUNTS) this.#accounts.delete(this.#accounts.keys().next().value as string);
   }
 }

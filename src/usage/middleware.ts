@@ -10,16 +10,17 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { WEBSITE_CREDENTIAL_PREFIX } from '../access/check.ts';
 import type { AppEnv } from '../env.ts';
 import { ProblemError } from '../errors/problem.ts';
+import { lookupKindOf } from '../http/paths.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { IsolateUsage } from './isolate.ts';
 import type { UsageLedger } from './ledger.ts';
 import { bindingQuotas, decideQuota, type QuotaDecision, type QuotaPolicy } from './quota.ts';
 import type { UsageKind } from './wire.ts';
 
-declare module 'hono' {
-  interface ContextVariableMap {
+declare module '../env.ts' {
+  interface AppVariables {
     /** Set by the usage gate on a counted bulk request: {@link admitLookups} calls it. */
-    usageAdmission: (lookups: number) => void;
+    usageAdmission?: (lookups: number) => void;
   }
 }
 
@@ -28,9 +29,8 @@ const LOOKUPS: Readonly<Record<Exclude<UsageKind, 'bulk'>, number>> = { single: 
 
 /** The kind of a paid path that is counted, or null: `/api/usage`, the open paths and paths of no route are not. */
 export function usageKindOf(path: string): UsageKind | null {
-  if (/^\/api\/(?:json|xml)(?:\/|$)/.test(path)) return 'single';
-  if (/^\/api\/bulk\/(?:json|xml)\/?$/.test(path)) return 'bulk';
-  if (/^\/api\/distance\/?$/.test(path)) return 'distance';
+  const lookup = lookupKindOf('paid', path);
+  if (lookup !== null) return lookup;
   if (/^\/api\/(?:countries|languages|phonecodes|timezones)(?:\/|$)/.test(path)) return 'reference';
   if (/^\/api\/asn(?:\/|$)/.test(path)) return 'asn';
   return null;
@@ -42,7 +42,7 @@ export function usageKindOf(path: string): UsageKind | null {
  *
  * @throws {ProblemError} `QUOTA_EXCEEDED` when they do not fit in a quota of the account.
  */
-export function admitLookups(c: Context, lookups: number): void {
+export function admitLookups(c: Context<AppEnv>, lookups: number): void {
   c.get('usageAdmission')?.(lookups);
 }
 

@@ -9,6 +9,7 @@
  */
 
 import { reportEvent, whyOf } from '../events/operational.ts';
+import { LruMap } from '../memory/lru-map.ts';
 import type { KnownTotals } from './known.ts';
 import type { UsageLedger } from './ledger.ts';
 import { readLedgerTotals } from './ledger-reads.ts';
@@ -56,7 +57,7 @@ export class LedgerUnreadableError extends Error {
 
 /** One isolate's reads; one instance per isolate (`isolate.ts`). */
 export class AccountReads {
-  readonly #states = new Map<string, ReadState>();
+  readonly #states = new LruMap<string, ReadState>(MAX_READS);
   readonly #recorder: UsageRecorder;
   readonly #known: KnownTotals;
 
@@ -105,7 +106,6 @@ export class AccountReads {
     if (state === undefined) {
       state = { since: null, settledAt: Number.NEGATIVE_INFINITY, failedAt: Number.NEGATIVE_INFINITY };
       this.#states.set(account, state);
-      if (this.#states.size > MAX_READS) this.#states.delete(this.#states.keys().next().value as string);
     }
     return state;
   }

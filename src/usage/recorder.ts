@@ -76,6 +76,7 @@ class Part {
 
 /** The counts of {@link FLUSH_MS} of one isolate, by account. */
 class Batch {
+  /** Not an `LruMap`: dropping a part would lose its counts. A batch holds the accounts of one {@link FLUSH_MS}, then is written and dropped whole. */
   readonly parts = new Map<string, Part>();
   /** Until when (ms, `performance.now()`) a request's `waitUntil` keeps the isolate for this batch. */
   keptUntil = 0;

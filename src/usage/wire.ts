@@ -5,9 +5,10 @@
  * hostname), never by a key or an address that no account lists. Free of Workers types: the operator
  * tool (Node) reads the same shapes.
  */
+import type { LookupKind } from '../http/paths.ts';
 
-/** What an answer was: a single lookup, a bulk lookup, a distance, reference data, or the networks of an ASN. */
-export type UsageKind = 'single' | 'bulk' | 'distance' | 'reference' | 'asn';
+/** What an answer was: a lookup (a single lookup, a bulk lookup, a distance), reference data, or the networks of an ASN. */
+export type UsageKind = LookupKind | 'reference' | 'asn';
 
 /** The counts of one day, deployment, kind and credential of one account. */
 export interface UsageRow {

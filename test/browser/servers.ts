@@ -16,7 +16,7 @@ import { bodiesAsPaths, readBuildFile } from '../../data/publish/build-file.ts';
 import { bucketOf } from '../../data/publish/cli.ts';
 import { publishTo } from '../../data/publish/record.ts';
 import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
-import { run as accounts } from '../../scripts/accounts.ts';
+import { run as accounts } from '../../operator/accounts.ts';
 import { copyDocsAssets } from '../../scripts/docs-assets.ts';
 import { prepareHomeAssets } from '../../scripts/home-assets.ts';
 

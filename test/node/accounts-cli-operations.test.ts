@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WranglerKv } from '../../scripts/accounts.ts';
+import { WranglerKv } from '../../operator/kv-stores.ts';
 import { accountsCli } from '../support/accounts-cli.ts';
 
 const { state, accounts } = accountsCli('accounts-ops-test-');

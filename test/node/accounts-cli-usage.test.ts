@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { remoteUsage, UsageReadError } from '../../scripts/accounts-usage.ts';
+import { remoteUsage, UsageReadError } from '../../operator/usage-reports.ts';
 import { accountsCli } from '../support/accounts-cli.ts';
 import { type PaidBundles, paidBundles, startPaidRuntime } from '../support/paid-runtime.ts';
 import { expectedSums, type Sums } from '../support/usage-expected.ts';

@@ -4,7 +4,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { USAGE, WranglerKv } from '../../scripts/accounts.ts';
+import { USAGE } from '../../operator/command-line.ts';
+import { WranglerKv } from '../../operator/kv-stores.ts';
 import { accountsCli } from '../support/accounts-cli.ts';
 
 const { state, accounts } = accountsCli('accounts-cli-test-');

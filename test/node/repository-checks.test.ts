@@ -1,11 +1,13 @@
 /**
- * `npm run check:paths` and `npm run check:imports` on small repositories that each test writes: they
- * find exactly the dangling paths and forbidden imports the test planted, and pass on the repository itself.
+ * `npm run check:paths`, `npm run check:imports` and `npm run check:lengths` on small repositories that
+ * each test writes: they find exactly the dangling paths, forbidden imports and long files the test
+ * planted, and pass on the repository itself.
  */
 import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkImports, ImportRulesError, readImportRules } from '../../scripts/check/imports.ts';
+import { longFiles, MAX_LINES } from '../../scripts/check/lengths.ts';
 import { danglingPaths } from '../../scripts/check/paths.ts';
 import { plantRepository as repository } from '../support/planted-repository.ts';
 
@@ -124,6 +126,9 @@ describe('check:imports', () => {
       // Worker code never imports Node code, and data/ uses only geo, mmdb, ip and reference.
       'src/env-node.ts': "import '../data/build.ts';\n",
       'data/routes.ts': "import '../src/routes/problems.ts';\n",
+      // The Worker never imports the operator's code, which uses only access, ip and usage/wire.ts of src/.
+      'src/routes/operated.ts': "import '../../operator/keys.ts';\n",
+      'operator/keys.ts': "import '../src/ip/parse.ts';\nimport '../src/geo/a.ts';\n",
       // No cycle outside src/ either: here a type-only one in the benchmarks.
       'bench/report.ts': "import type { Run } from './run.ts';\nexport type Report = Run[];\n",
       'bench/run.ts': "import type { Report } from './report.ts';\nexport type Run = { report?: Report };\n",
@@ -137,13 +142,39 @@ describe('check:imports', () => {
         expect.stringMatching(/^src\/ip\/(one|two)\.ts imports src\/ip\/(one|two)\.ts → /),
         'src/env-node.ts imports data/build.ts',
         'data/routes.ts imports src/routes/problems.ts',
+        'src/routes/operated.ts imports operator/keys.ts',
+        'operator/keys.ts imports src/geo/a.ts',
         expect.stringMatching(/^bench\/(report|run)\.ts imports bench\/(report|run)\.ts → /),
       ]),
     );
+    expect(breaches.filter((breach) => breach.startsWith('operator/keys.ts imports src/ip/'))).toEqual([]);
     expect(breaches).toContain(`src/env-node.ts is in no row of docs/architecture.md's table "What may import what": add its row`);
   });
 
   it('passes on this repository', async () => {
     expect(await checkImports('.')).toEqual([]);
+  });
+});
+
+describe('check:lengths', () => {
+  const lines = (count: number) => 'x\n'.repeat(count);
+
+  it('names the files of src/ and operator/ over the limit, the longest first, and no others', () => {
+    const root = repository({
+      'src/geo/long.ts': lines(MAX_LINES + 1),
+      'src/geo/limit.ts': lines(MAX_LINES),
+      // A last line without its line end is a line.
+      'operator/longer.ts': `${lines(MAX_LINES + 1)}x`,
+      'scripts/long.ts': lines(MAX_LINES + 50),
+      'test/node/long.test.ts': lines(MAX_LINES + 50),
+    });
+    expect(longFiles(root)).toEqual([
+      { file: 'operator/longer.ts', lines: MAX_LINES + 2 },
+      { file: 'src/geo/long.ts', lines: MAX_LINES + 1 },
+    ]);
+  });
+
+  it('passes on this repository', () => {
+    expect(longFiles('.')).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
-/** @module Runs the operator tool (`scripts/accounts.ts`) in this process on a temporary local KV state, as the CLI tests need it. */
+/** @module Runs the operator tool (`operator/accounts.ts`) in this process on a temporary local KV state, as the CLI tests need it. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { run } from '../../scripts/accounts.ts';
+import { run } from '../../operator/accounts.ts';
 
 /** What one run of the tool did: its exit status and its output and error lines. */
 export interface AccountsRun {

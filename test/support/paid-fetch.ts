@@ -1,11 +1,12 @@
 /**
  * @module Requests to the paid app from the paid-route tests. Every paid-route test goes through
  * {@link paidFetch}, which presents an API key of an account it creates once per test file with the
- * operator tool's own operations (`src/access/admin.ts`), as an operator would. Tests of access itself
+ * operator tool's own operations (`operator/`), as an operator would. Tests of access itself
  * live elsewhere; here credentials are only the price of admission.
  */
 import { env } from 'cloudflare:workers';
-import { createAccount, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount } from '../../operator/lifecycle.ts';
 import { workerFetch } from './worker-fetch.ts';
 
 /** Origin of the requests; a paid test server. */

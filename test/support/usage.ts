@@ -4,7 +4,8 @@
  * OpenAPI document, and the operator's reads of the usage store (`USAGE_STORE`, the usage Worker).
  */
 import { env } from 'cloudflare:workers';
-import { createAccount, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount } from '../../operator/lifecycle.ts';
 import { type RowsAnswer, rowsPath, type UsageRow } from '../../src/usage/wire.ts';
 import { TEST_USAGE_READ_TOKEN } from './usage-names.ts';
 import { expectDescribed, workerFetch } from './worker-fetch.ts';

@@ -1,8 +1,9 @@
 /**
  * @module Which answers count against the free plan's limits (`src/ratelimit/middleware.ts`,
  * docs/api.md "Conventions"): the service's own failures (5xx) do not, the client's errors (4xx) do. The database
- * is made unavailable by deleting its R2 current record, as an operator's mistake would.
- * Client addresses: 2001:db8:1900::/48 (one /64 per test), used by this file only.
+ * is made unavailable by deleting its R2 current record, as an operator's mistake would. A 5xx costs two
+ * Durable Object calls, its count and its refund (README.md, "Free plan").
+ * Client addresses: 2001:db8:1900::/48 (its own /64s for each test), used by this file only.
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { createApp } from '../../src/app.ts';
 import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { publishCompiled } from '../support/publish.ts';
-import { failingNamespace, refundFailingNamespace } from '../support/unreachable.ts';
+import { countingNamespace, failingNamespace, refundFailingNamespace } from '../support/unreachable.ts';
 import { appFetch, workerFetch } from '../support/worker-fetch.ts';
 
 function get(path: string, clientIp: string): Promise<Response> {
@@ -53,12 +54,16 @@ describe('what counts against the free limits', () => {
     expect((await get('/api/v1/json/8.8.8.8', client)).status).toBe(429);
   });
 
-  it('still answers when a 503 cannot be taken back, and leaves it counted', async () => {
+  it('takes a 503 back with a second Durable Object call, and answers when that call fails, leaving it counted', async () => {
     const app = createApp('free');
+    const counting = countingNamespace(env.RATE_LIMITER);
+    const counted = { ...env, RATE_LIMITER: counting.namespace };
     const refundFails = { ...env, RATE_LIMITER: refundFailingNamespace(env.RATE_LIMITER) };
-    const client = '2001:db8:1900:4::1';
-    const send = () => appFetch(app, new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } }), refundFails);
+    const lookup = (client: string) => new Request('http://free.test/api/v1/json/8.8.8.8', { headers: { 'CF-Connecting-IP': client } });
+    const send = () => appFetch(app, lookup('2001:db8:1900:4::1'), refundFails);
     await withoutDatabase(async () => {
+      for (let i = 0; i < 3; i++) expect((await appFetch(app, lookup('2001:db8:1900:5::1'), counted)).status).toBe(503);
+      expect(counting.calls()).toBe(6);
       const answers = [];
       for (let i = 0; i < 3; i++) {
         const response = await send();

@@ -1,7 +1,8 @@
 /**
  * @module What the free plan's rate limiting costs in Durable Object calls (docs/api.md, "The free plan's
- * limits"): none for the requests it never counts, one for a counted one. The calls are counted by a
- * wrapper of the real `RATE_LIMITER` binding (`../support/unreachable.ts`) that the app is given.
+ * limits"): none for the requests it never counts, one for a counted one (a 5xx adds its refund:
+ * fair-limits.test.ts). The calls are counted by a wrapper of the real `RATE_LIMITER` binding
+ * (`../support/unreachable.ts`) that the app is given.
  * Client addresses: 192.0.2.40 to 192.0.2.49 and 2001:db8:1b00::/48, used by this file only.
  */
 

@@ -8,7 +8,8 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount } from '../../operator/lifecycle.ts';
 import type { RateLimiter } from '../../src/ratelimit/rate-limiter.ts';
 import { type Admitted, admit, CLIENT_POLICIES, IPV6_POLICIES, type LimitDecision, policiesOf } from '../../src/ratelimit/window.ts';
 import { packDecision, unpackDecision } from '../../src/ratelimit/wire.ts';

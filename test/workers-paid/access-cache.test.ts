@@ -5,7 +5,9 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { allowDomain, allowIp, cancelAccount, createAccount, createApiKey, revokeApiKey } from '../../src/access/admin.ts';
+import { createApiKey, revokeApiKey } from '../../operator/keys.ts';
+import { cancelAccount, createAccount } from '../../operator/lifecycle.ts';
+import { allowDomain, allowIp } from '../../operator/whitelists.ts';
 import { generateApiKey, hashApiKey } from '../../src/access/api-key.ts';
 import { type AccessRequest, checkAccess } from '../../src/access/check.ts';
 import { AccountDirectory, AccountsUnavailableError, type KvReader } from '../../src/access/directory.ts';

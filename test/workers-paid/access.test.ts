@@ -6,7 +6,9 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allowDomain, allowIp, cancelAccount, createAccount, createApiKey, revokeApiKey } from '../../src/access/admin.ts';
+import { createApiKey, revokeApiKey } from '../../operator/keys.ts';
+import { cancelAccount, createAccount } from '../../operator/lifecycle.ts';
+import { allowDomain, allowIp } from '../../operator/whitelists.ts';
 import { generateApiKey } from '../../src/access/api-key.ts';
 import { createApp } from '../../src/app.ts';
 import { appFetch, workerFetch } from '../support/worker-fetch.ts';

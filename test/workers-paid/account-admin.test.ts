@@ -5,18 +5,11 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { AccountStateError, type KvStore } from '../../operator/account-store.ts';
+import { createApiKey, revokeApiKey } from '../../operator/keys.ts';
+import { cancelAccount, createAccount, showAccount } from '../../operator/lifecycle.ts';
+import { allowDomain, allowIp } from '../../operator/whitelists.ts';
 import { AccountInputError, standingOf } from '../../src/access/account.ts';
-import {
-  AccountStateError,
-  allowDomain,
-  allowIp,
-  cancelAccount,
-  createAccount,
-  createApiKey,
-  type KvStore,
-  revokeApiKey,
-  showAccount,
-} from '../../src/access/admin.ts';
 import { storedAccount } from '../support/stored-account.ts';
 
 /** Every key and value of the namespace. */

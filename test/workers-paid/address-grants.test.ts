@@ -9,9 +9,10 @@
 import { env } from 'cloudflare:workers';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
+import { kvListing } from '../../operator/kv-listing.ts';
+import { createAccount, listAccounts, showAccount } from '../../operator/lifecycle.ts';
+import { allowIp } from '../../operator/whitelists.ts';
 import { AccountInputError } from '../../src/access/account.ts';
-import { allowIp, createAccount, listAccounts, showAccount } from '../../src/access/admin.ts';
-import { kvListing } from '../../src/access/kv-listing.ts';
 import { oracleParse } from '../support/ip-oracle.ts';
 import { storedAccount } from '../support/stored-account.ts';
 import { workerFetch } from '../support/worker-fetch.ts';

@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { r2Bucket } from '../../data/publish/r2-bucket.ts';
 import { rollBack } from '../../data/publish/record.ts';
-import { setQuotas } from '../../src/access/admin.ts';
+import { setQuotas } from '../../operator/lifecycle.ts';
 import { asnObjectKey } from '../../src/geo/published.ts';
 import { AsnSourceOracle, type ExpectedAsn } from '../support/asn-oracle.ts';
 import { paidFetch } from '../support/paid-fetch.ts';

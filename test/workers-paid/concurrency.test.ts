@@ -8,7 +8,9 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { allowDomain, allowIp, createAccount, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount } from '../../operator/lifecycle.ts';
+import { allowDomain, allowIp } from '../../operator/whitelists.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 /** How long an isolate serves what it read from KV, as docs/accounts.md states it ("for **30 seconds**"). */

@@ -6,7 +6,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount } from '../../operator/lifecycle.ts';
 import { generateApiKey } from '../../src/access/api-key.ts';
 import { type AccessRequest, checkAccess } from '../../src/access/check.ts';
 import { AccountDirectory, type KvReader } from '../../src/access/directory.ts';

@@ -5,8 +5,9 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createAccount, createApiKey, isRevoked, listAccounts, revokeApiKey, rotateApiKey, showAccount } from '../../src/access/admin.ts';
-import { kvListing } from '../../src/access/kv-listing.ts';
+import { createApiKey, isRevoked, revokeApiKey, rotateApiKey } from '../../operator/keys.ts';
+import { kvListing } from '../../operator/kv-listing.ts';
+import { createAccount, listAccounts, showAccount } from '../../operator/lifecycle.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 const lookup = (key: string) => workerFetch('https://de.paid.test/api/json/8.8.8.8', { headers: { Authorization: `Bearer ${key}` } });

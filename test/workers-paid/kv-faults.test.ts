@@ -6,7 +6,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createAccount, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount } from '../../operator/lifecycle.ts';
 import { createApp } from '../../src/app.ts';
 import { appFetch } from '../support/worker-fetch.ts';
 

@@ -6,7 +6,9 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allowDomain, createAccount, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount } from '../../operator/lifecycle.ts';
+import { allowDomain } from '../../operator/whitelists.ts';
 import { workerFetch } from '../support/worker-fetch.ts';
 
 /** A hostname of `length` characters ending in `.test`, of letters with a dot after every 63 (labels of 63 at most). */

@@ -8,7 +8,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { allowDomain, allowIp, setQuotas } from '../../src/access/admin.ts';
+import { setQuotas } from '../../operator/lifecycle.ts';
+import { allowDomain, allowIp } from '../../operator/whitelists.ts';
 import { paidRequest, readUntil, storedRows, usageAccount } from '../support/usage.ts';
 
 const today = () => new Date().toISOString().slice(0, 10);

@@ -10,7 +10,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setQuotas } from '../../src/access/admin.ts';
+import { setQuotas } from '../../operator/lifecycle.ts';
 import { createApp } from '../../src/app.ts';
 import type { UsageLedger } from '../../src/usage/ledger.ts';
 import { readLedgerRows } from '../../src/usage/ledger-reads.ts';

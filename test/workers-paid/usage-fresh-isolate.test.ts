@@ -8,7 +8,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { setQuotas } from '../../src/access/admin.ts';
+import { setQuotas } from '../../operator/lifecycle.ts';
 import { createApp } from '../../src/app.ts';
 import { paidRequest, readUntil, storedRows, usageAccount } from '../support/usage.ts';
 import { appFetch } from '../support/worker-fetch.ts';

@@ -10,7 +10,8 @@
 import { env } from 'cloudflare:workers';
 import { XMLParser } from 'fast-xml-parser';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { allowDomain, allowIp, setQuotas } from '../../src/access/admin.ts';
+import { setQuotas } from '../../operator/lifecycle.ts';
+import { allowDomain, allowIp } from '../../operator/whitelists.ts';
 import { type Deployment, paidRequest, readUntil, storedRows, usageAccount } from '../support/usage.ts';
 
 afterEach(() => {

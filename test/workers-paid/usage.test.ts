@@ -8,7 +8,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { allowDomain, allowIp, createApiKey } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { allowDomain, allowIp } from '../../operator/whitelists.ts';
 import { resetDatabaseForTests } from '../../src/geo/current-database.ts';
 import { CURRENT_RECORD_KEY } from '../../src/geo/published.ts';
 import { publishCompiled } from '../support/publish.ts';

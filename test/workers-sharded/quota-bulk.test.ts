@@ -6,7 +6,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createAccount, createApiKey, setQuotas } from '../../src/access/admin.ts';
+import { createApiKey } from '../../operator/keys.ts';
+import { createAccount, setQuotas } from '../../operator/lifecycle.ts';
 import { createApp } from '../../src/app.ts';
 import type { ShardCall, ShardService } from '../../src/lookup/shard-calls.ts';
 import { appFetch } from '../support/worker-fetch.ts';

@@ -1,6 +1,6 @@
 /**
  * @module Listing a KV namespace's keys by prefix to the end, through its pages: what the operator
- * tool's `list` reads accounts with (`admin.ts`), over the Workers binding or wrangler's platform proxy.
+ * tool's `list` reads accounts with (`lifecycle.ts`), over the Workers binding or wrangler's platform proxy.
  */
 
 /** A store that can also list its keys by prefix (the operator tool's `list`); see {@link kvListing} for a KVNamespace. */

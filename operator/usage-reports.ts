@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { readWranglerToml } from '../scripts/deploy/config.ts';
+import { writeUsageConfig } from '../scripts/deploy/usage.ts';
 import { type RowsAnswer, rowsPath, type UsageRow } from '../src/usage/wire.ts';
-import { readWranglerToml } from './deploy/config.ts';
-import { writeUsageConfig } from './deploy/usage.ts';
 
 /** What a usage report sums by. */
 export const USAGE_GROUPS = ['day', 'deployment', 'kind', 'credential'] as const;
