@@ -135,7 +135,7 @@ const ROWS: Record<string, (authorization: string) => AutocannonRequest> = {
   trivial: () => get('/health'),
   single: () => get(`/api/json/${address()}`),
   xml: () => get(`/api/xml/${address()}`),
-  // The option row (BENCHMARKS.md, "The targets"): German names, six fields.
+  // The option row (docs/hot-path.md, "The targets"): German names, six fields.
   options: () => get(`/api/json/${address()}?${OPTIONS_QUERY}`),
   // Every field: the twenty, then the flags, radius, network, EU and local time (docs/api.md).
   all: () => get(`/api/json/${address()}?fields=all`),

@@ -62,7 +62,7 @@ const PAID_DISTANCE_ROW = 'paid distance';
 /** The paid deployment's networks-by-ASN row (`bench/asns.ts`), as docs/costs.md prices it. */
 export const PAID_ASN_ROW = 'paid ASN';
 
-/** The single lookup with options (BENCHMARKS.md, "The targets"): German names, six fields. */
+/** The single lookup with options (docs/hot-path.md, "The targets"): German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';
 export const OPTIONS_QUERY = 'lang=de&fields=latitude,longitude,countryName,countryCode,cityName,regionName';
 

@@ -137,7 +137,7 @@ async function benchMemory(
   await seeding.dispose();
 
   const address = addressCycle(Math.ceil((lookups * MAX_ROUNDS) / 6), 31, 32);
-  // Names in every language (BENCHMARKS.md, "Memory"): each lookup asks the next of the eight, English among them.
+  // Names in every language (docs/hot-path.md, "Memory"): each lookup asks the next of the eight, English among them.
   const languages = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'zh-CN'];
   let asked = 0;
   const fields = options.fields ? `&fields=${encodeURIComponent(options.fields)}` : '';

@@ -1,6 +1,6 @@
 /**
  * @module The benchmarks' one table, and `BENCHMARKS.md` around it: what was measured, on what, at
- * which commit, against which targets (BENCHMARKS.md, "The targets"), and where the time goes.
+ * which commit, against which targets (docs/hot-path.md, "The targets"), and where the time goes.
  */
 import type { AbFigures } from './ab.ts';
 import type { ColdStartReport } from './cold-start-report.ts';
@@ -68,7 +68,7 @@ function shardsRow(figures: ShardedAnswersFigures): Row {
   ];
 }
 
-/** The shards' CPU targets (BENCHMARKS.md, "The targets"): N = 3 against N = 1 per request, single lookup at most 1.6×, bulk of 50 at most 1.3×. */
+/** The shards' CPU targets (docs/hot-path.md, "The targets"): N = 3 against N = 1 per request, single lookup at most 1.6×, bulk of 50 at most 1.3×. */
 const SHARD_CPU_TARGETS: Readonly<Record<string, number>> = { single: 1.6, bulk: 1.3 };
 
 /**

@@ -78,7 +78,7 @@ function countUse(uses: Map<number, number>, index: number): void {
  * section takes them: most pointed-to first, then locations before networks, then by id, so that a build
  * is reproducible. A pointer takes 2 bytes to the first 2 KiB of the section, 3 to its first 526,336
  * bytes and 4 past them (MaxMind-DB-spec.md, "Pointer - 1"): the parts that most records point to are
- * the ones to have there (BENCHMARKS.md, "Schema 4").
+ * the ones to have there (docs/hot-path.md, "Schema 4").
  */
 function mostUsedFirst(uses: {
   readonly locations: ReadonlyMap<number, number>;

@@ -33,7 +33,7 @@ export const ASN_LAYOUT = {
   maxIndexBytes: 1_048_576,
   /**
    * The verified blocks a Worker keeps beside the index (256 KiB), the least recently used let go, so that
-   * the ASNs asked for most answer without a read (`src/asn/store.ts`; BENCHMARKS.md, "Networks by ASN").
+   * the ASNs asked for most answer without a read (`src/asn/store.ts`; docs/decisions/0008-asn-object-in-blocks.md, "Measured").
    */
   keptBlocks: 8,
   /** The longest organisation name, in UTF-8 bytes. */

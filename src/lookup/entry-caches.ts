@@ -1,6 +1,6 @@
 /**
  * @module The entry caches of one loaded database: a record's location and network as answers need
- * them (entries, `entries.ts`), kept in bounded caches by data offset (sizes: BENCHMARKS.md, "Caches of
+ * them (entries, `entries.ts`), kept in bounded caches by data offset (sizes: docs/hot-path.md, "Caches of
  * the lookup path"). The records themselves are decoded each time; only their parts' entries are cached.
  */
 import { type Utf8, utf8 } from '../format/utf8.ts';
@@ -10,7 +10,7 @@ import { NO_LOCATION, NO_NETWORK, type RecordParts } from '../geo/record-parts.t
 import { OffsetCache } from '../mmdb/offset-cache.ts';
 import { CountryEntry, LocationEntry, type NameSource, NetworkEntry } from './entries.ts';
 
-/** log2 of each cache's slots (see BENCHMARKS.md, "Caches of the lookup path"). */
+/** log2 of each cache's slots (see docs/hot-path.md, "Caches of the lookup path"). */
 export const CACHE_BITS = { locations: 15, networks: 15, names: 15 } as const;
 
 /** What a record holds, its parts resolved. */

@@ -66,7 +66,7 @@ export class RouteRequest<S extends RequestSchemas> {
    * plain strings (no checks of its own or of a value, no coercion, no transform: `{ip}`) accepts
    * every object of strings, so for such a schema the parse is checking that each of its keys holds a
    * string, done here; any other schema is parsed by zod, whose parse is slow in a Worker, which
-   * forbids `eval` (BENCHMARKS.md, "Validation of the lookup routes").
+   * forbids `eval` (docs/hot-path.md, "Validation of the lookup routes").
    */
   private parsedParams(schema: ZodObject, c: Context): ZodSafeParseResult<unknown> {
     const keys = this.plainParams;
@@ -106,7 +106,7 @@ export class RouteRequest<S extends RequestSchemas> {
    * `method path`, for a route that validates with {@link validate} inside its one handler instead of
    * the asynchronous validator chain that `app.openapi` adds for a route's `request` (that chain, and
    * the promise of a route with more than one handler, cost a single lookup about 10% of its CPU time
-   * and a bulk request more: BENCHMARKS.md, "Validation of the lookup routes").
+   * and a bulk request more: docs/hot-path.md, "Validation of the lookup routes").
    */
   documented(method: 'get' | 'post', path: string): DocumentedRequest {
     const { json, ...parameters } = this.schemas;
