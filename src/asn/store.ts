@@ -15,6 +15,7 @@ import { type Deployment, logDataEvent, type RequestPlace } from '../geo/data-ev
 import type { PublishedAsn } from '../geo/published.ts';
 import { RETRY_AFTER_SECONDS } from '../geo/retry-after.ts';
 import { unavailable } from '../geo/unavailable.ts';
+import { LruMap } from '../memory/lru-map.ts';
 import { type PieceContext, PieceDamage, type RangeBucket, readPiece } from './pieces.ts';
 
 /** The bindings the ASN answers use: the bucket, read whole (the record) and by range, and the deployment's names. */
@@ -34,7 +35,7 @@ interface Held {
   readonly version: string;
   readonly file: PublishedAsn | undefined;
   index: AsnIndex | undefined;
-  readonly blocks: Map<number, Uint8Array>;
+  readonly blocks: LruMap<number, Uint8Array>;
   /**
    * The failed reads, by piece (`the index`, `block 54`: its bytes were wrong) or {@link OBJECT} (any
    * other failure): when, and why; each stands for {@link RETRY_AFTER_SECONDS}.
@@ -55,7 +56,7 @@ const OBJECT = 'the object';
 
 /** A version held from now on, nothing of its object read yet. */
 function holding(version: string, file: PublishedAsn | undefined): Held {
-  return { version, file, index: undefined, blocks: new Map(), failures: new Map(), loggedAt: undefined };
+  return { version, file, index: undefined, blocks: new LruMap(ASN_LAYOUT.keptBlocks), failures: new Map(), loggedAt: undefined };
 }
 
 /** A minute's check not done after this long was abandoned (its request cancelled): another may start. */
@@ -155,12 +156,7 @@ export class AsnStore {
 
   /** Block `at` of the held version if the isolate keeps it, made the most recently used. */
   private kept(held: Held, at: number): Uint8Array | undefined {
-    const kept = held.blocks.get(at);
-    if (kept !== undefined) {
-      held.blocks.delete(at);
-      held.blocks.set(at, kept);
-    }
-    return kept;
+    return held.blocks.get(at);
   }
 
   /** Block `at` of the held version read (`pieces.ts`) and kept, the least recently used one let go. */
@@ -181,10 +177,6 @@ export class AsnStore {
     };
     const { bytes } = await readPiece(env, ctx, file, piece, damaged);
     held.blocks.set(at, bytes);
-    for (const oldest of held.blocks.keys()) {
-      if (held.blocks.size <= ASN_LAYOUT.keptBlocks) break;
-      held.blocks.delete(oldest);
-    }
     return bytes;
   }
 
