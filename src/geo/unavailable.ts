@@ -1,7 +1,8 @@
 /**
  * @module The failure of data that cannot answer (missing, unreadable, not a compiled database, or
- * corrupt where a lookup read it): one error class that the loaders throw and `errors/render.ts` answers
- * as 503 `DATA_UNAVAILABLE`. Its message is for the operator's log, never for clients.
+ * corrupt where a lookup read it): one error class that the loaders and the database's reads throw,
+ * and `errors/render.ts` answers as 503 `DATA_UNAVAILABLE`. Its message is for the operator's log,
+ * never for clients.
  */
 
 /**

@@ -1,4 +1,4 @@
-/** @module The one cache of the lookup path: a bounded, set-associative map from 32-bit integer keys (data offsets, address prefixes) to values. */
+/** @module The bounded cache of the lookup path by offset: a set-associative map from 32-bit integer keys (data offsets, address prefixes) to values, for the search tree's paths and the entry caches. */
 
 /**
  * A cache of `2 ** bits` slots: a key's Fibonacci hash picks a set of `ways` slots, most recently used

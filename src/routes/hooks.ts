@@ -1,4 +1,4 @@
-/** @module Validation hooks: the app's one default hook for lookup routes and the hooks of routes whose failures are their own; they throw, and the error handler renders. */
+/** @module Validation hooks: the one mapping of a failed validation to its problem, which the routes that validate through `validate.ts` (the lookups among them) and the app's default hook share, and the hooks of routes whose failures are their own; they throw, and the error handler renders. */
 import type { Context } from 'hono';
 import { ProblemError } from '../errors/problem.ts';
 import { LANGUAGES } from '../geo/languages.ts';

@@ -1,6 +1,6 @@
 /**
  * @module The IP info record (docs/specification.md, 2.1, and the fields answered only when asked for,
- * docs/api.md) as zod schemas: the OpenAPI document's description of the single and bulk lookup answers.
+ * docs/api.md) as zod schemas: the OpenAPI document's description of the single and bulk lookup answers, and the `{ip}` path parameter.
  */
 import { z } from '@hono/zod-openapi';
 

@@ -1,4 +1,4 @@
-/** @module The query parameters of the lookup routes (`lang`, `fields`) as zod schemas: validated through the app's one hook and documented with their values. */
+/** @module The query parameters of the lookup routes (`lang`, `fields`) as zod schemas: validated in the routes' handlers (`routes/validate.ts`, a failure mapped by `routes/hooks.ts`) and documented with their values. */
 import { z } from '@hono/zod-openapi';
 import { LANGUAGES, languageIndex } from '../geo/languages.ts';
 import { ALL, FIELD_INDEX, FIELDS, parseFields } from '../lookup/fields.ts';

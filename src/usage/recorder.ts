@@ -94,7 +94,7 @@ interface Writer {
   readonly since: number;
 }
 
-/** Counts one isolate's paid answers; one instance per isolate (`middleware.ts`). */
+/** Counts one isolate's paid answers; one instance per isolate (`isolate.ts`). */
 export class UsageRecorder {
   readonly #days = new DayClock();
   /** This isolate's prefix of batch ids; made on first use (random values cannot be made at start-up). */
