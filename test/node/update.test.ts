@@ -593,6 +593,24 @@ describe('data:update --geofeed and --corrections', () => {
   ];
   it.each(failures)('fails on %s, replacing nothing', (_case, fail, message) => expectFailsReplacingNothing(fail, message));
 
+  it('refuses a feed without #prefixes= whose narrow lines add up past its ceiling, naming its URL without the query', async () => {
+    // 1,025 lines of a /20 each: every line within the widest accepted, together over a /10 of IPv4.
+    const body = Array.from({ length: 1025 }, (_, n) => `${11 + (n >>> 4)}.${(n & 15) * 16}.0.0/20,KP\n`).join('');
+    feeds.set('/many.csv', { kind: 'serve', body });
+    const staged = fetchGeofeed({ url: `${feedUrl}/many.csv?token=SECRET` }, new DownloadCache(join(work, 'many-cache')), 10_000, () => {});
+    await expect(staged).rejects.toThrow(
+      /^--geofeed http:\/\/127\.0\.0\.1:\d+\/many\.csv: its lines cover 4198400 IPv4 addresses \(a \/10's worth\), over the ceiling/,
+    );
+    await expect(staged).rejects.not.toThrow(/SECRET|token/);
+    const allowed = await fetchGeofeed(
+      { url: `${feedUrl}/many.csv?token=SECRET`, allowed: ['0.0.0.0/1'] },
+      new DownloadCache(join(work, 'many-cache')),
+      10_000,
+      () => {},
+    );
+    expect(allowed.source.version).toMatch(/^1025 prefixes/);
+  });
+
   it('stops reading a feed that grows past its cap without saying its length', async () => {
     // The cap of 32 MiB, read line by line, takes seconds; the same check with a cap of 1 MiB.
     feeds.set('/endless.csv', { kind: 'endless' });
