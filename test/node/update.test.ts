@@ -224,6 +224,33 @@ describe('data:update from MaxMind', () => {
     expect(Buffer.compare(readFileSync(cached), CITY_TEST)).toBe(0);
   });
 
+  it('keeps the archive and checks it again: a database rewritten with its digest in source.json is extracted again from it', async () => {
+    const folder = join(cacheDir, 'maxmind', 'GeoLite2-City');
+    expect(readFileSync(join(folder, 'source.tar.gz')).equals(cityArchive)).toBe(true);
+    /** Rewrites a cached file and the digest source.json records for it, as one who can write the cache would. */
+    const rewrite = (name: string, bytes: Buffer) => {
+      writeFileSync(join(folder, name), bytes);
+      const source = JSON.parse(readFileSync(join(folder, 'source.json'), 'utf8'));
+      source.files[name] = sha256(bytes);
+      writeFileSync(join(folder, 'source.json'), JSON.stringify(source));
+    };
+    rewrite('GeoLite2-City.mmdb', builtEarlier(CITY_TEST, 1));
+    const before = server.downloads.get('GeoLite2-City') ?? 0;
+    expect((await run()).unchanged).toBe(true);
+    expect(server.downloads.get('GeoLite2-City')).toBe(before);
+    expect(lines).toContain("maxmind/GeoLite2-City: the cached files are not those of its archive, which is the publisher's; extracted again from the archive");
+    expect(readFileSync(join(folder, 'GeoLite2-City.mmdb')).equals(CITY_TEST)).toBe(true);
+
+    // The archive too, and the checksum it records: MaxMind's .sha256 is not its.
+    const forged = await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, 1));
+    rewrite('source.tar.gz', forged);
+    rewrite('GeoLite2-City.mmdb', builtEarlier(CITY_TEST, 1));
+    expect((await run()).unchanged).toBe(true);
+    expect(server.downloads.get('GeoLite2-City')).toBe(before + 1);
+    expect(lines).toContain('maxmind/GeoLite2-City: the cached archive does not match the SHA-256 MaxMind publishes for it; fetching it again');
+    expect(readFileSync(join(folder, 'source.tar.gz')).equals(cityArchive)).toBe(true);
+  });
+
   describe('fails clearly and replaces nothing', () => {
     const failures: Array<[string, () => Promise<unknown>, RegExp]> = [
       ['a wrong account or key (401)', () => run({ account: { ...ACCOUNT, licenseKey: 'wrong' } }), /401.*MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY/],
