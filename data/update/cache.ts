@@ -165,7 +165,7 @@ export class DownloadCache {
     for (const name of files.keys()) {
       const inside = relative(dir, join(dir, name));
       if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
-        throw new UpdateError(`${id}: the file name ${JSON.stringify(name)} is outside its folder`);
+        throw new UpdateError(`${id}: a file's name would put it outside its folder`);
     }
     mkdirSync(dir, { recursive: true });
     const digests: Record<string, string> = {};

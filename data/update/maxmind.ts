@@ -89,7 +89,7 @@ export async function fetchEdition(
   const mmdb = await fileOf(archive, file, `${edition} archive`);
   const metadata = mmdbMetadata(mmdb, /./, `${file} of the ${edition} archive`);
   const role = roleOf(metadata.databaseType);
-  if (!role) throw new UpdateError(`${edition} is a "${metadata.databaseType}" database, which the build does not read (City, Country, ASN, Anonymous-IP)`);
+  if (!role) throw new UpdateError(`${edition} is not a type the build reads (City, Country, ASN, Anonymous-IP), by its database_type`);
   const builtOn = new Date(metadata.buildEpoch * 1000).toISOString().slice(0, 10);
   if (cached?.buildEpoch !== undefined && metadata.buildEpoch < cached.buildEpoch) {
     throw new UpdateError(`${edition}: the download was built on ${builtOn}, before the cached one (${cached.version}); keeping the cached one`);

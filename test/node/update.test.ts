@@ -300,6 +300,17 @@ describe('data:update from MaxMind', () => {
         /GeoLite2-City\.mmdb of the GeoLite2-City archive is not a MaxMind DB/,
       ],
       [
+        'a database of a type the build does not read, the type never repeated',
+        async () => {
+          const mmdb = Buffer.from(CITY_TEST);
+          // The metadata's database_type, "GeoLite2-City", rewritten in place (same length) to a text of the publisher's.
+          mmdb.write('SECRET-TOKEN1', mmdb.lastIndexOf('GeoLite2-City'));
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', mmdb) });
+          return run();
+        },
+        /^GeoLite2-City is not a type the build reads \(City, Country, ASN, Anonymous-IP\), by its database_type$/,
+      ],
+      [
         'no answer within the timeout',
         async () => {
           server.behaviours.set('GeoLite2-City', { kind: 'stall' });
