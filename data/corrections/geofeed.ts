@@ -44,6 +44,8 @@ export const WIDEST_CORRECTION = { 4: 8, 6: 19 } as const;
  * address counted once, as prefix lengths: IPv4 addresses as many as a /10 holds, IPv6 /64s as many as a
  * /19 holds (its widest line). A network's feed speaks for its own addresses; one that holds more is
  * given its prefixes, and many narrow lines cannot add up to a share of the Internet.
+ *
+ * @internal Exported for its tests.
  */
 export const FETCHED_FEED_CEILING = { 4: 10, 6: 19 } as const;
 

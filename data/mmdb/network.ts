@@ -77,7 +77,7 @@ export function rangeToNetworks(first: bigint, last: bigint): Network[] {
 }
 
 /** The bits of byte `index` that a prefix of `length` bits keeps. */
-export function maskByte(length: number, index: number): number {
+function maskByte(length: number, index: number): number {
   const bits = Math.min(8, Math.max(0, length - index * 8));
   return (0xff00 >> bits) & 0xff;
 }
