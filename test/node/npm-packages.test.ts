@@ -27,7 +27,7 @@ async function tarballOf(files: Record<string, string>): Promise<Buffer> {
 /** The registry as npm reports it: one version of one package, its tarball and integrity. */
 class Registry {
   version = '1.0.0';
-  tarball = Buffer.alloc(0);
+  tarball: Buffer = Buffer.alloc(0);
   integrity = '';
   readonly calls: string[] = [];
   readonly run: NpmRun = async (args) => {
