@@ -1,7 +1,8 @@
 /**
  * @module The builds `data:diff` compares: one on disk (its manifest, or a database file with its
  * manifest beside it, or the folder that holds them), or the version a deployment's bucket serves,
- * fetched into a temporary folder. Every file is checked against its recorded SHA-256 before it is read.
+ * fetched into a temporary folder. Every file is checked against its recorded SHA-256 before it is read;
+ * the ASN object, when the build has one, piece by piece as `data:publish` checks it (`asn-view.ts`).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -9,8 +10,10 @@ import { dirname, join, relative } from 'node:path';
 import { GeoDatabase } from '../../src/geo/database.ts';
 import { CURRENT_RECORD_KEY, CurrentRecordSchema } from '../../src/geo/published.ts';
 import { parseRanges, type ShardRange } from '../../src/geo/shard-ranges.ts';
+import type { PublicationAsn } from '../publish/asn-object.ts';
 import { readBuildFile } from '../publish/build-file.ts';
 import { PublishError } from '../publish/record.ts';
+import { type AsnView, readAsnView } from './asn-view.ts';
 import { FactsReader } from './facts.ts';
 
 /** A build could not be read for a diff: missing, damaged, or not a compiled database. */
@@ -24,6 +27,8 @@ export interface ComparedBuild {
   readonly label: string;
   readonly version: string;
   readonly shards: readonly { readonly range: ShardRange; readonly facts: FactsReader }[];
+  /** Its ASN object, read and verified; undefined for a version published before builds had one. */
+  readonly asn: AsnView | undefined;
 }
 
 /** The bucket operations reading a deployment's current build needs (`data/publish/wrangler-bucket.ts` has them). */
@@ -39,6 +44,17 @@ function opened(bytes: Uint8Array, label: string): FactsReader {
     return new FactsReader(new GeoDatabase(bytes));
   } catch (error) {
     throw new DiffError(`${label} is not a compiled service database: ${(error as Error).message}`);
+  }
+}
+
+/** The ASN object `object`, verified whole. @throws DiffError when it is damaged. */
+function asnOf(object: PublicationAsn<Uint8Array> | undefined, label: string): AsnView | undefined {
+  if (object === undefined) return undefined;
+  try {
+    return readAsnView(object, label);
+  } catch (error) {
+    if (error instanceof PublishError) throw new DiffError(error.message);
+    throw error;
   }
 }
 
@@ -71,12 +87,22 @@ export function buildOnDisk(path: string): ComparedBuild {
     label,
     version: build.version,
     shards: build.shards.map((shard, index) => ({ range: ranges[index] as ShardRange, facts: opened(shard.body, shard.file) })),
+    asn: asnOf(build.asn, build.asn?.file ?? ''),
   };
 }
 
+/** The object `key` of a bucket, fetched into `file` and checked against its SHA-256. @throws DiffError when it is not that one. */
+async function fetched(bucket: ReadableBucket, key: string, file: string, sha256: string): Promise<Buffer> {
+  await bucket.getFile(key, file);
+  const bytes = readFileSync(file);
+  const found = createHash('sha256').update(bytes).digest('hex');
+  if (found !== sha256) throw new DiffError(`${bucket.name}: ${key} has SHA-256 ${found}, not the ${sha256} its record gives`);
+  return bytes;
+}
+
 /**
- * The version a bucket serves, its files fetched into `dir` and checked against the SHA-256 its record
- * gives; null when nothing is published there.
+ * The version a bucket serves, its files (and its ASN object, when the version has one) fetched into
+ * `dir` and checked against the SHA-256 its record gives; null when nothing is published there.
  *
  * @param read the bucket's record as just read, when the caller has read it (else it is read here).
  * @throws DiffError when the record is not one, or an object is missing or not what the record says.
@@ -90,12 +116,15 @@ export async function currentBuild(bucket: ReadableBucket, dir: string, read?: s
   const ranges = rangesOf(current.shards, `${bucket.name} version ${current.version}`);
   const shards = [];
   for (const [index, shard] of current.shards.entries()) {
-    const file = join(dir, shard.key);
-    await bucket.getFile(shard.key, file);
-    const bytes = readFileSync(file);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    if (sha256 !== shard.sha256) throw new DiffError(`${bucket.name}: ${shard.key} has SHA-256 ${sha256}, not the ${shard.sha256} its record gives`);
+    const bytes = await fetched(bucket, shard.key, join(dir, shard.key), shard.sha256);
     shards.push({ range: ranges[index] as ShardRange, facts: opened(bytes, `${bucket.name} ${shard.key}`) });
   }
-  return { label: bucket.name, version: current.version, shards };
+  let asn: AsnView | undefined;
+  if (current.asn !== undefined) {
+    const { key, ...entry } = current.asn;
+    const body = await fetched(bucket, key, join(dir, key), entry.sha256);
+    if (body.byteLength !== entry.bytes) throw new DiffError(`${bucket.name}: ${key} is ${body.byteLength} bytes, not the ${entry.bytes} its record gives`);
+    asn = asnOf({ ...entry, body }, `${bucket.name} ${key}`);
+  }
+  return { label: bucket.name, version: current.version, shards, asn };
 }

@@ -1,7 +1,7 @@
 /**
- * @module `npm run data:diff -- OLD NEW`: compares two builds on a fixed sample of addresses and over
- * every network (`report.ts`), prints the table, and exits {@link OVER_THRESHOLDS} when a share crosses
- * its threshold (`thresholds.ts`). A build is a folder, manifest or database file on disk, or
+ * @module `npm run data:diff -- OLD NEW`: compares two builds, each data object of a version (`report.ts`),
+ * prints the table, and exits {@link OVER_THRESHOLDS} when a measure crosses its threshold
+ * (`thresholds.ts`) or NEW is broken. A build is a folder, manifest or database file on disk, or
  * `bucket:ENV`, the version a deployment's bucket serves (local R2, or Cloudflare's with `--remote`).
  *
  *     npm run data:diff -- bucket:de data/out --remote --summary "$GITHUB_STEP_SUMMARY"
@@ -23,7 +23,10 @@ const USAGE = `usage: npm run data:diff -- OLD NEW [--json FILE] [--summary FILE
 Compares two builds: on a fixed sample of 1,048,576 addresses and the well-known networks, the share
 of answered addresses whose country, region, city, coordinates (over 50 km), ASN, each flag and
 accuracy radius changed; over every network, those that appeared and disappeared and those with the
-most changed addresses. Exits 0 within every threshold, ${OVER_THRESHOLDS} over one (docs/operations.md, "The diff gate").
+most changed addresses. Of their ASN objects: the sampled addresses whose ASN changed, the ASNs that
+appeared, disappeared, were renamed or gained most, the totals, where sampled ASNs' addresses are; and
+whether NEW's ASN object agrees with its database. Exits 0 within every threshold, ${OVER_THRESHOLDS} over one or
+when NEW is broken (docs/operations.md, "The diff gate").
   OLD, NEW          a build: its folder (data/out), manifest or database file; or bucket:ENV, the version
                     the R2 bucket of the deployment ENV serves
   --json FILE       also write the report as JSON

@@ -9,7 +9,7 @@ import { shardIndexOf } from '../../src/geo/shard-ranges.ts';
 import { cidrText, type IpAddress } from '../../src/ip/address.ts';
 import type { ComparedBuild } from './builds.ts';
 import { type AnswerFacts, changedFields, DIFF_FIELDS, type DiffField, describeFacts, fieldsOf } from './facts.ts';
-import { type AddressSample, addressSample } from './sample.ts';
+import type { AddressSample } from './sample.ts';
 
 /** What changed in one address family of the sample. */
 interface FamilyChanges {
@@ -89,15 +89,28 @@ function familyChanges(count: number, pairOf: (index: number) => [AnswerFacts, A
   return { sampled: count, answered, changed };
 }
 
-/** Compares the sample's addresses. */
-function sampleChanges(before: ComparedBuild, after: ComparedBuild, sample: AddressSample): DatabaseDiff['sample'] {
+/** A build's answer at each address of the sample, in the sample's order: looked up once, for every section of a report. */
+export interface SampledAnswers {
+  readonly ipv4: readonly AnswerFacts[];
+  readonly ipv6: readonly AnswerFacts[];
+}
+
+/** The answers of `build` at the addresses of `sample`. */
+export function sampledAnswers(build: ComparedBuild, sample: AddressSample): SampledAnswers {
   const { ipv4, ipv6 } = sample;
   return {
-    ipv4: familyChanges(ipv4.length, (i) => [factsOf(before, 4, 0, 0, 0, ipv4[i] as number), factsOf(after, 4, 0, 0, 0, ipv4[i] as number)]),
-    ipv6: familyChanges(ipv6.length / 4, (i) => {
-      const [w0, w1, w2, w3] = [ipv6[i * 4] as number, ipv6[i * 4 + 1] as number, ipv6[i * 4 + 2] as number, ipv6[i * 4 + 3] as number];
-      return [factsOf(before, 6, w0, w1, w2, w3), factsOf(after, 6, w0, w1, w2, w3)];
-    }),
+    ipv4: Array.from(ipv4, (address) => factsOf(build, 4, 0, 0, 0, address)),
+    ipv6: Array.from({ length: ipv6.length / 4 }, (_, i) =>
+      factsOf(build, 6, ipv6[i * 4] as number, ipv6[i * 4 + 1] as number, ipv6[i * 4 + 2] as number, ipv6[i * 4 + 3] as number),
+    ),
+  };
+}
+
+/** Compares the sample's answers. */
+function sampleChanges(before: SampledAnswers, after: SampledAnswers): DatabaseDiff['sample'] {
+  return {
+    ipv4: familyChanges(before.ipv4.length, (i) => [before.ipv4[i] as AnswerFacts, after.ipv4[i] as AnswerFacts]),
+    ipv6: familyChanges(before.ipv6.length, (i) => [before.ipv6[i] as AnswerFacts, after.ipv6[i] as AnswerFacts]),
   };
 }
 
@@ -252,9 +265,13 @@ function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<Datab
   return { networks: tallies, largest: { ipv4: largest.ipv4.kept, ipv6: largest.ipv6.kept } };
 }
 
-/** The database section of the diff of `before` and `after`. */
-export function databaseDiff(before: ComparedBuild, after: ComparedBuild): DatabaseDiff {
-  const sample = addressSample();
+/** The database section of the diff of `before` and `after`, on `sample` (`sample.ts`), whose answers in each are `answers`. */
+export function databaseDiff(
+  before: ComparedBuild,
+  after: ComparedBuild,
+  sample: AddressSample,
+  answers: { readonly before: SampledAnswers; readonly after: SampledAnswers },
+): DatabaseDiff {
   const wellKnown = sample.wellKnown.flatMap(({ network, name, address }) => {
     const { version, w0, w1, w2, w3 } = address;
     const was = factsOf(before, version, w0, w1, w2, w3);
@@ -262,5 +279,5 @@ export function databaseDiff(before: ComparedBuild, after: ComparedBuild): Datab
     const mask = changedFields(was, is);
     return mask === 0 ? [] : [{ network, name, fields: fieldsOf(mask), before: describeFacts(was), after: describeFacts(is) }];
   });
-  return { object: 'database', sample: sampleChanges(before, after, sample), wellKnown, ...networkChanges(before, after) };
+  return { object: 'database', sample: sampleChanges(answers.before, answers.after), wellKnown, ...networkChanges(before, after) };
 }

@@ -1,6 +1,6 @@
 /**
  * @module What `data:diff` compares of an answer: the fields of a record that a change of data moves
- * (place, coordinates, ASN, flags, radius), read with the Worker's own reader, and which of them differ
+ * (place, coordinates, ASN and its organisation, flags, radius), read with the Worker's own reader, and which of them differ
  * between two answers. Coordinates differ when they are over {@link MOVED_KM} apart.
  */
 // The package is CommonJS: Node's ESM loader gives it as a default export (the Worker's bundler also by name).
@@ -16,6 +16,7 @@ export const DIFF_FIELDS = [
   'cityName',
   'coordinates',
   'asn',
+  'organization',
   'isVpn',
   'isTor',
   'isRelay',
@@ -46,6 +47,8 @@ export interface AnswerFacts {
   readonly latitude: number;
   readonly longitude: number;
   readonly asn: number;
+  /** The ASN's organisation as the routing source names it, or ''. */
+  readonly organization: string;
   /** The answer's flags as `FLAG_BIT`s (`src/geo/schema.ts`): vpn, tor, relay, hosting, and proxy for isProxy (any but hosting). */
   readonly flags: number;
   /** Kilometres, 0 when none. */
@@ -60,6 +63,7 @@ const NO_ANSWER: AnswerFacts = Object.freeze({
   latitude: 0,
   longitude: 0,
   asn: 0,
+  organization: '',
   flags: 0,
   accuracyRadius: 0,
 });
@@ -78,7 +82,7 @@ export class FactsReader {
     if (facts !== undefined) return facts;
     const parts = this.database.partsAt(offset, this.parts);
     const location = parts.location >= 0 ? this.database.locationAt(parts.location) : undefined;
-    const asn = parts.network >= 0 ? this.database.networkAt(parts.network).asn : 0;
+    const network = parts.network >= 0 ? this.database.networkAt(parts.network) : undefined;
     const stored = parts.flags & (FLAG_BIT.vpn | FLAG_BIT.tor | FLAG_BIT.relay | FLAG_BIT.hosting);
     facts = {
       answered: true,
@@ -87,7 +91,8 @@ export class FactsReader {
       cityName: location?.cityName ?? '',
       latitude: location?.latitude ?? 0,
       longitude: location?.longitude ?? 0,
-      asn,
+      asn: network?.asn ?? 0,
+      organization: network?.organization ?? '',
       flags: stored | ((parts.flags & PROXY_BITS) !== 0 ? FLAG_BIT.proxy : 0),
       accuracyRadius: parts.accuracyRadius,
     };
@@ -122,6 +127,7 @@ export function changedFields(a: AnswerFacts, b: AnswerFacts): number {
   if (a.countryCode !== b.countryCode || a.regionCode !== b.regionCode || a.cityName !== b.cityName) mask |= BIT.cityName;
   if (positionsMoved(a, b)) mask |= BIT.coordinates;
   if (a.asn !== b.asn) mask |= BIT.asn;
+  if (a.organization !== b.organization) mask |= BIT.organization;
   const flags = a.flags ^ b.flags;
   if (flags & FLAG_BIT.vpn) mask |= BIT.isVpn;
   if (flags & FLAG_BIT.tor) mask |= BIT.isTor;
@@ -137,7 +143,7 @@ export function fieldsOf(mask: number): DiffField[] {
   return DIFF_FIELDS.filter((field) => (mask & BIT[field]) !== 0);
 }
 
-/** An answer in a few words, for a table: `GB ENG London 51.5,-0.1 AS15169 vpn+hosting 100 km`, or `no answer`. */
+/** An answer in a few words, for a table: `GB ENG London 51.5,-0.1 AS15169 "Google LLC" vpn+hosting 100 km`, or `no answer`. */
 export function describeFacts(facts: AnswerFacts): string {
   if (!facts.answered) return 'no answer';
   const flags = (['vpn', 'tor', 'relay', 'hosting'] as const).filter((flag) => facts.flags & FLAG_BIT[flag]).join('+');
@@ -148,6 +154,7 @@ export function describeFacts(facts: AnswerFacts): string {
     facts.cityName,
     position,
     facts.asn ? `AS${facts.asn}` : '',
+    facts.organization ? `"${facts.organization}"` : '',
     flags,
     facts.accuracyRadius ? `${facts.accuracyRadius} km` : '',
   ]

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AsnLayoutError, pagesInBlock, parseAsnIndex } from '../../src/geo/asn-layout.ts';
+import { AsnLayoutError, type AsnPage, pagesInBlock, parseAsnIndex } from '../../src/geo/asn-layout.ts';
 import type { AsnObjectInfo } from '../asn/object.ts';
 import type { PublicationAsn } from './asn-object.ts';
 import { PublishError } from './record.ts';
@@ -34,10 +34,11 @@ export function readAsnObject(dir: string, info: AsnObjectInfo | undefined): (Pu
  * Reads the ASN object as a Worker would, every piece: the index against `indexSha256`, each block
  * against the index's digest of it, each page record decoded.
  *
+ * @param visit receives each page record decoded, in order (what `data:diff` compares).
  * @returns the ASNs and page records read.
  * @throws PublishError naming the piece at fault.
  */
-export function verifyAsnObject(object: PublicationAsn<Uint8Array>, label: string): { asns: number; pages: number } {
+export function verifyAsnObject(object: PublicationAsn<Uint8Array>, label: string, visit?: (page: AsnPage) => void): { asns: number; pages: number } {
   const { body, indexBytes, blockBytes, blocks } = object;
   const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
   if (body.byteLength !== indexBytes + blocks * blockBytes) throw new PublishError(`${label} is ${body.byteLength} bytes, not its index and ${blocks} blocks`);
@@ -55,6 +56,7 @@ export function verifyAsnObject(object: PublicationAsn<Uint8Array>, label: strin
       for (const page of pagesInBlock(block)) {
         seen.add(page.asn);
         pages++;
+        visit?.(page);
       }
     }
   } catch (error) {

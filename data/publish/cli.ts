@@ -67,12 +67,13 @@ Running Workers switch within a minute.
                     would change none (the build is current everywhere, no version to expire),
                     ${CHANGES_PENDING} when it would change one, ${OVER_THRESHOLDS} when the diff gate stops the build
   --accept-diff VERSION  publish VERSION (the build's) though its diff from what a bucket serves
-                    crosses a threshold: after reading that diff (npm run data:diff -- bucket:ENV data/out)
+                    crosses a threshold: after reading that diff (npm run data:diff -- bucket:ENV data/out);
+                    never a broken build (its ASN object disagreeing with its database)
   --summary FILE    append the diff tables to FILE (the workflow's $GITHUB_STEP_SUMMARY)
 
 Before publishing, the build is compared with the version each bucket serves (npm run data:diff); a
-share over its threshold publishes nothing, deletes only the versions expired (over ${RETENTION_DAYS} days), and
-exits ${OVER_THRESHOLDS} (docs/operations.md, "The diff gate").`
+measure over its threshold, or a broken build, publishes nothing, deletes only the versions expired (over
+${RETENTION_DAYS} days), and exits ${OVER_THRESHOLDS} (docs/operations.md, "The diff gate").`
       : ''
   }`;
 }
@@ -209,12 +210,10 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
       if (accepted !== undefined && accepted !== build.version) {
         throw new PublishError(`--accept-diff ${accepted} names another version than the build's, ${build.version}: read its diff, then name it`);
       }
-      if (accepted === undefined) {
-        const { stopped } = await diffGate(resolve(values.file ?? DEFAULT_FILE), buckets, console.log, values.summary);
-        if (stopped) return stopAtGate(buckets, build.version, values.check ?? false);
-      } else {
-        console.log(`The diff gate is overridden for version ${build.version} (--accept-diff).`);
-      }
+      if (accepted !== undefined) console.log(`The diff gate is overridden for version ${build.version} (--accept-diff).`);
+      // With --accept-diff the build is compared with no bucket's version, only with itself: a broken build never goes out.
+      const verdict = await diffGate(resolve(values.file ?? DEFAULT_FILE), accepted === undefined ? buckets : [], console.log, values.summary);
+      if (verdict.stopped) return stopAtGate(buckets, build.version, values.check ?? false, verdict.broken);
       const changes = await publishEverywhere(buckets, environments, build, budgetBytes, values.check ?? false);
       if (values.check) {
         console.log(
@@ -243,12 +242,16 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
  * What a publish does when the diff gate stops the build: publishes nothing, still deletes the versions
  * the licence wants gone (unless `check`), and says how to go on.
  *
+ * @param broken the build's ASN object disagrees with its database: no `--accept-diff` publishes it.
  * @returns {@link OVER_THRESHOLDS}.
  */
-async function stopAtGate(buckets: readonly VersionBucket<string>[], version: string, check: boolean): Promise<number> {
+async function stopAtGate(buckets: readonly VersionBucket<string>[], version: string, check: boolean, broken: boolean): Promise<number> {
+  const nothing = check ? 'Publishing would publish nothing' : 'Nothing was published';
   console.error(
-    `The diff gate stops version ${version}: a share is over its threshold (the table above). ${check ? 'Publishing would publish nothing' : 'Nothing was published'}. ` +
-      `Read the diff; to publish this build all the same: npm run data:publish -- … --accept-diff ${version}`,
+    broken
+      ? `The diff gate stops version ${version}: its ASN object disagrees with its database (the table above), a broken build that no --accept-diff publishes. ${nothing}. Build it again: npm run data:build`
+      : `The diff gate stops version ${version}: a measure is over its threshold (the table above). ${nothing}. ` +
+          `Read the diff; to publish this build all the same: npm run data:publish -- … --accept-diff ${version}`,
   );
   if (!check) for (const bucket of buckets) await expireVersions(bucket, new Date(), console.log);
   return OVER_THRESHOLDS;
