@@ -155,9 +155,10 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
     return database;
   };
   const buckets = dryRun ? new Map<Environment, ReadBucket>() : await readBuckets(request.environments, wranglerToml, cloudflare, log);
-  // The buckets whose served version the build would replace: through the diff gate, before any Worker is deployed.
-  const replaced = [...buckets.values()].filter(({ record }) => record !== null && record.current.shards.length !== shards).map(({ bucket }) => bucket);
-  if (replaced.length > 0) await passDiffGate(theDatabase(), replaced, request.acceptDiff, log);
+  // The buckets the build goes to (a first fill, or a served version replaced): through the diff gate, before any Worker is deployed.
+  const filled = [...buckets.values()].filter(({ record }) => record === null || record.current.shards.length !== shards);
+  const replaced = filled.flatMap(({ bucket, record }) => (record === null ? [] : [bucket]));
+  if (filled.length > 0) await passDiffGate(theDatabase(), replaced, request.acceptDiff, log);
   const outcomes: DeployOutcome[] = [];
   let usageDeployed = false;
   for (const environment of request.environments) {
@@ -187,7 +188,7 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
         const publishing = theDatabase();
         log(
           current === undefined
-            ? `${bucket.name} serves no version yet: publishing ${publishing.version} without the diff gate, which compares a build with the version a bucket serves (a first fill).`
+            ? `${bucket.name} serves no version yet: publishing ${publishing.version}, a first fill (the diff gate had no served version to compare it with, only its ASN object with its database).`
             : `${bucket.name} serves ${current.version} in ${current.shards.length} shard(s); this deploy serves ${shards}: publishing ${publishing.version}.`,
         );
         // The app deployed before this one keeps answering from the version it holds until the new app replaces it.
@@ -253,20 +254,27 @@ async function readBuckets(
 }
 
 /**
- * The diff gate of `data:publish` (`data/diff/gate.ts`) for a build that replaces what `buckets` serve:
- * each distinct served version compared with it, its table printed.
+ * The diff gate of `data:publish` (`data/diff/gate.ts`) for a build that goes to buckets, replacing what
+ * `buckets` serve: each distinct served version compared with it, its table printed; compared with none
+ * (first fills only, or `acceptDiff`), the build is still checked against itself.
  *
  * @param acceptDiff the build's version, when the operator publishes it though the gate would stop it.
- * @throws DiffGateStop when a share is over its threshold; DeployError when `acceptDiff` names another version.
+ * @throws DiffGateStop when a measure is over its threshold or the build is broken (its ASN object
+ *   disagrees with its database; whatever `acceptDiff` says); DeployError when `acceptDiff` names another version.
  */
 async function passDiffGate(database: BuildFile<string>, buckets: readonly WranglerBucket[], acceptDiff: string | undefined, log: (line: string) => void) {
   if (acceptDiff !== undefined) {
     if (acceptDiff !== database.version)
       throw new DeployError(`--accept-diff ${acceptDiff} names another version than the build's, ${database.version}: read its diff, then name it`);
     log(`The diff gate is overridden for version ${database.version} (--accept-diff).`);
-    return;
   }
-  const { stopped } = await diffGate(database.shards[0]?.file ?? MANIFEST_FILE, buckets, log);
+  const { stopped, broken } = await diffGate(database.shards[0]?.file ?? MANIFEST_FILE, acceptDiff === undefined ? buckets : [], log);
+  if (broken) {
+    throw new DiffGateStop(
+      `the diff gate stops version ${database.version}: its ASN object disagrees with its database (the table above), a broken build that no --accept-diff publishes. ` +
+        'Nothing was published or deployed. Build it again: npm run data:build',
+    );
+  }
   if (stopped) {
     throw new DiffGateStop(
       `the diff gate stops version ${database.version}: a share is over its threshold (the table above). Nothing was published or deployed. ` +

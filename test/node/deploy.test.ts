@@ -520,7 +520,7 @@ describe('deploy with a sharded build', () => {
     await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, first);
     // A first fill has nothing to compare with, and says so.
     expect(first.lines.join('\n')).toContain(
-      `ipgeo-data-de (fake of de) serves no version yet: publishing ${small.version} without the diff gate, which compares a build with the version a bucket serves (a first fill).`,
+      `ipgeo-data-de (fake of de) serves no version yet: publishing ${small.version}, a first fill (the diff gate had no served version to compare it with, only its ASN object with its database).`,
     );
     const served = cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json');
     cloudflare.calls = [];
