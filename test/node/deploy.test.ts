@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +24,7 @@ import { writeShardConfigs } from '../../scripts/deploy/shards.ts';
 import { writeUsageConfig } from '../../scripts/deploy/usage.ts';
 import { checkDeployment, DeployError, type DeployTools, DiffGateStop, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
 import { FIXTURES } from '../support/fixtures.ts';
+import { writeRouting } from '../support/synthetic-routing.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const temp = mkdtempSync(join(tmpdir(), 'deploy-test-'));
@@ -544,6 +545,28 @@ describe('deploy with a sharded build', () => {
     await accepted.done;
     expect(accepted.tooled.lines).toContain(`The diff gate is overridden for version ${poisoned.version} (--accept-diff).`);
     expect(JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json'))).current.version).toBe(poisoned.version);
+  });
+
+  it('publishes no broken build, not even in a first fill with --accept-diff naming it', async () => {
+    // The small build with the ASN object of a build from another routing source: its database and its object disagree.
+    const routing = join(temp, 'other-routing.mmdb');
+    writeRouting(routing);
+    const other = join(temp, 'other-routing');
+    build({ maxmindCity: join(FIXTURES, 'test-data', 'GeoIP2-City-Test.mmdb'), maxmindAsn: routing, proxyLists: [] }, () => {}, other);
+    const broken = join(temp, 'broken');
+    cpSync(join(temp, 'small'), broken, { recursive: true });
+    cpSync(join(other, 'ipgeo.asn'), join(broken, 'ipgeo.asn'));
+    const manifest = JSON.parse(readFileSync(join(broken, 'ipgeo.manifest.json'), 'utf8'));
+    manifest.asn = JSON.parse(readFileSync(join(other, 'ipgeo.manifest.json'), 'utf8')).asn;
+    writeFileSync(join(broken, 'ipgeo.manifest.json'), JSON.stringify(manifest));
+    const cloudflare = new FakeCloudflare();
+    const tooled = { ...tools(cloudflare), database: () => readBuild(join(broken, 'ipgeo.manifest.json')) };
+    const done = deploy({ environments: ['de'], dryRun: false, settings: SETTINGS, acceptDiff: manifest.version }, toml, tooled);
+    await expect(done).rejects.toThrow(DiffGateStop);
+    await expect(done).rejects.toThrow(`the diff gate stops version ${manifest.version}: its ASN object disagrees with its database`);
+    expect(tooled.lines.join('\n')).toContain('**Broken build:**');
+    expect(cloudflare.objects.has('ipgeo-data-de/ipgeo-current.json')).toBe(false);
+    expect(cloudflare.calls.filter((call) => call.startsWith('put ') || call.startsWith('deploy'))).toEqual([]);
   });
 
   it('refuses a bucket whose current record is not JSON, naming it, before deploying anything', async () => {
