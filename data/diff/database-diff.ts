@@ -283,6 +283,15 @@ function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<Datab
     let size = 0;
     let mask = 0;
     let example: [AnswerFacts, AnswerFacts] | undefined;
+    /** A piece of this network of `pieceSize`, answered `was` by the old build. */
+    const piece = (pieceSize: number, was: AnswerFacts) => {
+      const changed = changedFields(was, facts);
+      space[family].add(pieceSize, changed);
+      if (changed === 0) return;
+      size += pieceSize;
+      mask |= changed;
+      example ??= [was, facts];
+    };
     while (i < old.count) {
       const otherStart = oldStart(i);
       const otherLength = old.lengths[i] as number;
@@ -295,28 +304,13 @@ function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<Datab
       const overlap = otherLength > length ? sizeOf(otherStart, otherLength) : sizeOf(start, length);
       answeredBefore += overlap;
       covered[i] = (covered[i] as number) + overlap;
-      const was = oldFacts(i);
-      const changed = changedFields(was, facts);
-      space[family].add(overlap, changed);
-      if (changed !== 0) {
-        size += overlap;
-        mask |= changed;
-        example ??= [was, facts];
-      }
+      piece(overlap, oldFacts(i));
       if (compare(otherStart, otherLength, true, start, length, true) > 0) break;
       retire(i++);
     }
     const whole = sizeOf(start, length);
     const fresh = whole - answeredBefore;
-    if (fresh > whole * ROUNDING) {
-      const changed = changedFields(NO_ANSWER, facts);
-      space[family].add(fresh, changed);
-      if (changed !== 0) {
-        size += fresh;
-        mask |= changed;
-        example ??= [NO_ANSWER, facts];
-      }
-    }
+    if (fresh > whole * ROUNDING) piece(fresh, NO_ANSWER);
     if (answeredBefore === 0) {
       tallies[family].appeared++;
       tallies[family].appearedSize += whole;
