@@ -72,7 +72,7 @@ export const THRESHOLDS: { readonly database: Readonly<Record<DiffField, Thresho
     isVpn: {
       share: 0.005,
       basis:
-        'X4BNet’s VPN list flags under 0.1% of answered IPv4; its ceiling (a /8) keeps it below 0.5%, so a change past that is another source, or a poisoned one.',
+        'X4BNet’s VPN list flags under 0.1% of answered IPv4 and 0.15% of IPv6 /64s; its IPv4 ceiling (a /8) keeps it below 0.5%, so a change past that is another source, or a poisoned one (its IPv6 ceiling, a /20, is 0.8% of IPv6: a list grown that far is stopped too, for the operator to read).',
     },
     isTor: {
       share: 0.0001,
