@@ -9,11 +9,12 @@
  * 3. reads the bucket's current record (`ipgeo-current.json`, `src/geo/published.ts`); when there is
  *    none, or its version has another number of shards than the build (changing N is a redeploy),
  *    publishes the build (built if missing) exactly as `npm run data:publish -- --env X --remote` does:
- *    checked whole and against the isolate budget, every object uploaded, then named by a new current
- *    record (`data/publish/`), saying when its data came from the npm packages. A bucket whose current
- *    version has the build's number of shards is left as it is (`data:publish` replaces it,
- *    `data:rollback` goes back), and the deploy stops when that version would not fit the isolate
- *    budget (`data/budget.ts`, `--budget-mib`);
+ *    checked whole and against the isolate budget, passed through the diff gate against the version a
+ *    bucket serves (`data/diff/gate.ts`; a bucket that serves none yet has nothing to compare with),
+ *    every object uploaded, then named by a new current record (`data/publish/`), saying when its data
+ *    came from the npm packages. A bucket whose current version has the build's number of shards is
+ *    left as it is (`data:publish` replaces it, `data:rollback` goes back), and the deploy stops when
+ *    that version would not fit the isolate budget (`data/budget.ts`, `--budget-mib`);
  * 4. before the first paid app, deploys the usage Worker `ipgeo-usage` (`deploy/usage.ts`), which
  *    defines the Durable Object class that the paid apps count their usage into;
  * 5. deploys the app from `wrangler.toml` with the operator's values put in (`deploy/config.ts`),
@@ -26,7 +27,10 @@
  * With `--dry-run`, nothing on Cloudflare is read or changed: every configuration is built and checked
  * by `wrangler deploy --dry-run` (CI runs this for all five with the example settings).
  *
- * Exit status: 0 done; 1 a setting is missing or a step failed (the message says which); 2 bad usage.
+ * Every bucket is read, and the diff gate passed, before any Worker is deployed.
+ *
+ * Exit status: 0 done; 1 a setting is missing or a step failed (the message says which); 2 bad usage;
+ * 4 the diff gate stops the build (`--accept-diff VERSION` publishes it all the same).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -34,11 +38,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUDGET_HELP, BUDGET_OPTION, BudgetError, budgetFromOption, checkBudget } from '../data/budget.ts';
 import { build, MANIFEST_FILE } from '../data/build.ts';
 import { commandLineError, parseCommandLine } from '../data/command-line.ts';
+import { DiffError } from '../data/diff/builds.ts';
+import { diffGate, OVER_THRESHOLDS } from '../data/diff/gate.ts';
 import { manifestShards, SHARDS_OPTION, shardsFromOption } from '../data/output.ts';
 import { type BuildFile, productionDataNotice } from '../data/publish/build-file.ts';
 import { readBuild } from '../data/publish/cli.ts';
 import { PublishError, publishTo, readRecord } from '../data/publish/record.ts';
+import type { WranglerBucket } from '../data/publish/wrangler-bucket.ts';
 import { DEFAULT_BUDGET_BYTES } from '../src/geo/budget.ts';
+import type { CurrentRecord } from '../src/geo/published.ts';
 import { STATUS_PATHS } from '../src/http/paths.ts';
 import { type Cloudflare, WranglerCloudflare } from './deploy/cloudflare.ts';
 import { DEPLOY_CONFIG, deployConfig, environmentFacts, readWranglerToml, writeDeployConfig } from './deploy/config.ts';
@@ -79,6 +87,8 @@ export interface DeployRequest {
   readonly budgetBytes?: number;
   /** The shards of the build the deployments serve (default 1: the app holds the whole database). */
   readonly shards?: number;
+  /** The build's version, to publish it though the diff gate would stop it (`--accept-diff`). */
+  readonly acceptDiff?: string;
 }
 
 /** What a deployment looked like after the run. */
@@ -110,6 +120,9 @@ export class DeployError extends Error {
   override readonly name = 'DeployError';
 }
 
+/** The diff gate stops the build: it changes more than a real release does (`data/diff/thresholds.ts`). */
+export class DiffGateStop extends DeployError {}
+
 /**
  * Runs a deploy (see the module comment).
  *
@@ -130,9 +143,23 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
   );
   writeDeployConfig(configPath, config);
 
-  const existingBuckets = dryRun ? [] : cloudflare.buckets();
   const budgetBytes = request.budgetBytes ?? DEFAULT_BUDGET_BYTES;
   let database: BuildFile<string> | undefined;
+  /** The build to publish, read once (the first time a bucket needs it), its files checked against the budget. */
+  const theDatabase = (): BuildFile<string> => {
+    if (database !== undefined) return database;
+    database = tools.database();
+    const files = database.shards;
+    for (const [k, file] of files.entries()) log(checkBudget(`Version ${database.version}${files.length > 1 ? `, shard ${k}` : ''}`, file.bytes, budgetBytes));
+    const notice = productionDataNotice(database);
+    if (notice) log(notice);
+    return database;
+  };
+  const buckets = dryRun ? new Map<Environment, ReadBucket>() : await readBuckets(request.environments, wranglerToml, cloudflare, log);
+  // The buckets the build goes to (a first fill, or a served version replaced): through the diff gate, before any Worker is deployed.
+  const filled = [...buckets.values()].filter(({ record }) => record === null || record.current.shards.length !== shards);
+  const replaced = filled.flatMap(({ bucket, record }) => (record === null ? [] : [bucket]));
+  if (filled.length > 0) await passDiffGate(theDatabase(), replaced, request.acceptDiff, log);
   const outcomes: DeployOutcome[] = [];
   let usageDeployed = false;
   for (const environment of request.environments) {
@@ -149,11 +176,9 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
       );
       log(`${name}: ${logsSummary(readJson(shardConfigPath), environment, INVOCATION_LOGS_SETTING.shards(environment))}`);
     }
-    if (!dryRun) {
-      if (existingBuckets.includes(facts.bucket)) log(`R2 bucket ${facts.bucket} exists.`);
-      else cloudflare.createBucket(facts.bucket, LOCATION_HINTS[environment]);
-      const bucket = cloudflare.versionBucket(environment, facts.bucket);
-      const record = await readRecord(bucket);
+    const read = buckets.get(environment);
+    if (read !== undefined) {
+      const { bucket, record } = read;
       const current = record?.current;
       if (current !== undefined && current.shards.length === shards) {
         log(`${bucket.name} has a current database version already: ${current.version}; not publishing.`);
@@ -161,19 +186,14 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
         for (const [k, shard] of current.shards.entries())
           log(checkBudget(`Version ${current.version}${many ? `, shard ${k}` : ''}`, shard.bytes, budgetBytes));
       } else {
-        if (database === undefined) {
-          database = tools.database();
-          const files = database.shards;
-          for (const [k, file] of files.entries())
-            log(checkBudget(`Version ${database.version}${files.length > 1 ? `, shard ${k}` : ''}`, file.bytes, budgetBytes));
-          const notice = productionDataNotice(database);
-          if (notice) log(notice);
-        }
-        if (current !== undefined) {
-          log(`${bucket.name} serves ${current.version} in ${current.shards.length} shard(s); this deploy serves ${shards}: publishing ${database.version}.`);
-        }
+        const publishing = theDatabase();
+        log(
+          current === undefined
+            ? `${bucket.name} serves no version yet: publishing ${publishing.version}, a first fill (the diff gate had no served version to compare it with, only its ASN object with its database).`
+            : `${bucket.name} serves ${current.version} in ${current.shards.length} shard(s); this deploy serves ${shards}: publishing ${publishing.version}.`,
+        );
         // The app deployed before this one keeps answering from the version it holds until the new app replaces it.
-        await publishTo(bucket, database, new Date(), log, record, { newShardCount: true });
+        await publishTo(bucket, publishing, new Date(), log, record, { newShardCount: true });
       }
     }
     // The usage store's class, which the paid apps' USAGE bindings name: before the first paid app.
@@ -207,6 +227,61 @@ export async function deploy(request: DeployRequest, wranglerToml: Record<string
 /** A configuration file the deploy wrote, read back: what the dry run prints is what wrangler was given. */
 function readJson(path: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+}
+
+/** A deployment's bucket and its current record (null: nothing published there yet). */
+interface ReadBucket {
+  readonly bucket: WranglerBucket;
+  readonly record: CurrentRecord | null;
+}
+
+/** Each deployment's bucket, created when missing (with its location hint), and its current record. */
+async function readBuckets(
+  environments: readonly Environment[],
+  wranglerToml: Record<string, unknown>,
+  cloudflare: Cloudflare,
+  log: (line: string) => void,
+): Promise<Map<Environment, ReadBucket>> {
+  const existing = cloudflare.buckets();
+  const read = new Map<Environment, ReadBucket>();
+  for (const environment of environments) {
+    const { bucket: name } = environmentFacts(wranglerToml, environment);
+    if (existing.includes(name)) log(`R2 bucket ${name} exists.`);
+    else cloudflare.createBucket(name, LOCATION_HINTS[environment]);
+    const bucket = cloudflare.versionBucket(environment, name);
+    read.set(environment, { bucket, record: await readRecord(bucket) });
+  }
+  return read;
+}
+
+/**
+ * The diff gate of `data:publish` (`data/diff/gate.ts`) for a build that goes to buckets, replacing what
+ * `buckets` serve: each distinct served version compared with it, its table printed; compared with none
+ * (first fills only, or `acceptDiff`), the build is still checked against itself.
+ *
+ * @param acceptDiff the build's version, when the operator publishes it though the gate would stop it.
+ * @throws DiffGateStop when a measure is over its threshold or the build is broken (its ASN object
+ *   disagrees with its database; whatever `acceptDiff` says); DeployError when `acceptDiff` names another version.
+ */
+async function passDiffGate(database: BuildFile<string>, buckets: readonly WranglerBucket[], acceptDiff: string | undefined, log: (line: string) => void) {
+  if (acceptDiff !== undefined) {
+    if (acceptDiff !== database.version)
+      throw new DeployError(`--accept-diff ${acceptDiff} names another version than the build's, ${database.version}: read its diff, then name it`);
+    log(`The diff gate is overridden for version ${database.version} (--accept-diff).`);
+  }
+  const { stopped, broken } = await diffGate(database.shards[0]?.file ?? MANIFEST_FILE, acceptDiff === undefined ? buckets : [], log);
+  if (broken) {
+    throw new DiffGateStop(
+      `the diff gate stops version ${database.version}: its ASN object disagrees with its database (the table above), a broken build that no --accept-diff publishes. ` +
+        'Nothing was published or deployed. Build it again: npm run data:build',
+    );
+  }
+  if (stopped) {
+    throw new DiffGateStop(
+      `the diff gate stops version ${database.version}: a share is over its threshold (the table above). Nothing was published or deployed. ` +
+        `Read the diff; to publish this build all the same: npm run deploy -- … --accept-diff ${database.version}`,
+    );
+  }
 }
 
 /** Deploys (or with `dryRun` checks) the usage Worker from its configuration at `configPath`, and says how its operator reads are opened. */
@@ -287,7 +362,12 @@ const USAGE = `Usage: npm run deploy -- (--env <name> [--env <name>…] | --all)
                       in the repository, if it exists; IPGEO_* variables override it)
   --budget-mib N      ${BUDGET_HELP}
   --shards N          with --dry-run: check the configurations of N shard Workers per deployment (default:
-                      as many as the build in data/out/ has; a deploy always serves that build's)`;
+                      as many as the build in data/out/ has; a deploy always serves that build's)
+  --accept-diff VERSION  publish VERSION (the build's) though its diff from what a bucket serves crosses a
+                      threshold of the diff gate (exit ${OVER_THRESHOLDS}): after reading that diff
+
+A bucket that serves a version is published to (a change of the number of shards) only through the diff
+gate, as data:publish does (docs/operations.md, "The diff gate").`;
 
 /**
  * The compiled build, as `data:publish` reads it (checked against its manifest and the budget, and read
@@ -315,10 +395,19 @@ async function main(argv: string[]): Promise<number> {
       settings: { type: 'string' },
       ...BUDGET_OPTION,
       ...SHARDS_OPTION,
+      'accept-diff': { type: 'string' },
     },
   });
   if (typeof line === 'number') return line;
-  const values = line.values as { env?: string[]; all: boolean; 'dry-run': boolean; settings?: string; 'budget-mib'?: string; shards?: string };
+  const values = line.values as {
+    env?: string[];
+    all: boolean;
+    'dry-run': boolean;
+    settings?: string;
+    'budget-mib'?: string;
+    shards?: string;
+    'accept-diff'?: string;
+  };
   const named = values.env ?? [];
   const unknown = named.find((name) => !(ENVIRONMENTS as readonly string[]).includes(name));
   if (unknown !== undefined) return commandLineError(COMMAND, `unknown deployment '${unknown}'; one of ${ENVIRONMENTS.join(', ')}`);
@@ -337,7 +426,9 @@ async function main(argv: string[]): Promise<number> {
     const settings = loadSettings(settingsFile(values.settings, ROOT, process.env.INIT_CWD ?? process.cwd()), process.env, environments);
     copyDocsAssets();
     prepareHomeAssets();
-    const outcomes = await deploy({ environments, dryRun: values['dry-run'], settings, budgetBytes, shards }, readWranglerToml(join(ROOT, 'wrangler.toml')), {
+    const acceptDiff = values['accept-diff'];
+    const request = { environments, dryRun: values['dry-run'], settings, budgetBytes, shards, ...(acceptDiff !== undefined ? { acceptDiff } : {}) };
+    const outcomes = await deploy(request, readWranglerToml(join(ROOT, 'wrangler.toml')), {
       cloudflare: new WranglerCloudflare(ROOT, log),
       database: () => compiledBuild(budgetBytes),
       fetch: (url) => fetch(url, { redirect: 'manual' }),
@@ -354,9 +445,10 @@ async function main(argv: string[]): Promise<number> {
       error instanceof DeployError ||
       error instanceof PublishError ||
       error instanceof BudgetError ||
+      error instanceof DiffError ||
       (error as Error).name === 'WranglerError';
     console.error(`deploy: ${expected ? (error as Error).message : String((error as Error).stack ?? error)}`);
-    return 1;
+    return error instanceof DiffGateStop ? OVER_THRESHOLDS : 1;
   }
 }
 

@@ -6,7 +6,8 @@
  * counted as it answers them: 2002::/16 (6to4) by the country of that address; the IPv4-mapped
  * ::ffff:0:0/96, within the one /64 ::/64, as placed in no country.
  */
-import { type AsnRanges, ipv4ValueOf, lastOf, positionOf } from './ranges.ts';
+import { bytesToBigInt } from '../mmdb/network.ts';
+import { type AsnRanges, ipv4ValueOf, lastOf } from './ranges.ts';
 
 /** The country the data places a network in: ISO 3166-1 alpha-2, or '' for none. */
 export type CountryKey = string;
@@ -105,7 +106,7 @@ export function countAsnCountries(asns: readonly AsnRanges[], forEachCountry: Fo
       expected = -1n;
       return;
     }
-    const first = positionOf(start);
+    const first = bytesToBigInt(start);
     const last = lastOf(first, prefixLength);
     if (expected >= 0n && first > expected) gap(expected, first - 1n);
     expected = last + 1n;

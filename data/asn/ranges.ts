@@ -5,6 +5,7 @@
  * values; IPv6 ranges are positions of the search tree's 128-bit space (`data/mmdb/search-tree.ts`).
  */
 import type { StoredNetwork } from '../../src/geo/schema.ts';
+import { bytesToBigInt, isIpv4Network, rangeToNetworks } from '../mmdb/network.ts';
 import type { Network } from '../mmdb/search-tree.ts';
 import type { NetworkSource } from '../sources/source.ts';
 
@@ -34,12 +35,6 @@ export interface Prefix {
 /** Addresses in a network of each prefix length of the 128-bit space, 0 to 128. */
 const SIZES = Array.from({ length: 129 }, (_, length) => 1n << BigInt(128 - length));
 
-/** The first position of a network of the 128-bit space (16 bytes). */
-export function positionOf(bytes: Uint8Array): bigint {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
-  return (view.getBigUint64(0) << 64n) | view.getBigUint64(8);
-}
-
 /** The last position of a network that starts at `first` and is `prefixLength` bits long. */
 export function lastOf(first: bigint, prefixLength: number): bigint {
   return first + (SIZES[prefixLength] as bigint) - 1n;
@@ -47,8 +42,7 @@ export function lastOf(first: bigint, prefixLength: number): bigint {
 
 /** The IPv4 value of a network of the 128-bit space that lies within ::/96, or -1 for any other. */
 export function ipv4ValueOf(bytes: Uint8Array, prefixLength: number): number {
-  if (prefixLength < 96) return -1;
-  for (let i = 0; i < 12; i++) if (bytes[i] !== 0) return -1;
+  if (!isIpv4Network({ bytes, prefixLength })) return -1;
   return (((bytes[12] as number) << 24) | ((bytes[13] as number) << 16) | ((bytes[14] as number) << 8) | (bytes[15] as number)) >>> 0;
 }
 
@@ -91,7 +85,7 @@ export class AsnRangeCollector {
     if (ipv4 >= 0) {
       entry.ipv4.push({ first: ipv4, last: ipv4 + 2 ** (128 - network.prefixLength) - 1 });
     } else {
-      const first = positionOf(network.bytes);
+      const first = bytesToBigInt(network.bytes);
       entry.ipv6.push({ first, last: lastOf(first, network.prefixLength) });
     }
     const name = facts.organization ?? '';
@@ -127,47 +121,25 @@ function merged<T extends number | bigint>(spans: Span<T>[], one: T): Span<T>[] 
   return out;
 }
 
-/** The fewest CIDR prefixes covering exactly the merged IPv4 ranges `spans`, in address order. */
+/** The fewest CIDR prefixes covering exactly the merged IPv4 ranges `spans`, in address order (IPv4 at ::a.b.c.d/(96+n) in the tree's space). */
 export function ipv4Prefixes(spans: readonly Span<number>[]): Prefix[] {
-  const prefixes: Prefix[] = [];
-  for (const span of spans) {
-    for (let first = span.first; first <= span.last; ) {
-      // The largest block aligned at `first` that does not run past the range's end.
-      const aligned = first === 0 ? 32 : 31 - Math.clz32(first & -first);
-      const count = span.last - first + 1;
-      const bits = Math.min(aligned, count >= 2 ** 32 ? 32 : 31 - Math.clz32(count));
-      const length = 32 - bits;
-      const bytes = Uint8Array.of(first >>> 24, (first >>> 16) & 0xff, (first >>> 8) & 0xff, first & 0xff).subarray(0, Math.ceil(length / 8));
-      prefixes.push({ ipv4: true, length, bytes });
-      first += 2 ** bits;
-    }
-  }
-  return prefixes;
+  return spans.flatMap((span) =>
+    rangeToNetworks(BigInt(span.first), BigInt(span.last)).map(({ bytes, prefixLength }) => {
+      const length = prefixLength - 96;
+      return { ipv4: true, length, bytes: bytes.subarray(12, 12 + Math.ceil(length / 8)) };
+    }),
+  );
 }
 
 /** The fewest CIDR prefixes covering exactly the merged IPv6 ranges `spans`, in address order. */
 export function ipv6Prefixes(spans: readonly Span<bigint>[]): Prefix[] {
-  const prefixes: Prefix[] = [];
-  for (const span of spans) {
-    for (let first = span.first; first <= span.last; ) {
-      // As for IPv4: the largest block aligned at `first` that does not run past the range's end.
-      const aligned = first === 0n ? 128 : bitLength(first & -first) - 1;
-      const bits = Math.min(aligned, bitLength(span.last - first + 1n) - 1);
-      const length = 128 - bits;
-      const bytes = new Uint8Array(16);
-      const view = new DataView(bytes.buffer);
-      view.setBigUint64(0, first >> 64n);
-      view.setBigUint64(8, first & 0xffffffffffffffffn);
-      prefixes.push({ ipv4: false, length, bytes: bytes.subarray(0, Math.ceil(length / 8)) });
-      first += 1n << BigInt(bits);
-    }
-  }
-  return prefixes;
-}
-
-/** The number of bits of a positive value. */
-function bitLength(value: bigint): number {
-  return value.toString(2).length;
+  return spans.flatMap((span) =>
+    rangeToNetworks(span.first, span.last).map(({ bytes, prefixLength }) => ({
+      ipv4: false,
+      length: prefixLength,
+      bytes: bytes.subarray(0, Math.ceil(prefixLength / 8)),
+    })),
+  );
 }
 
 /** IPv4 addresses in merged IPv4 ranges. */

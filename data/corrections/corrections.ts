@@ -6,10 +6,11 @@
  */
 import { basename } from 'node:path';
 import type { StoredLocation } from '../../src/geo/schema.ts';
-import { parseNetwork } from '../mmdb/network.ts';
+import { isIpv4Network, parseNetwork } from '../mmdb/network.ts';
 import { type Network, SearchTree } from '../mmdb/search-tree.ts';
 import { readSourceFile } from '../sources/source.ts';
-import { type GeofeedEntry, parseGeofeed } from './geofeed.ts';
+import { parseGeofeed } from './geofeed.ts';
+import type { GeofeedEntries } from './geofeed-entries.ts';
 import type { Located, Precision, SourcePlaces } from './places.ts';
 
 /** A corrections file as the manifest records it. */
@@ -38,7 +39,7 @@ export interface CorrectionsInfo {
 /** A corrections file, read and checked. */
 export interface CorrectionsFile {
   readonly info: CorrectionsInfo;
-  readonly entries: readonly GeofeedEntry[];
+  readonly entries: GeofeedEntries;
 }
 
 /** Where a geofeed that `data:update` fetched came from. */
@@ -115,16 +116,29 @@ export function applyCorrections(
   places: SourcePlaces,
   apply: (network: Network, location: StoredLocation | undefined, accuracyRadius: number) => void,
 ): CorrectionsReport {
-  const lines = files.flatMap((file, order) => file.entries.map((entry) => ({ entry, order, name: file.info.name })));
+  // Every line of every file by one index, in file order then line order.
+  const starts: number[] = [];
+  let total = 0;
+  for (const file of files) {
+    starts.push(total);
+    total += file.entries.length;
+  }
+  const fileOf = (index: number) => {
+    let order = files.length - 1;
+    while ((starts[order] as number) > index) order--;
+    return { file: files[order] as CorrectionsFile, at: index - (starts[order] as number) };
+  };
   // Shorter prefixes first and earlier files first, so that each insert replaces what it overrides.
-  const precedence = lines
-    .map((_, index) => index)
-    .sort((a, b) => {
-      const [x, y] = [lines[a], lines[b]] as [(typeof lines)[number], (typeof lines)[number]];
-      return x.entry.network.prefixLength - y.entry.network.prefixLength || x.order - y.order || a - b;
-    });
+  const lengthOf = (index: number) => {
+    const { file, at } = fileOf(index);
+    return file.entries.prefixLengthAt(at);
+  };
+  const precedence = Uint32Array.from({ length: total }, (_, index) => index).sort((a, b) => lengthOf(a) - lengthOf(b) || a - b);
   const winners = new SearchTree();
-  for (const index of precedence) winners.insert((lines[index] as (typeof lines)[number]).entry.network, index);
+  for (const index of precedence) {
+    const { file, at } = fileOf(index);
+    winners.insert(file.entries.networkAt(at), index);
+  }
 
   const located = new Map<number, Located>();
   let ipv4Addresses = 0;
@@ -133,19 +147,22 @@ export function applyCorrections(
     if (index === undefined) return;
     let line = located.get(index);
     if (line === undefined) {
-      line = places.locate((lines[index] as (typeof lines)[number]).entry);
+      const { file, at } = fileOf(index);
+      line = places.locate(file.entries.at(at));
       located.set(index, line);
     }
     apply({ bytes: start.slice(), prefixLength }, line.location, line.accuracyRadius);
-    if (prefixLength >= 96 && start.subarray(0, 12).every((byte) => byte === 0)) ipv4Addresses += 2 ** (128 - prefixLength);
+    if (isIpv4Network({ bytes: start, prefixLength })) ipv4Addresses += 2 ** (128 - prefixLength);
     else ipv6Addresses += 1n << BigInt(128 - prefixLength);
   });
 
   const where = (index: number) => {
-    const { entry, name } = lines[index] as (typeof lines)[number];
-    return `${name} line ${entry.line} (${entry.prefix})`;
+    const { file, at } = fileOf(index);
+    const entry = file.entries.at(at);
+    return `${file.info.name} line ${entry.line} (${entry.prefix})`;
   };
-  const overridden = lines.map((_, index) => index).filter((index) => !located.has(index));
+  const overridden: number[] = [];
+  for (let index = 0; index < total; index++) if (!located.has(index)) overridden.push(index);
   const unknownCities = [...located].filter(([, line]) => line.cityKnown === false).map(([index]) => index);
   const unknownRegions = [...located].filter(([, line]) => line.regionKnown === false).map(([index]) => index);
   const notes = [
@@ -156,7 +173,7 @@ export function applyCorrections(
   const coordinates: Record<Precision, number> = { city: 0, region: 0, country: 0, none: 0 };
   for (const line of located.values()) if (line.location !== undefined) coordinates[line.precision]++;
   return {
-    counts: { prefixes: lines.length, applied: located.size, ipv4Addresses, ipv6Addresses: String(ipv6Addresses), coordinates },
+    counts: { prefixes: total, applied: located.size, ipv4Addresses, ipv6Addresses: String(ipv6Addresses), coordinates },
     notes,
   };
 }

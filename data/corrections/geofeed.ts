@@ -4,47 +4,30 @@
  * as it streams in. Strict where RFC 8805 lets a consumer discard a line: a line the build cannot use
  * stops the build, naming the file (or the URL without its query) and the line, never quoting a fetched
  * line; reading stops after {@link MAX_REFUSED_LINES} refused lines. Each line is bounded in width, or to
- * the prefixes the operator allows a fetched feed (RFC 8805 section 3.2, RFC 9632).
+ * the prefixes the operator allows a fetched feed (RFC 8805 section 3.2, RFC 9632); a fetched feed
+ * without them is bounded in all ({@link FETCHED_FEED_CEILING}). Entries are kept compact (`geofeed-entries.ts`).
  */
 import { parse } from 'csv-parse/sync';
-import ipaddr from 'ipaddr.js';
-import { parseIp } from '../../src/ip/address.ts';
-import { rangeWithArticle, SPECIAL_RANGES } from '../../src/ip/special-ranges.ts';
 import { countryCodes } from '../../src/reference/countries.ts';
-import { maskByte, networkContains, networkText, parseNetwork } from '../mmdb/network.ts';
+import { networkContains, networkText } from '../mmdb/network.ts';
 import type { Network } from '../mmdb/search-tree.ts';
+import { asPrefix, type Coverage } from '../sources/flag-lists/coverage.ts';
+import { GEOFEED_PREFIXES, readPrefix } from '../sources/prefix.ts';
 import { SourceError } from '../sources/source.ts';
-
-/** One line of a geofeed, checked: where it applies and what it says is there. */
-export interface GeofeedEntry {
-  /** The line of the file it is on, from 1. */
-  readonly line: number;
-  /** The prefix as a network of the search tree's space (IPv4 a.b.c.d/n at ::a.b.c.d/(96+n)). */
-  readonly network: Network;
-  /** The prefix in canonical text: `81.2.69.0/24`, `2001:db8::/32` (RFC 5952). */
-  readonly prefix: string;
-  /** ISO 3166-1 alpha-2, upper case; '' when the line states no location (empty fields, or `ZZ`: RFC 8805, section 2.1.2). */
-  readonly countryCode: string;
-  /** The ISO 3166-2 subdivision code without its country (`ENG` of `GB-ENG`), upper case; '' when none. */
-  readonly regionCode: string;
-  /** The city as written, '' when none. */
-  readonly city: string;
-  /** The postal code as written, '' when none. */
-  readonly postalCode: string;
-}
+import { GeofeedEntries, type GeofeedEntry, type GivenTwice } from './geofeed-entries.ts';
 
 /** A geofeed read whole. */
 export interface Geofeed {
-  readonly entries: readonly GeofeedEntry[];
+  readonly entries: GeofeedEntries;
   /** Lines of text in the file, comments and blank lines included. */
   readonly lines: number;
 }
 
+/** The text handed to the CSV parser at a time, in UTF-16 code units (whole lines are cut out of it). */
+const BATCH_CHARACTERS = 1 << 20;
+
 /** The most faults one error message lists; it says how many more there are. */
 const LISTED_FAULTS = 20;
-
-/** Entries whose network bytes share one block of memory. */
-const POOL_ENTRIES = 4096;
 
 /**
  * Refused lines after which reading stops: a feed that bad is not read to its end (nor its faults kept).
@@ -55,6 +38,16 @@ export const MAX_REFUSED_LINES = 100;
 
 /** The widest correction by family, as a prefix length: a wider line is refused unless the operator allows it ({@link GeofeedPolicy}). */
 export const WIDEST_CORRECTION = { 4: 8, 6: 19 } as const;
+
+/**
+ * The most a fetched feed without the prefixes it may correct (`URL#prefixes=…`) may cover in all, each
+ * address counted once, as prefix lengths: IPv4 addresses as many as a /10 holds, IPv6 /64s as many as a
+ * /19 holds (its widest line). A network's feed speaks for its own addresses; one that holds more is
+ * given its prefixes, and many narrow lines cannot add up to a share of the Internet.
+ *
+ * @internal Exported for its tests.
+ */
+export const FETCHED_FEED_CEILING = { 4: 10, 6: 19 } as const;
 
 /** What a geofeed may say, by where it comes from. */
 export interface GeofeedPolicy {
@@ -75,13 +68,6 @@ const SUBDIVISION = /^([A-Z]{2})-([A-Z0-9]{1,3})$/;
 /** The country codes a line may give (`src/reference/countries.ts`). */
 const COUNTRIES: ReadonlySet<string> = new Set(countryCodes());
 
-/** The special-purpose ranges in the tree's space, each with its family, for containment checks. */
-const SPECIAL = SPECIAL_RANGES.map((range) => ({ range, network: parseNetwork(range.cidr), ipv4: !range.cidr.includes(':') }));
-
-/** The regions of the tree's space that a prefix must not reach into, besides the special ranges. */
-const IPV4_SPACE = parseNetwork('::/96');
-const SIX_TO_FOUR = parseNetwork('2002::/16');
-
 /**
  * Reads a geofeed. Accepted as RFC 8805 and RFC 4180 allow: a byte-order mark, CRLF or LF line ends,
  * blank lines, `#` comments (whole lines or after the fields), quoted fields, spaces around fields,
@@ -95,17 +81,20 @@ const SIX_TO_FOUR = parseNetwork('2002::/16');
  *   (`src/ip/special-ranges.ts`), in 6to4 or over the IPv4 space of the tree, wider than
  *   {@link WIDEST_CORRECTION} (unless `policy` allows it) or outside the prefixes `policy` allows, a
  *   country that is not ISO 3166-1 alpha-2 (the 250 codes of `countries-list`), a region that is not
- *   ISO 3166-2 or is of another country, a city without a country, a prefix given twice.
+ *   ISO 3166-2 or is of another country, a city without a country, a prefix given twice; or, for a
+ *   fetched feed without allowed prefixes, when its lines cover more than {@link FETCHED_FEED_CEILING}.
  */
 export function parseGeofeed(content: Uint8Array, label: string, policy: GeofeedPolicy = LOCAL_FILE): Geofeed {
   const reader = new GeofeedReader(label, policy, true);
-  reader.push(utf8Text(content, label));
+  const text = utf8Text(content, label);
+  // A batch of about a mebibyte at a time: the CSV parser's buffers stay that small.
+  for (let at = 0; at < text.length; at += BATCH_CHARACTERS) reader.push(text.slice(at, at + BATCH_CHARACTERS));
   return reader.end();
 }
 
 /**
- * Reads a geofeed as it comes (a download), checking each line as {@link parseGeofeed} does without
- * keeping the entries: what it holds are the prefixes counted and the bytes, for the cache.
+ * Reads a geofeed as it comes (a download), checking each line as {@link parseGeofeed} does, keeping
+ * of its entries only their networks (for prefixes given twice and the feed's coverage), and the bytes, for the cache.
  *
  * @throws SourceError as {@link parseGeofeed}, as soon as the fault is read (the rest is not downloaded).
  */
@@ -147,25 +136,23 @@ class GeofeedReader {
   private pendingQuotes = 0;
   /** Lines in the batches read so far. */
   private linesRead = 0;
-  private readonly faults: string[] = [];
-  private readonly entries: GeofeedEntry[] = [];
-  private readonly seen = new Map<string, number>();
-  /** Lines that set a prefix. */
-  prefixes = 0;
-  /** The block the kept entries' network bytes are in, and how much of it is used. */
-  private pool = new Uint8Array(0);
-  private pooled = 0;
-  /** Each code, city and postal code of the kept entries, once. */
-  private readonly strings = new Map<string, string>();
+  /** The lines refused, in line order. */
+  private readonly faults: { readonly line: number; readonly why: string }[] = [];
+  private readonly entries = new GeofeedEntries();
   private readonly quote: (text: string, what: string) => string;
 
-  /** @param keep whether the entries are kept (the build), or only counted (a download's check). */
+  /** @param keep whether the entries' places are kept (the build), or only their networks (a download's check). */
   constructor(
     private readonly label: string,
     private readonly policy: GeofeedPolicy,
     private readonly keep: boolean,
   ) {
     this.quote = policy.fetched ? (_text, what) => what : (text) => JSON.stringify(text);
+  }
+
+  /** Lines that set a prefix. */
+  get prefixes(): number {
+    return this.entries.length;
   }
 
   /**
@@ -190,11 +177,18 @@ class GeofeedReader {
     this.batch(batch);
   }
 
-  /** Reads what is left. @throws SourceError listing the refused lines, if any. */
+  /**
+   * Reads what is left, then holds the feed whole to its bounds: one line per prefix, and a fetched feed
+   * without allowed prefixes to {@link FETCHED_FEED_CEILING}.
+   *
+   * @throws SourceError listing the refused lines, if any; or saying what the feed covers, over the ceiling.
+   */
   end(): Geofeed {
     if (this.pending !== '') this.batch(this.pending);
     this.pending = '';
-    if (this.faults.length > 0) this.refuse();
+    const twice = this.entries.givenTwice();
+    if (this.faults.length > 0 || twice.length > 0) this.refuse(twice);
+    if (this.policy.fetched && this.policy.allowed === undefined) this.holdToCeiling(this.entries.coverage());
     return { entries: this.entries, lines: this.linesRead };
   }
 
@@ -223,53 +217,47 @@ class GeofeedReader {
 
   private line(record: readonly string[], line: number): void {
     const entry = entryOf(record, line, this.policy, this.quote);
-    const first = typeof entry === 'string' ? undefined : this.seen.get(entry.prefix);
-    if (typeof entry === 'string') this.faults.push(`line ${line}: ${entry}`);
-    else if (first !== undefined)
-      this.faults.push(`line ${line}: ${entry.prefix} again, already given on line ${first} (RFC 8805, section 2.1.3: one line per prefix)`);
-    else {
-      this.seen.set(entry.prefix, line);
-      this.prefixes++;
-      if (this.keep) this.entries.push(this.compact(entry));
-    }
-    if (this.faults.length >= MAX_REFUSED_LINES) this.refuse(line);
+    if (typeof entry === 'string') this.faults.push({ line, why: entry });
+    else this.entries.add(entry.network, line, this.keep ? entry : undefined);
+    if (this.faults.length >= MAX_REFUSED_LINES) this.refuse([], line);
   }
 
   /**
-   * The entry as kept, in less memory (the largest feed accepted holds near a million lines): its
-   * network's bytes in a shared block, its codes, city and postal code each held once.
+   * @param twice the entries whose prefix an earlier line gave, in line order.
+   * @throws SourceError listing the first faults in line order; `stoppedAt` when reading stops there.
    */
-  private compact(entry: GeofeedEntry): GeofeedEntry {
-    if (this.pooled === this.pool.length) {
-      this.pool = new Uint8Array(POOL_ENTRIES * 16);
-      this.pooled = 0;
+  private refuse(twice: readonly GivenTwice[], stoppedAt?: number): never {
+    const { faults, entries } = this;
+    const count = faults.length + twice.length;
+    const listed: string[] = [];
+    for (let f = 0, t = 0; listed.length < LISTED_FAULTS && f + t < count; ) {
+      const fault = faults[f];
+      const again = twice[t];
+      if (fault !== undefined && (again === undefined || fault.line < again.line)) {
+        listed.push(`\n  line ${fault.line}: ${fault.why}`);
+        f++;
+      } else if (again !== undefined) {
+        const prefix = entries.prefixAt(again.index);
+        listed.push(`\n  line ${again.line}: ${prefix} again, already given on line ${again.first} (RFC 8805, section 2.1.3: one line per prefix)`);
+        t++;
+      }
     }
-    const bytes = this.pool.subarray(this.pooled, this.pooled + 16);
-    bytes.set(entry.network.bytes);
-    this.pooled += 16;
-    const held = (text: string) => {
-      const known = this.strings.get(text);
-      if (known !== undefined) return known;
-      this.strings.set(text, text);
-      return text;
-    };
-    return {
-      ...entry,
-      network: { bytes, prefixLength: entry.network.prefixLength },
-      countryCode: held(entry.countryCode),
-      regionCode: held(entry.regionCode),
-      city: held(entry.city),
-      postalCode: held(entry.postalCode),
-    };
+    const more = count > LISTED_FAULTS ? `\n  and ${count - LISTED_FAULTS} more` : '';
+    const stopped = stoppedAt === undefined ? '' : ` (reading stopped at line ${stoppedAt}, after ${MAX_REFUSED_LINES} refused lines)`;
+    throw new SourceError(`${this.label}: ${count === 1 ? 'a line is' : `${count} lines are`} refused${stopped}:${listed.join('')}${more}`);
   }
 
-  /** @throws SourceError listing the first faults; `stoppedAt` when reading stops there. */
-  private refuse(stoppedAt?: number): never {
-    const { faults } = this;
-    const listed = faults.slice(0, LISTED_FAULTS).map((fault) => `\n  ${fault}`);
-    const more = faults.length > LISTED_FAULTS ? `\n  and ${faults.length - LISTED_FAULTS} more` : '';
-    const stopped = stoppedAt === undefined ? '' : ` (reading stopped at line ${stoppedAt}, after ${MAX_REFUSED_LINES} refused lines)`;
-    throw new SourceError(`${this.label}: ${faults.length === 1 ? 'a line is' : `${faults.length} lines are`} refused${stopped}:${listed.join('')}${more}`);
+  /** @throws SourceError when `coverage` is over {@link FETCHED_FEED_CEILING} in either family. */
+  private holdToCeiling(coverage: Coverage): void {
+    const most = { ipv4: 2 ** (32 - FETCHED_FEED_CEILING[4]), ipv6: 2 ** (64 - FETCHED_FEED_CEILING[6]) };
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      if (coverage[family] <= most[family]) continue;
+      const [bits, unit] = family === 'ipv4' ? ([4, 'IPv4 addresses'] as const) : ([6, 'IPv6 /64s'] as const);
+      throw new SourceError(
+        `${this.label}: its lines cover ${coverage[family]} ${unit} (${asPrefix(coverage[family], bits)}), over the ceiling of ${asPrefix(most[family], bits)} ` +
+          'for a published feed without the prefixes it may correct: list them (a feed URL#prefixes=…)',
+      );
+    }
   }
 }
 
@@ -340,44 +328,14 @@ function entryOf(record: readonly string[], line: number, policy: GeofeedPolicy,
 
 /**
  * An IP prefix or single address (RFC 8805, section 2.1.1.1: RFC 4632 for IPv4, RFC 4291 section 2.3
- * for IPv6), as a network of the tree's space and its canonical text, or why it is refused.
+ * for IPv6), as a network of the tree's space and its canonical text, or why it is refused: read as
+ * every input's prefixes are (`data/sources/prefix.ts`, {@link GEOFEED_PREFIXES}), then held to `policy`.
  */
 function prefixOf(text: string, policy: GeofeedPolicy, quote: (text: string, what: string) => string): { network: Network; text: string } | string {
-  const slash = text.indexOf('/');
-  const addressText = slash < 0 ? text : text.slice(0, slash);
-  const address = parseIp(addressText);
-  if (address === undefined) return `${quote(text, 'the prefix')} is not an IP address or prefix`;
-  const written = addressText.includes(':') ? 128 : 32;
-  const lengthText = slash < 0 ? String(written) : text.slice(slash + 1);
-  let length = /^\d{1,3}$/.test(lengthText) ? Number(lengthText) : Number.NaN;
-  if (!(length <= written)) return `${quote(text, 'the prefix')} has no valid prefix length (0 to ${written})`;
-  if (address.version === 4 && written === 128) {
-    // parseIp reads ::ffff:a.b.c.d as IPv4 a.b.c.d: the prefix is the IPv4 one it maps.
-    if (length < 96) return `${quote(text, 'the prefix')} reaches beyond the IPv4-mapped block ::ffff:0:0/96: write the IPv4 prefixes it means`;
-    length -= 96;
-  }
-  const treeLength = address.version === 4 ? 96 + length : length;
-  const bytes = new Uint8Array(16);
-  new DataView(bytes.buffer).setUint32(0, address.w0);
-  new DataView(bytes.buffer).setUint32(4, address.w1);
-  new DataView(bytes.buffer).setUint32(8, address.w2);
-  new DataView(bytes.buffer).setUint32(12, address.w3);
-  const masked = bytes.map((byte, i) => byte & maskByte(treeLength, i));
-  const canonical = `${ipaddr.fromByteArray(address.version === 4 ? [...masked.subarray(12)] : [...masked]).toString()}/${length}`;
-  if (masked.some((byte, i) => byte !== bytes[i])) return `${quote(text, 'the prefix')} has host bits set: the network is ${canonical}`;
-  const network: Network = { bytes: masked, prefixLength: treeLength };
-  const special = SPECIAL.filter(({ ipv4 }) => ipv4 === (address.version === 4)).find((candidate) => networkContains(candidate.network, network));
-  if (special !== undefined) {
-    const { cidr, rfc } = special.range;
-    return `${canonical} is in ${cidr}, ${rangeWithArticle(special.range)} (${rfc}): the service answers no address there`;
-  }
-  if (address.version === 6) {
-    if (networkContains(network, IPV4_SPACE)) return `${canonical} covers ::/96, where the database keeps IPv4 addresses: give IPv4 and IPv6 prefixes apart`;
-    if (networkContains(SIX_TO_FOUR, network))
-      return `${canonical} is in 6to4 2002::/16, whose addresses are answered as the IPv4 address they embed: correct that IPv4 prefix`;
-  }
-  const bound = boundRefusal(network, canonical, address.version === 4 ? 4 : 6, policy);
-  return bound ?? { network, text: canonical };
+  const read = readPrefix(text, GEOFEED_PREFIXES, quote(text, 'the prefix'));
+  if ('refused' in read) return read.refused;
+  if ('dropped' in read) return read.dropped;
+  return boundRefusal(read.network, read.text, read.family, policy) ?? read;
 }
 
 /** Why a line's network is beyond what `policy` lets it correct, or undefined when it is not. */

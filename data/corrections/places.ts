@@ -6,7 +6,7 @@
  */
 import type { StoredLocation } from '../../src/geo/schema.ts';
 import { compact } from '../sources/source.ts';
-import type { GeofeedEntry } from './geofeed.ts';
+import type { GeofeedPlace } from './geofeed-entries.ts';
 
 /** Where a corrected location's coordinates come from: its city's, its region's, its country's, or none known. */
 export type Precision = 'city' | 'region' | 'country' | 'none';
@@ -140,7 +140,7 @@ export class SourcePlaces {
    * region and no city). A city given without a region is found
    * when the source knows that name in one region of the country only, whose region it then takes.
    */
-  locate(entry: GeofeedEntry): Located {
+  locate(entry: GeofeedPlace): Located {
     const { countryCode: country, regionCode } = entry;
     if (country === '') return { location: undefined, precision: 'none', accuracyRadius: 0 };
     let region = regionCode;

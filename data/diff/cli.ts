@@ -20,10 +20,10 @@ import { diffBuilds, diffTable } from './report.ts';
 const COMMAND = 'npm run data:diff';
 const USAGE = `usage: npm run data:diff -- OLD NEW [--json FILE] [--summary FILE] [--remote] [--persist-to DIR]
 
-Compares two builds: on a fixed sample of 1,048,576 addresses and the well-known networks, the share
-of answered addresses whose country, region, city, coordinates (over 50 km), ASN, each flag and
-accuracy radius changed; over every network, those that appeared and disappeared and those with the
-most changed addresses. Of their ASN objects: the sampled addresses whose ASN changed, the ASNs that
+Compares two builds: over every address either answers (the verdict), and beside it on a fixed sample
+of 1,048,576 addresses and the well-known networks, the share whose country, region, city, coordinates
+(over 50 km), ASN, organisation, each flag and accuracy radius changed; over every network, those that
+appeared and disappeared and those with the most changed addresses. Of their ASN objects: the sampled addresses whose ASN changed, the ASNs that
 appeared, disappeared, were renamed or gained most, the totals, where sampled ASNs' addresses are; and
 whether NEW's ASN object agrees with its database. Exits 0 within every threshold, ${OVER_THRESHOLDS} over one or
 when NEW is broken (docs/operations.md, "The diff gate").

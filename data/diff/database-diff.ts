@@ -1,20 +1,33 @@
 /**
- * @module The diff of the geolocation database between two builds: on the fixed sample (`sample.ts`),
- * the share of answered addresses whose each field changed, and the well-known networks that changed;
- * over every network of both (a walk of each tree in address order), the networks that appeared and
- * disappeared and the networks with the most changed addresses. Sizes: IPv4 in addresses, IPv6 in /64s.
+ * @module The diff of the geolocation database between two builds: over every network of both (a walk
+ * of each tree in address order), the addresses that either answers and those whose each field changed
+ * (the gate's verdict), the networks that appeared and disappeared and those with the most changed
+ * addresses; on the fixed sample (`sample.ts`), the same shares for a reader to compare between runs,
+ * and the well-known networks that changed. Sizes: IPv4 in addresses, IPv6 in /64s.
  */
 
 import { shardIndexOf } from '../../src/geo/shard-ranges.ts';
 import { cidrText, type IpAddress } from '../../src/ip/address.ts';
 import type { ComparedBuild } from './builds.ts';
-import { type AnswerFacts, changedFields, DIFF_FIELDS, type DiffField, describeFacts, fieldsOf } from './facts.ts';
+import { type AnswerFacts, changedFields, DIFF_FIELDS, type DiffField, describeFacts, fieldsOf, NO_ANSWER } from './facts.ts';
 import type { AddressSample } from './sample.ts';
 
 /** What changed in one address family of the sample. */
 interface FamilyChanges {
   readonly sampled: number;
   /** Sampled addresses that either build answers: the shares' denominator. */
+  readonly answered: number;
+  /** Of those, how many changed each field. */
+  readonly changed: Readonly<Record<DiffField, number>>;
+}
+
+/**
+ * What changed over every address of one family that either build answers, counted exactly from the
+ * merged walk of both trees: what the gate decides on. Sizes in the family's unit (IPv4 addresses, IPv6
+ * /64s; IPv6 sums are floating point, exact to some twelve significant digits).
+ */
+interface SpaceChanges {
+  /** The addresses that either build answers: the shares' denominator. */
   readonly answered: number;
   /** Of those, how many changed each field. */
   readonly changed: Readonly<Record<DiffField, number>>;
@@ -41,6 +54,9 @@ interface ChangedNetwork {
 /** The database section of a diff report. */
 export interface DatabaseDiff {
   readonly object: 'database';
+  /** Over every address either build answers: the verdict's shares. */
+  readonly exact: { readonly ipv4: SpaceChanges; readonly ipv6: SpaceChanges };
+  /** On the fixed sample: shares to read and compare between runs, not the verdict. */
   readonly sample: { readonly ipv4: FamilyChanges; readonly ipv6: FamilyChanges };
   /** The well-known networks whose answer changed. */
   readonly wellKnown: readonly {
@@ -191,6 +207,31 @@ function networkText(start: ArrayLike<number>, prefixLength: number): string {
   return cidrText(address, address.version === 4 ? prefixLength - 96 : prefixLength);
 }
 
+/** Adds up, for one family, the answered size and the size whose each set of fields changed. */
+class SpaceTally {
+  private answered = 0;
+  /** Changed size by mask of changed fields: far fewer masks than pieces. */
+  private readonly masks = new Map<number, number>();
+
+  /** A piece of `size` answered by either build, whose fields `mask` (`changedFields`) changed. */
+  add(size: number, mask: number): void {
+    this.answered += size;
+    if (mask !== 0) this.masks.set(mask, (this.masks.get(mask) ?? 0) + size);
+  }
+
+  changes(): SpaceChanges {
+    const changed = Object.fromEntries(DIFF_FIELDS.map((field) => [field, 0])) as Record<DiffField, number>;
+    for (const [mask, size] of this.masks) for (const field of fieldsOf(mask)) changed[field] += size;
+    return { answered: this.answered, changed };
+  }
+}
+
+/**
+ * Below this share of a network, what the other build leaves of it unanswered is the rounding of IPv6
+ * sizes (a /128 inside a /48 is 2^-80 of it), not addresses. IPv4 sizes are whole numbers, exact.
+ */
+const ROUNDING = 2 ** -40;
+
 /** Keeps the {@link LARGEST_LISTED} largest of what it is offered. */
 class Largest {
   readonly kept: ChangedNetwork[] = [];
@@ -203,11 +244,18 @@ class Largest {
   }
 }
 
-/** Merges the walks of both builds: every overlap of a network of one with a network of the other (CIDR networks nest or are apart). */
-function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<DatabaseDiff, 'networks' | 'largest'> {
+/**
+ * Merges the walks of both builds: every overlap of a network of one with a network of the other (CIDR
+ * networks nest or are apart), and what of each network the other build does not answer (an answer
+ * appeared or disappeared there: every field it has changed). Each such piece is added, by its size,
+ * to its family's answered space and to every field that changed in it.
+ */
+function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<DatabaseDiff, 'exact' | 'networks' | 'largest'> {
   const old = new NetworkList();
   walkNetworks(before, (words, prefixLength, shard, offset) => old.push(words, prefixLength, shard, offset));
-  const overlapped = new Uint8Array(old.count);
+  /** Of each network of the old build, the size that networks of the new one answer. */
+  const covered = new Float64Array(old.count);
+  const space = { ipv4: new SpaceTally(), ipv6: new SpaceTally() };
   const tallies = {
     ipv4: { appeared: 0, appearedSize: 0, disappeared: 0, disappearedSize: 0 },
     ipv6: { appeared: 0, appearedSize: 0, disappeared: 0, disappearedSize: 0 },
@@ -216,20 +264,34 @@ function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<Datab
   const oldStart = (i: number) => old.starts.subarray(i * 4, i * 4 + 4);
   const oldFacts = (i: number) => (before.shards[old.shards[i] as number] as ComparedBuild['shards'][number]).facts.at(old.offsets[i] as number);
   const retire = (i: number) => {
-    if (overlapped[i]) return;
     const start = oldStart(i);
     const length = old.lengths[i] as number;
-    const tally = isIpv4(start, length) ? tallies.ipv4 : tallies.ipv6;
-    tally.disappeared++;
-    tally.disappearedSize += sizeOf(start, length);
+    const family = isIpv4(start, length) ? 'ipv4' : 'ipv6';
+    const size = sizeOf(start, length);
+    const left = size - (covered[i] as number);
+    if (left > size * ROUNDING) space[family].add(left, changedFields(oldFacts(i), NO_ANSWER));
+    if (covered[i] === 0) {
+      tallies[family].disappeared++;
+      tallies[family].disappearedSize += size;
+    }
   };
   let i = 0;
   walkNetworks(after, (start, length, shard, offset) => {
     const facts = (after.shards[shard] as ComparedBuild['shards'][number]).facts.at(offset);
-    let touched = false;
+    const family = isIpv4(start, length) ? 'ipv4' : 'ipv6';
+    let answeredBefore = 0;
     let size = 0;
     let mask = 0;
     let example: [AnswerFacts, AnswerFacts] | undefined;
+    /** A piece of this network of `pieceSize`, answered `was` by the old build. */
+    const piece = (pieceSize: number, was: AnswerFacts) => {
+      const changed = changedFields(was, facts);
+      space[family].add(pieceSize, changed);
+      if (changed === 0) return;
+      size += pieceSize;
+      mask |= changed;
+      example ??= [was, facts];
+    };
     while (i < old.count) {
       const otherStart = oldStart(i);
       const otherLength = old.lengths[i] as number;
@@ -238,22 +300,20 @@ function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<Datab
         continue;
       }
       if (compare(otherStart, otherLength, false, start, length, true) > 0) break;
-      touched = true;
-      overlapped[i] = 1;
-      const was = oldFacts(i);
-      const changed = changedFields(was, facts);
-      if (changed !== 0) {
-        size += sizeOf(start, Math.max(length, otherLength));
-        mask |= changed;
-        example ??= [was, facts];
-      }
+      // The overlap is the longer of the two networks.
+      const overlap = otherLength > length ? sizeOf(otherStart, otherLength) : sizeOf(start, length);
+      answeredBefore += overlap;
+      covered[i] = (covered[i] as number) + overlap;
+      piece(overlap, oldFacts(i));
       if (compare(otherStart, otherLength, true, start, length, true) > 0) break;
       retire(i++);
     }
-    const family = isIpv4(start, length) ? 'ipv4' : 'ipv6';
-    if (!touched) {
+    const whole = sizeOf(start, length);
+    const fresh = whole - answeredBefore;
+    if (fresh > whole * ROUNDING) piece(fresh, NO_ANSWER);
+    if (answeredBefore === 0) {
       tallies[family].appeared++;
-      tallies[family].appearedSize += sizeOf(start, length);
+      tallies[family].appearedSize += whole;
     }
     if (example !== undefined) {
       const [was, is] = example;
@@ -262,7 +322,11 @@ function networkChanges(before: ComparedBuild, after: ComparedBuild): Pick<Datab
     }
   });
   while (i < old.count) retire(i++);
-  return { networks: tallies, largest: { ipv4: largest.ipv4.kept, ipv6: largest.ipv6.kept } };
+  return {
+    exact: { ipv4: space.ipv4.changes(), ipv6: space.ipv6.changes() },
+    networks: tallies,
+    largest: { ipv4: largest.ipv4.kept, ipv6: largest.ipv6.kept },
+  };
 }
 
 /** The database section of the diff of `before` and `after`, on `sample` (`sample.ts`), whose answers in each are `answers`. */

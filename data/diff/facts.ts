@@ -55,7 +55,8 @@ export interface AnswerFacts {
   readonly accuracyRadius: number;
 }
 
-const NO_ANSWER: AnswerFacts = Object.freeze({
+/** The facts where a build has no record. */
+export const NO_ANSWER: AnswerFacts = Object.freeze({
   answered: false,
   countryCode: '',
   regionCode: '',

@@ -1,4 +1,5 @@
 /** @module How a diff's tables write figures: shares to three significant digits, counts with thousands separators. */
+import { markdownText } from '../markdown.ts';
 
 /** `0.412%`: three significant digits, or `0%`. */
 export function percent(share: number): string {
@@ -22,9 +23,8 @@ export const FAMILY = { ipv4: 'IPv4', ipv6: 'IPv6' } as const;
 /** The unit each family's sizes are counted in. */
 export const UNIT = { ipv4: 'addresses', ipv6: '/64s' } as const;
 
-/** A source's text as one Markdown table cell: control characters as spaces, cut to `most` characters (with `…`), pipes, backticks and backslashes escaped. */
+/** A source's text as one Markdown table cell: control characters as spaces, cut to `most` characters (with `…`), as literal text (`markdownText`). */
 export function cellText(text: string, most: number): string {
   const line = [...text.replace(/\p{Cc}/gu, ' ')];
-  const cut = line.length > most ? `${line.slice(0, most - 1).join('')}…` : line.join('');
-  return cut.replace(/[|`\\]/g, (c) => `\\${c}`);
+  return markdownText(line.length > most ? `${line.slice(0, most - 1).join('')}…` : line.join(''));
 }

@@ -9,7 +9,7 @@ import { asnTable } from './asn-table.ts';
 import type { ComparedBuild } from './builds.ts';
 import { type DatabaseDiff, databaseDiff, sampledAnswers } from './database-diff.ts';
 import { DIFF_FIELDS, type DiffField, MOVED_KM } from './facts.ts';
-import { cellText, count, FAMILY, percent, UNIT } from './format.ts';
+import { cellText, count, FAMILY, percent, sized, UNIT } from './format.ts';
 import { addressSample } from './sample.ts';
 import { type Breach, THRESHOLDS } from './thresholds.ts';
 
@@ -25,13 +25,15 @@ export interface DiffReport {
   readonly broken: boolean;
 }
 
-/** The share of answered addresses of a family whose `field` changed, 0 when none was answered. */
-function shareOf(section: DatabaseDiff, family: 'ipv4' | 'ipv6', field: DiffField): number {
-  const { answered, changed } = section.sample[family];
+/** Answered and changed counts of one family: over every address (`exact`) or on the fixed sample. */
+type Counts = { readonly answered: number; readonly changed: Readonly<Record<DiffField, number>> };
+
+/** The share of answered addresses whose `field` changed, 0 when none was answered. */
+function shareOf({ answered, changed }: Counts, field: DiffField): number {
   return answered === 0 ? 0 : changed[field] / answered;
 }
 
-/** Compares two builds, each object on the same fixed address sample. */
+/** Compares two builds: the database's verdict over every address, each object on the same fixed address sample. */
 export function diffBuilds(before: ComparedBuild, after: ComparedBuild): DiffReport {
   const sample = addressSample();
   const answers = { before: sampledAnswers(before, sample), after: sampledAnswers(after, sample) };
@@ -40,9 +42,9 @@ export function diffBuilds(before: ComparedBuild, after: ComparedBuild): DiffRep
   const breaches: Breach[] = [];
   for (const family of ['ipv4', 'ipv6'] as const) {
     for (const field of DIFF_FIELDS) {
-      const share = shareOf(database, family, field);
+      const share = shareOf(database.exact[family], field);
       const { share: threshold, basis } = THRESHOLDS.database[field];
-      const said = `${field} of ${percent(share)} of ${FAMILY[family]} addresses (threshold ${percent(threshold)})`;
+      const said = `${field} of ${percent(share)} of ${FAMILY[family]} ${UNIT[family]} (threshold ${percent(threshold)})`;
       if (share > threshold) breaches.push({ object: 'database', field, family, value: share, threshold, said, basis });
     }
   }
@@ -83,20 +85,23 @@ const answerCell = (words: string) => cellText(words, 160);
 
 /** The database section's lines. */
 function databaseTable(section: DatabaseDiff, breaches: readonly Breach[]): string[] {
-  const { ipv4, ipv6 } = section.sample;
+  const { exact, sample } = section;
   const lines = [
-    `Changed answers of the fixed sample: ${count(ipv4.answered)} of ${count(ipv4.sampled)} IPv4 and ${count(ipv6.answered)} of ${count(ipv6.sampled)} IPv6 addresses answered by either build (coordinates: moved over ${MOVED_KM} km).`,
+    `Changed answers over every address either build answers, the verdict: ${count(exact.ipv4.answered)} IPv4 addresses and ${sized(exact.ipv6.answered, 'ipv6')} IPv6 /64s (coordinates: moved over ${MOVED_KM} km). Beside them, for reading only, the fixed sample: ${count(sample.ipv4.answered)} of ${count(sample.ipv4.sampled)} IPv4 and ${count(sample.ipv6.answered)} of ${count(sample.ipv6.sampled)} IPv6 addresses answered.`,
     '',
-    '| field | IPv4 | IPv6 | threshold |',
-    '|---|---:|---:|---:|',
+    '| field | IPv4 (verdict) | IPv6 (verdict) | threshold | IPv4, sample | IPv6, sample |',
+    '|---|---:|---:|---:|---:|---:|',
   ];
   for (const field of DIFF_FIELDS) {
-    const cell = (family: 'ipv4' | 'ipv6') => {
+    const verdict = (family: 'ipv4' | 'ipv6') => {
       const over = breaches.some((b) => b.object === 'database' && b.family === family && b.field === field);
-      const text = `${percent(shareOf(section, family, field))} (${count(section.sample[family].changed[field])})`;
+      const text = `${percent(shareOf(exact[family], field))} (${sized(exact[family].changed[field], family)})`;
       return over ? `**${text}**` : text;
     };
-    lines.push(`| ${field} | ${cell('ipv4')} | ${cell('ipv6')} | ${percent(THRESHOLDS.database[field].share)} |`);
+    const sampled = (family: 'ipv4' | 'ipv6') => `${percent(shareOf(sample[family], field))} (${count(sample[family].changed[field])})`;
+    lines.push(
+      `| ${field} | ${verdict('ipv4')} | ${verdict('ipv6')} | ${percent(THRESHOLDS.database[field].share)} | ${sampled('ipv4')} | ${sampled('ipv6')} |`,
+    );
   }
   lines.push('');
   for (const family of ['ipv4', 'ipv6'] as const) {

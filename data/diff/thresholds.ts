@@ -53,7 +53,8 @@ export const THRESHOLDS: { readonly database: Readonly<Record<DiffField, Thresho
   database: {
     countryCode: {
       share: 0.02,
-      basis: 'Real releases move under 0.2% of IPv4 and 0.5% of IPv6 to another country, even five releases apart; a /8 of corrections is 0.4% of IPv4.',
+      basis:
+        'Real releases move under 0.2% of IPv4 addresses and 1% of IPv6 /64s to another country, even five releases apart; the widest correction line accepted, a /8 (IPv4) or a /19 (IPv6), is 0.45% or 1.6% of what the default build answers.',
     },
     regionCode: { share: 0.15, basis: 'Real releases change up to about 4% of regions, in the release that redraws them; 15% is over three times that.' },
     cityName: { share: 0.3, basis: 'Real releases change up to about 10% of cities; 30% is three times that.' },
@@ -71,9 +72,13 @@ export const THRESHOLDS: { readonly database: Readonly<Record<DiffField, Thresho
     isVpn: {
       share: 0.005,
       basis:
-        'X4BNet’s VPN list flags under 0.1% of answered IPv4; its ceiling (a /8) keeps it below 0.5%, so a change past that is another source, or a poisoned one.',
+        'X4BNet’s VPN list flags under 0.1% of answered IPv4 and 0.15% of IPv6 /64s; its IPv4 ceiling (a /8) keeps it below 0.5%, so a change past that is another source, or a poisoned one (its IPv6 ceiling, a /20, is 0.8% of IPv6: a list grown that far is stopped too, for the operator to read).',
     },
-    isTor: { share: 0.0001, basis: 'Some thousand exit relays, each one address: the sample seldom meets one; 0.01% is a thousand /16s of them.' },
+    isTor: {
+      share: 0.0001,
+      basis:
+        'Some thousand exit relays, each one address: about 0.00003% of answered IPv4; the list’s ceiling (a /16) keeps it under 0.002%, so 0.01% (some 370,000 addresses) is another source, or a poisoned one.',
+    },
     isRelay: { share: 0.001, basis: 'Private Relay’s egress flags under 0.01% of answered IPv4; 0.1% is ten times that.' },
     isHosting: {
       share: 0.02,

@@ -3,6 +3,7 @@
  * IPv4 address a.b.c.d sits at ::a.b.c.d.
  */
 import ipaddr from 'ipaddr.js';
+import { ipv6Text } from '../../src/ip/address.ts';
 import type { Network } from './search-tree.ts';
 
 /**
@@ -35,22 +36,24 @@ export function embeddedIpv4ToHex(text: string): string {
   return `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
-/** An address of the 128-bit space as an unsigned bigint. */
+/** An address of the 128-bit space (16 bytes) as an unsigned bigint. */
 export function bytesToBigInt(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (const byte of bytes) n = (n << 8n) | BigInt(byte);
-  return n;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
+  return (view.getBigUint64(0) << 64n) | view.getBigUint64(8);
 }
 
 /** The 16 bytes of an unsigned 128-bit bigint. */
 function bigIntToBytes(n: bigint): Uint8Array {
   const bytes = new Uint8Array(16);
-  let v = n;
-  for (let i = 15; i >= 0; i--) {
-    bytes[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  const view = new DataView(bytes.buffer);
+  view.setBigUint64(0, n >> 64n);
+  view.setBigUint64(8, n & 0xffffffffffffffffn);
   return bytes;
+}
+
+/** The number of bits of a positive value. */
+function bitLength(value: bigint): number {
+  return value.toString(2).length;
 }
 
 /**
@@ -63,15 +66,10 @@ export function rangeToNetworks(first: bigint, last: bigint): Network[] {
   const max = (1n << 128n) - 1n;
   if (first < 0n || last > max || last < first) throw new RangeError(`invalid range ${first}..${last}`);
   const networks: Network[] = [];
-  let start = first;
-  while (start <= last) {
-    // The largest block aligned at `start` that does not run past `last`.
-    let size = 0;
-    while (size < 128) {
-      const block = 1n << BigInt(size + 1);
-      if ((start & (block - 1n)) !== 0n || start + block - 1n > last) break;
-      size++;
-    }
+  for (let start = first; start <= last; ) {
+    // The largest block aligned at `start` (its lowest set bit) that does not run past `last`.
+    const aligned = start === 0n ? 128 : bitLength(start & -start) - 1;
+    const size = Math.min(aligned, bitLength(last - start + 1n) - 1);
     networks.push({ bytes: bigIntToBytes(start), prefixLength: 128 - size });
     start += 1n << BigInt(size);
   }
@@ -79,7 +77,7 @@ export function rangeToNetworks(first: bigint, last: bigint): Network[] {
 }
 
 /** The bits of byte `index` that a prefix of `length` bits keeps. */
-export function maskByte(length: number, index: number): number {
+function maskByte(length: number, index: number): number {
   const bits = Math.min(8, Math.max(0, length - index * 8));
   return (0xff00 >> bits) & 0xff;
 }
@@ -99,12 +97,20 @@ export function networksOverlap(a: Network, b: Network): boolean {
   return networkContains(a, b) || networkContains(b, a);
 }
 
+/** Whether a network lies in ::/96, where the tree keeps IPv4 (an IPv4 network a.b.c.d/n is ::a.b.c.d/(96+n)). */
+export function isIpv4Network(network: { readonly bytes: ArrayLike<number>; readonly prefixLength: number }): boolean {
+  if (network.prefixLength < 96) return false;
+  for (let i = 0; i < 12; i++) if (network.bytes[i] !== 0) return false;
+  return true;
+}
+
 /**
  * A network as CIDR text, IPv4 (`::a.b.c.d/96+n`) as `a.b.c.d/n` unless `ipv6` (an entry written in
  * IPv6): `81.2.69.0/24`, `2001:db8::/32`, `::808:808/128`.
  */
 export function networkText(network: Network, ipv6 = false): string {
   const { bytes, prefixLength } = network;
-  if (!ipv6 && prefixLength >= 96 && bytes.subarray(0, 12).every((byte) => byte === 0)) return `${[...bytes.subarray(12)].join('.')}/${prefixLength - 96}`;
-  return `${ipaddr.fromByteArray([...bytes]).toString()}/${prefixLength}`;
+  if (!ipv6 && isIpv4Network(network)) return `${[...bytes.subarray(12)].join('.')}/${prefixLength - 96}`;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
+  return `${ipv6Text({ w0: view.getUint32(0), w1: view.getUint32(4), w2: view.getUint32(8), w3: view.getUint32(12) })}/${prefixLength}`;
 }

@@ -61,11 +61,21 @@ export class PublishError extends Error {
   override readonly name = 'PublishError';
 }
 
-/** The bucket's current record, or null when nothing has been published there yet. */
-export async function readRecord(bucket: VersionBucket<unknown>): Promise<CurrentRecord | null> {
+/**
+ * The bucket's current record, or null when nothing has been published there yet.
+ *
+ * @throws PublishError when the object is not JSON, or not a current record (`src/geo/published.ts`).
+ */
+export async function readRecord(bucket: Pick<VersionBucket<unknown>, 'name' | 'getText'>): Promise<CurrentRecord | null> {
   const text = await bucket.getText(CURRENT_RECORD_KEY);
   if (text === null) return null;
-  const parsed = CurrentRecordSchema.safeParse(JSON.parse(text));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new PublishError(`${bucket.name}: ${CURRENT_RECORD_KEY} is not JSON`);
+  }
+  const parsed = CurrentRecordSchema.safeParse(value);
   if (!parsed.success) throw new PublishError(`${bucket.name}: ${CURRENT_RECORD_KEY} is not a current record (${parsed.error.issues[0]?.message})`);
   return parsed.data;
 }

@@ -2,7 +2,8 @@
  * @module Reading what `data:update` downloads: one file out of a gzipped tar archive (MaxMind's
  * `.tar.gz`, npm's `.tgz`), and the metadata of a MaxMind DB, each failure said as an {@link UpdateError}.
  * An archive holds only files and folders under relative paths: one with a link, an absolute path or
- * a `..` is refused whole, since its entries' names become paths of the download cache.
+ * a `..` is refused whole, since its entries' names become paths of the download cache. Messages name
+ * an entry by its place in the archive, never by the path or link target it gives.
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute, win32 } from 'node:path';
@@ -27,7 +28,7 @@ const FILE_TYPES: ReadonlySet<string> = new Set(['File', 'OldFile', 'ContiguousF
 
 /** Why an archive may not hold `entry`, or undefined for a file or folder at a relative path inside it. */
 function refusal(entry: ReadEntry): string | undefined {
-  if (entry.type === 'Link' || entry.type === 'SymbolicLink') return `is a ${entry.type === 'Link' ? 'hard' : 'symbolic'} link to ${entry.linkpath ?? '?'}`;
+  if (entry.type === 'Link' || entry.type === 'SymbolicLink') return `is a ${entry.type === 'Link' ? 'hard' : 'symbolic'} link`;
   if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') return `is a ${entry.type}, neither a file nor a folder`;
   if (isAbsolute(entry.path) || win32.isAbsolute(entry.path)) return 'has an absolute path';
   if (entry.path.split(/[\\/]/).includes('..')) return 'has a path that climbs out with ..';
@@ -45,12 +46,14 @@ export async function filesOf(archive: Buffer, wanted: (path: string) => boolean
   const files = new Map<string, Buffer>();
   let refused: UpdateError | undefined;
   let unpacked = 0;
+  let entries = 0;
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       strict: true,
       onReadEntry: (entry) => {
+        entries++;
         const why = refusal(entry);
-        if (why !== undefined) refused ??= new UpdateError(`${what} is refused: its entry ${JSON.stringify(entry.path)} ${why}`);
+        if (why !== undefined) refused ??= new UpdateError(`${what} is refused: its entry ${entries} (counting from 1) ${why}`);
         if (why !== undefined || !FILE_TYPES.has(entry.type) || !wanted(entry.path)) {
           entry.resume();
           return;
@@ -90,7 +93,7 @@ export async function fileOf(archive: Buffer, name: string, what: string): Promi
 /**
  * The metadata of a MaxMind DB, checked to be of the expected type.
  *
- * @throws UpdateError when the bytes are no MaxMind DB or one of another type.
+ * @throws UpdateError when the bytes are no MaxMind DB or one of another type (not named: it is the file's text).
  */
 export function mmdbMetadata(bytes: Uint8Array, type: RegExp, what: string): MmdbMetadata {
   let metadata: MmdbMetadata;
@@ -100,6 +103,6 @@ export function mmdbMetadata(bytes: Uint8Array, type: RegExp, what: string): Mmd
     if (error instanceof MmdbFormatError) throw new UpdateError(`${what} is not a MaxMind DB: ${error.message}`);
     throw error;
   }
-  if (!type.test(metadata.databaseType)) throw new UpdateError(`${what} is a "${metadata.databaseType}" database, not ${type}`);
+  if (!type.test(metadata.databaseType)) throw new UpdateError(`${what} is a database of another type than ${type}`);
   return metadata;
 }

@@ -3,7 +3,9 @@
  * a `source.json` saying what was fetched and the SHA-256 of each file as written. New downloads go to a
  * staging folder first and replace the cached ones only once every source has been fetched and checked
  * and the build has succeeded. A cached source is reused only when its folder holds exactly the files
- * recorded, each with its recorded SHA-256; otherwise it is fetched again, and the update says why.
+ * recorded, each with its recorded SHA-256; otherwise it is fetched again, and the update says why. An
+ * archive kept beside its files (npm's tarball, MaxMind's `.tar.gz`) is checked again against what its
+ * publisher states now, and extracted again ({@link DownloadCache.fromArchive}).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -113,6 +115,46 @@ export class DownloadCache {
   }
 
   /**
+   * A cached source (as {@link cached} found it) whose archive is kept in its folder as `archive`: the
+   * archive is checked by `verify` against what its publisher states now (the registry's integrity,
+   * MaxMind's `.sha256`), then extracted again. Files and digests that whoever can write the cache could
+   * have rewritten together are so held to the publisher's word.
+   *
+   * @param verify why the archive is not the publisher's, or undefined when it is.
+   * @param extract the files the archive holds, by their path in the folder.
+   * @returns the source as cached when its files are exactly the archive's; staged anew from the archive
+   *   when they are not (and said); undefined, to fetch it again, when the archive is missing or `verify` refuses it.
+   * @throws UpdateError from `extract` (a damaged archive).
+   */
+  async fromArchive(
+    id: string,
+    cached: CachedSource,
+    archive: string,
+    verify: (bytes: Buffer) => string | undefined,
+    extract: (bytes: Buffer) => Promise<ReadonlyMap<string, Uint8Array>>,
+  ): Promise<StagedSource | undefined> {
+    const dir = this.dirOf(id);
+    if (cached.files?.[archive] === undefined || !existsSync(join(dir, archive))) {
+      this.log(`${id}: the cached copy was written before the cache kept its archive; fetching it again`);
+      return undefined;
+    }
+    const bytes = readFileSync(join(dir, archive));
+    const refused = verify(bytes);
+    if (refused !== undefined) {
+      this.log(`${id}: the cached archive ${refused}; fetching it again`);
+      return undefined;
+    }
+    const files = await extract(bytes);
+    const recorded = Object.keys(cached.files).filter((name) => name !== archive);
+    const differs =
+      recorded.length !== files.size || [...files].some(([name, content]) => !recorded.includes(name) || !readFileSync(join(dir, name)).equals(content));
+    if (!differs) return this.unchanged(id, cached);
+    this.log(`${id}: the cached files are not those of its archive, which is the publisher's; extracted again from the archive`);
+    const { files: _digests, ...source } = cached;
+    return this.stage(id, new Map([...files, [archive, bytes]]), source);
+  }
+
+  /**
    * Writes a new download into the staging folder.
    *
    * @throws UpdateError when a file's name would put it outside the source's folder (archives that hold
@@ -123,7 +165,7 @@ export class DownloadCache {
     for (const name of files.keys()) {
       const inside = relative(dir, join(dir, name));
       if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
-        throw new UpdateError(`${id}: the file name ${JSON.stringify(name)} is outside its folder`);
+        throw new UpdateError(`${id}: a file's name would put it outside its folder`);
     }
     mkdirSync(dir, { recursive: true });
     const digests: Record<string, string> = {};

@@ -16,6 +16,7 @@ import { BUDGET_HELP, BUDGET_OPTION, budgetFromOption } from '../budget.ts';
 import { describeBuild, OUT_DIR } from '../build.ts';
 import { commandLineError, parseCommandLine } from '../command-line.ts';
 import { WIDEST_CORRECTION } from '../corrections/geofeed.ts';
+import { markdownText } from '../markdown.ts';
 import { SHARDS_HELP, SHARDS_OPTION, shardsFromOption } from '../output.ts';
 import { FLAG_LIST_IDS, isFlagListId } from '../sources/flag-lists/lists.ts';
 import { UpdateError } from './download.ts';
@@ -153,11 +154,6 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-}
-
-/** Text of a message shown as Markdown: its characters that Markdown or HTML would read are escaped. */
-function markdownText(text: string): string {
-  return text.replace(/[\\`*_[\]<>|#]/g, (character) => `\\${character}`);
 }
 
 /** The entries of a variable that lists paths, separated by spaces, commas or new lines. */

@@ -1,8 +1,9 @@
 /**
  * @module MaxMind's download API, as geoipupdate uses it: `GET {base}/geoip/databases/{edition}/download
  * ?suffix=tar.gz` with HTTP Basic authentication (account ID, licence key), redirects followed, and the
- * archive's SHA-256 from `suffix=tar.gz.sha256` checked before use. An edition whose `.sha256` equals
- * the cached archive's is not downloaded again.
+ * archive's SHA-256 from `suffix=tar.gz.sha256` checked before use. The archive is kept in the cache
+ * beside its database; an edition whose `.sha256` equals the cached archive's is not downloaded again,
+ * once the cached archive matches it and its database is the archive's (extracted again).
  */
 import { fileOf, mmdbMetadata, sha256Of } from './archive.ts';
 import type { DownloadCache, StagedSource } from './cache.ts';
@@ -22,6 +23,9 @@ export interface MaxMindAccount {
   readonly licenseKey: string;
   readonly baseUrl: string;
 }
+
+/** The archive's name in the edition's cache folder. */
+const ARCHIVE = 'source.tar.gz';
 
 /** The largest `.sha256` answer accepted: one line of 64 hex digits and the archive's name. */
 const CHECKSUM_MAX_BYTES = 1024;
@@ -70,8 +74,13 @@ export async function fetchEdition(
   if (!expected) throw new UpdateError(`${edition} checksum: the answer is not a SHA-256 line`);
   const cached = cache.cached(id);
   if (cached?.archiveSha256 === expected) {
-    log(`${edition}: unchanged since ${cached.fetchedAt} (build of ${cached.version}); not downloaded`);
-    return { ...cache.unchanged(id, cached), role: roleOf(edition) ?? 'city', file };
+    const refusal = (archive: Buffer) => (sha256Of(archive) === expected ? undefined : 'does not match the SHA-256 MaxMind publishes for it');
+    const extract = async (archive: Buffer) => new Map([[file, await fileOf(archive, file, `${edition} archive`)]]);
+    const reused = await cache.fromArchive(id, cached, ARCHIVE, refusal, extract);
+    if (reused !== undefined) {
+      log(`${edition}: unchanged since ${cached.fetchedAt} (build of ${cached.version}), its archive checked again; not downloaded`);
+      return { ...reused, role: roleOf(edition) ?? 'city', file };
+    }
   }
 
   const archive = await download(`${url}tar.gz`, { ...options, what: `${edition} archive`, maxBytes: ARCHIVE_MAX_BYTES });
@@ -80,12 +89,23 @@ export async function fetchEdition(
   const mmdb = await fileOf(archive, file, `${edition} archive`);
   const metadata = mmdbMetadata(mmdb, /./, `${file} of the ${edition} archive`);
   const role = roleOf(metadata.databaseType);
-  if (!role) throw new UpdateError(`${edition} is a "${metadata.databaseType}" database, which the build does not read (City, Country, ASN, Anonymous-IP)`);
+  if (!role) throw new UpdateError(`${edition} is not a type the build reads (City, Country, ASN, Anonymous-IP), by its database_type`);
   const builtOn = new Date(metadata.buildEpoch * 1000).toISOString().slice(0, 10);
   if (cached?.buildEpoch !== undefined && metadata.buildEpoch < cached.buildEpoch) {
     throw new UpdateError(`${edition}: the download was built on ${builtOn}, before the cached one (${cached.version}); keeping the cached one`);
   }
   log(`${edition}: downloaded ${(archive.length / 1048576).toFixed(1)} MiB, checksum verified, build of ${builtOn}`);
   const source = { version: builtOn, buildEpoch: metadata.buildEpoch, archiveSha256: expected, fetchedAt: new Date().toISOString() };
-  return { ...cache.stage(id, new Map([[file, mmdb]]), source), role, file };
+  return {
+    ...cache.stage(
+      id,
+      new Map([
+        [file, mmdb],
+        [ARCHIVE, archive],
+      ]),
+      source,
+    ),
+    role,
+    file,
+  };
 }

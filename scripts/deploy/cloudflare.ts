@@ -2,11 +2,10 @@
  * @module What `npm run deploy` asks of Cloudflare, through the wrangler CLI (so that wrangler's login
  * or `CLOUDFLARE_API_TOKEN` and `CLOUDFLARE_ACCOUNT_ID` apply): one interface, implemented by
  * {@link WranglerCloudflare}; tests drive the deploy with an in-memory one. Its buckets are the
- * {@link VersionBucket}s of `data:publish`, so that the deploy publishes exactly as that command does.
+ * {@link WranglerBucket}s of `data:publish`, so that the deploy publishes (and runs the diff gate) exactly as that command does.
  */
 import { spawnSync } from 'node:child_process';
-import type { VersionBucket } from '../../data/publish/record.ts';
-import { wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
+import { type WranglerBucket, wranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 
 /** The operations of a deploy on one Cloudflare account. */
 export interface Cloudflare {
@@ -21,7 +20,7 @@ export interface Cloudflare {
   /** Creates an R2 bucket with a location hint (honoured the first time a name is created), or none. */
   createBucket(name: string, location: string | null): void;
   /** The R2 bucket `bucket` of deployment `environment`, as `data:publish -- --remote` reaches it (bodies are file paths). */
-  versionBucket(environment: string, bucket: string): VersionBucket<string>;
+  versionBucket(environment: string, bucket: string): WranglerBucket;
   /**
    * Deploys one environment of a configuration file (with `dryRun`, only builds and checks it).
    *
@@ -69,7 +68,7 @@ export class WranglerCloudflare implements Cloudflare {
     this.#run(['r2', 'bucket', 'create', name, ...(location ? ['--location', location] : [])]);
   }
 
-  versionBucket(environment: string, bucket: string): VersionBucket<string> {
+  versionBucket(environment: string, bucket: string): WranglerBucket {
     return wranglerBucket({ environment, bucket, remote: true });
   }
 

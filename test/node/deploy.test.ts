@@ -8,21 +8,23 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../data/build.ts';
 import { readBuild } from '../../data/publish/cli.ts';
-import type { VersionBucket } from '../../data/publish/record.ts';
+import { PublishError } from '../../data/publish/record.ts';
+import type { WranglerBucket } from '../../data/publish/wrangler-bucket.ts';
 import type { Cloudflare } from '../../scripts/deploy/cloudflare.ts';
 import { deployConfig, readWranglerToml } from '../../scripts/deploy/config.ts';
 import { accountsKvIdSetting, type DeploySettings, loadSettings, SettingsError, settingsFile } from '../../scripts/deploy/settings.ts';
 import { writeShardConfigs } from '../../scripts/deploy/shards.ts';
 import { writeUsageConfig } from '../../scripts/deploy/usage.ts';
-import { checkDeployment, DeployError, type DeployTools, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
+import { checkDeployment, DeployError, type DeployTools, DiffGateStop, deploy, LOCATION_HINTS } from '../../scripts/deploy.ts';
 import { FIXTURES } from '../support/fixtures.ts';
+import { writeRouting } from '../support/synthetic-routing.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const temp = mkdtempSync(join(tmpdir(), 'deploy-test-'));
@@ -215,7 +217,7 @@ class FakeCloudflare implements Cloudflare {
     this.calls.push(`r2 create ${name} ${location}`);
     this.buckets_.set(name, location);
   }
-  versionBucket(environment: string, bucket: string): VersionBucket<string> {
+  versionBucket(environment: string, bucket: string): WranglerBucket {
     const objects = this.objects;
     const calls = this.calls;
     const path = (key: string) => `${bucket}/${key}`;
@@ -224,6 +226,11 @@ class FakeCloudflare implements Cloudflare {
       async getText(key) {
         const value = objects.get(path(key));
         return value === undefined ? null : value.toString();
+      },
+      async getFile(key, file) {
+        const value = objects.get(path(key));
+        if (value === undefined) throw new PublishError(`${bucket}: no object ${key}`);
+        writeFileSync(file, value);
       },
       async putText(key, text) {
         calls.push(`put ${path(key)}`);
@@ -497,6 +504,79 @@ describe('deploy with a sharded build', () => {
     const record = JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')));
     expect(record.current.version).toBe(three.version);
     expect(sharded.lines.join('\n')).toContain(`serves ${small.version} in 1 shard(s); this deploy serves 3: publishing ${three.version}`);
+    // The same data in three files: through the diff gate, which finds nothing changed.
+    expect(sharded.lines.join('\n')).toContain(`### data:diff: ipgeo-data-de (fake of de) ${small.version} → `);
+    expect(sharded.lines.join('\n')).toContain('**Within every threshold.**');
+  });
+
+  it('publishes over a served version only through the diff gate, stopping before any Worker, unless --accept-diff names the build', async () => {
+    const testData = join(FIXTURES, 'test-data');
+    // A hosting list of a whole /8, within the list's own ceiling: over a tenth of the small build's answers become isHosting.
+    const list = join(temp, 'datacenter.txt');
+    writeFileSync(list, '1.0.0.0/8\n');
+    const sources = { maxmindCity: join(testData, 'GeoIP2-City-Test.mmdb'), maxmindAsn: join(testData, 'GeoLite2-ASN-Test.mmdb'), proxyLists: [] };
+    const poisoned = build({ ...sources, shards: 3, flagLists: [{ id: 'x4bnet-datacenter', paths: [list] }] }, () => {}, join(temp, 'poisoned-3'));
+    const cloudflare = new FakeCloudflare();
+    const first = tools(cloudflare);
+    await deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, first);
+    // A first fill has nothing to compare with, and says so.
+    expect(first.lines.join('\n')).toContain(
+      `ipgeo-data-de (fake of de) serves no version yet: publishing ${small.version}, a first fill (the diff gate had no served version to compare it with, only its ASN object with its database).`,
+    );
+    const served = cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json');
+    cloudflare.calls = [];
+    const run = (acceptDiff?: string) => {
+      const tooled = { ...tools(cloudflare), database: () => readBuild(join(temp, 'poisoned-3', 'ipgeo.manifest.json')) };
+      const request = { environments: ['de' as const], dryRun: false, settings: SETTINGS, shards: 3, ...(acceptDiff ? { acceptDiff } : {}) };
+      return { tooled, done: deploy(request, toml, tooled) };
+    };
+    const stopped = run();
+    await expect(stopped.done).rejects.toThrow(DiffGateStop);
+    await expect(stopped.done).rejects.toThrow(
+      `the diff gate stops version ${poisoned.version}: a share is over its threshold (the table above). Nothing was published or deployed. Read the diff; to publish this build all the same: npm run deploy -- … --accept-diff ${poisoned.version}`,
+    );
+    expect(stopped.tooled.lines.join('\n')).toMatch(/\*\*Over a threshold:\*\* isHosting of [\d.]+% of IPv4 addresses/);
+    expect(cloudflare.calls).toEqual([]);
+    expect(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json')).toBe(served);
+
+    await expect(run(small.version).done).rejects.toThrow(`--accept-diff ${small.version} names another version than the build's, ${poisoned.version}`);
+    expect(cloudflare.calls).toEqual([]);
+    const accepted = run(poisoned.version);
+    await accepted.done;
+    expect(accepted.tooled.lines).toContain(`The diff gate is overridden for version ${poisoned.version} (--accept-diff).`);
+    expect(JSON.parse(String(cloudflare.objects.get('ipgeo-data-de/ipgeo-current.json'))).current.version).toBe(poisoned.version);
+  });
+
+  it('publishes no broken build, not even in a first fill with --accept-diff naming it', async () => {
+    // The small build with the ASN object of a build from another routing source: its database and its object disagree.
+    const routing = join(temp, 'other-routing.mmdb');
+    writeRouting(routing);
+    const other = join(temp, 'other-routing');
+    build({ maxmindCity: join(FIXTURES, 'test-data', 'GeoIP2-City-Test.mmdb'), maxmindAsn: routing, proxyLists: [] }, () => {}, other);
+    const broken = join(temp, 'broken');
+    cpSync(join(temp, 'small'), broken, { recursive: true });
+    cpSync(join(other, 'ipgeo.asn'), join(broken, 'ipgeo.asn'));
+    const manifest = JSON.parse(readFileSync(join(broken, 'ipgeo.manifest.json'), 'utf8'));
+    manifest.asn = JSON.parse(readFileSync(join(other, 'ipgeo.manifest.json'), 'utf8')).asn;
+    writeFileSync(join(broken, 'ipgeo.manifest.json'), JSON.stringify(manifest));
+    const cloudflare = new FakeCloudflare();
+    const tooled = { ...tools(cloudflare), database: () => readBuild(join(broken, 'ipgeo.manifest.json')) };
+    const done = deploy({ environments: ['de'], dryRun: false, settings: SETTINGS, acceptDiff: manifest.version }, toml, tooled);
+    await expect(done).rejects.toThrow(DiffGateStop);
+    await expect(done).rejects.toThrow(`the diff gate stops version ${manifest.version}: its ASN object disagrees with its database`);
+    expect(tooled.lines.join('\n')).toContain('**Broken build:**');
+    expect(cloudflare.objects.has('ipgeo-data-de/ipgeo-current.json')).toBe(false);
+    expect(cloudflare.calls.filter((call) => call.startsWith('put ') || call.startsWith('deploy'))).toEqual([]);
+  });
+
+  it('refuses a bucket whose current record is not JSON, naming it, before deploying anything', async () => {
+    const cloudflare = new FakeCloudflare();
+    cloudflare.buckets_.set('ipgeo-data-de', 'weur');
+    cloudflare.objects.set('ipgeo-data-de/ipgeo-current.json', '{"current": ');
+    await expect(deploy({ environments: ['de'], dryRun: false, settings: SETTINGS }, toml, tools(cloudflare))).rejects.toThrow(
+      new PublishError('ipgeo-data-de (fake of de): ipgeo-current.json is not JSON'),
+    );
+    expect(cloudflare.calls).toEqual(['kv create ipgeo-accounts']);
   });
 
   it('deploys the app alone, bound to no shard, for a build of one file', async () => {

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
+import { build } from '../../data/build.ts';
 import { FLAG_LIST_IDS, type FlagListId, flagList } from '../../data/sources/flag-lists/lists.ts';
+import { proxyList } from '../../data/sources/proxy-list.ts';
 import { type NetworkFlags, SourceError } from '../../data/sources/source.ts';
 import { edgesOf, SAMPLES } from '../support/flag-list-publishers.ts';
 
@@ -111,7 +113,7 @@ describe('a malformed list', () => {
       /ipv6\.txt \(.+\) line 2: the entry is not an IP address or CIDR network/,
     ],
     ['an IPv6 address with a zone', 'x4bnet-vpn', { 'ipv6.txt': 'fe80::1%eth0\n' }, /line 1: the entry is not an IP address/],
-    ['an IPv6 network wider than a /16', 'x4bnet-datacenter', { 'ipv6.txt': '2000::/3\n' }, /line 1: the entry spans more than a \/16/],
+    ['an IPv6 network wider than a /16', 'x4bnet-datacenter', { 'ipv6.txt': '2400::/6\n' }, /line 1: the entry spans more than a \/16/],
     [
       'a geofeed line without a prefix',
       'icloud-private-relay',
@@ -253,6 +255,58 @@ describe('a list over its bounds', () => {
         /ipv6\.txt \(.+\) line 2: ::ffff:c633:6400\/120 is in ::ffff:0:0\/96 \(IPv4-mapped\), answered as the IPv4 address it embeds: dropped$/,
       ),
       expect.stringMatching(/ipv6\.txt \(.+\) line 3: 2002:c633:6400::\/40 is in 2002::\/16 \(6to4\), answered as the IPv4 address it embeds: dropped$/),
+    ]);
+  });
+});
+
+describe('a --proxy-list over the bounds of every list', () => {
+  // The same bounds as a published list's, its ceiling a /10 of IPv4 and a /24 of IPv6 (PROXY_LIST_CEILING): written as an
+  // attacker would, each refused whole, naming the file and line and quoting nothing of it.
+  const over = Array.from({ length: 1025 }, (_, n) => `${11 + (n >>> 4)}.${(n & 15) * 16}.0.0/20`).join('\n');
+  const cases: Array<[string, string, RegExp]> = [
+    [
+      '::/16, which would flag every IPv4 address',
+      '# proxies\n2001:db8:100::/48\n::/16\n',
+      /proxies\.txt line 3: ::\/16 reaches into ::\/96, where the database keeps IPv4/,
+    ],
+    ['the whole IPv4 space', '0.0.0.0/0 # every proxy\n', /proxies\.txt line 1: the entry spans more than a \/8, which no list of one operator holds$/],
+    ['the IPv4-mapped space, half covered', '::fffe:0:0/95\n', /proxies\.txt line 1: ::fffe:0:0\/95 covers part of ::ffff:0:0\/96 \(IPv4-mapped\)/],
+    ['a list of comments only', '# regenerating\n\n', /proxies\.txt: no network \(a list that lost its entries would clear its flag everywhere\)$/],
+    ['an empty file', '', /proxies\.txt: .+ is empty/],
+    [
+      '1,025 /20s, each within the widest entry, over a /10 together',
+      over,
+      /proxies\.txt: covers 4198400 IPv4 addresses \(a \/10's worth\) and 0 IPv6 \/64s, over the list's ceiling of a \/10's worth of IPv4 addresses/,
+    ],
+    ['a line that is no address', '198.51.100.7\nSECRET-TOKEN\n', /proxies\.txt line 2: the entry is not an IP address or CIDR network$/],
+  ];
+  it.each(cases)('is refused: %s', (_case, content, message) => {
+    const [file = ''] = written({ 'proxies.txt': content });
+    expect(() => proxyList(file)).toThrow(SourceError);
+    expect(() => proxyList(file)).toThrow(message);
+    expect(() => proxyList(file)).not.toThrow(/SECRET|every proxy/);
+  });
+
+  it('is refused by the build before any source is read, which writes nothing', () => {
+    const [file = ''] = written({ 'proxies.txt': '::/16\n' });
+    const out = mkdtempSync(join(tmpdir(), 'ipgeo-proxy-build-'));
+    expect(() => build({ proxyLists: [file], maxmindCity: join(tmpdir(), 'no-such-database.mmdb') }, () => {}, out)).toThrow(
+      /line 1: ::\/16 reaches into ::\/96/,
+    );
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('drops the entries in the IPv4 aliases and says so, and takes a list up to its ceiling', () => {
+    const [file = ''] = written({ 'proxies.txt': '2001:db8:100::/48\n::ffff:198.51.100.0/120\n11.64.0.0/10\n' });
+    const list = proxyList(file);
+    const networks: number[] = [];
+    list.forEach((network) => {
+      networks.push(network.prefixLength);
+    });
+    expect(networks).toEqual([48, 96 + 10]);
+    expect(list.notes).toEqual([
+      "proxies.txt: 2 networks, covering 4194304 IPv4 addresses (a /10's worth) and 65536 IPv6 /64s (a /48's worth); its ceiling is a /10's worth and a /24's worth",
+      `--proxy-list ${file} line 2: ::ffff:c633:6400/120 is in ::ffff:0:0/96 (IPv4-mapped), answered as the IPv4 address it embeds: dropped`,
     ]);
   });
 });

@@ -5,7 +5,7 @@
  * to its end; and the same checks on a feed read as a stream, cut at any byte.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_REFUSED_LINES, parseGeofeed, readGeofeed, WIDEST_CORRECTION } from '../../data/corrections/geofeed.ts';
+import { FETCHED_FEED_CEILING, MAX_REFUSED_LINES, parseGeofeed, readGeofeed, WIDEST_CORRECTION } from '../../data/corrections/geofeed.ts';
 import { parseNetwork } from '../../data/mmdb/network.ts';
 import { SourceError } from '../../data/sources/source.ts';
 
@@ -30,16 +30,16 @@ async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Ar
 
 describe('the widest correction', () => {
   it(`refuses a line wider than a /${WIDEST_CORRECTION[4]} of IPv4 or a /${WIDEST_CORRECTION[6]} of IPv6 in a file of the operator's, unless allowed`, () => {
-    const wide = '# the whole Internet\n0.0.0.0/1,KP\n128.0.0.0/2,KP\n2000::/3,KP\n2a00::/18,KP\n';
+    const wide = '# the whole Internet\n0.0.0.0/1,KP\n128.0.0.0/2,KP\n2800::/5,KP\n2a00::/18,KP\n';
     const message = refusal(wide, { fetched: false });
     expect(message).toMatch(/^feed\.csv: 4 lines are refused:/);
     expect(message).toContain('line 2: 0.0.0.0/1 is wider than a /8, the widest correction unless data:build or data:update is given --allow-wide-corrections');
-    expect(message).toContain('line 4: 2000::/3 is wider than a /19');
+    expect(message).toContain('line 4: 2800::/5 is wider than a /19');
     expect(message).toContain('line 5: 2a00::/18 is wider than a /19');
-    expect(parseGeofeed(encode(wide), 'feed.csv', { fetched: false, allowWide: true }).entries.map((e) => e.prefix)).toEqual([
+    expect([...parseGeofeed(encode(wide), 'feed.csv', { fetched: false, allowWide: true }).entries].map((e) => e.prefix)).toEqual([
       '0.0.0.0/1',
       '128.0.0.0/2',
-      '2000::/3',
+      '2800::/5',
       '2a00::/18',
     ]);
     // The widest accepted, exactly.
@@ -50,6 +50,38 @@ describe('the widest correction', () => {
     expect(refusal('80.0.0.0/7,GB\n', FETCHED)).toContain(
       'line 1: 80.0.0.0/7 is wider than a /8, the widest line of a published feed without the prefixes it may correct',
     );
+  });
+});
+
+describe('what a fetched feed covers in all', () => {
+  // The ceiling is a /10 of IPv4 and a /19 of IPv6 (FETCHED_FEED_CEILING): many narrow lines, each within
+  // the widest line, add up to no more. Built from the ceiling's own figures, not from the code's sums.
+  const ipv4Ceiling = 2 ** (32 - FETCHED_FEED_CEILING[4]);
+  /** `count` IPv4 /20s (4,096 addresses each), sixteen a /8 from 11.0.0.0 on. */
+  const slash20s = (count: number) => Array.from({ length: count }, (_, n) => `${11 + (n >>> 4)}.${(n & 15) * 16}.0.0/20,KP`);
+
+  it('refuses narrow lines that add up to more than the ceiling, saying what they cover', () => {
+    const lines = slash20s(ipv4Ceiling / 4096 + 1);
+    const message = refusal(lines.join('\n'), FETCHED);
+    expect(message).toBe(
+      `feed.csv: its lines cover ${ipv4Ceiling + 4096} IPv4 addresses (a /10's worth), over the ceiling of a /10's worth for a published feed without the prefixes it may correct: list them (a feed URL#prefixes=…)`,
+    );
+  });
+
+  it('counts an address once however many lines hold it, and takes a feed of exactly the ceiling', () => {
+    // A /10 and every /20 inside it again, then the /20s of another /10 would cross it; the first alone does not.
+    const inside = Array.from({ length: 1024 }, (_, n) => `11.${64 + (n >>> 4)}.${(n & 15) * 16}.0/20,KP`);
+    expect(parseGeofeed(encode(['11.64.0.0/10,KP', ...inside].join('\n')), 'feed.csv', FETCHED).entries).toHaveLength(1025);
+    expect(refusal(['11.64.0.0/10,KP', ...inside, '12.0.0.0/24,KP'].join('\n'), FETCHED)).toContain(`cover ${ipv4Ceiling + 256} IPv4 addresses`);
+  });
+
+  it('refuses IPv6 lines over a /19 in all, and holds neither a local file nor a feed with its prefixes to it', () => {
+    const ipv6 = '2a00::/19,KP\n2a01::/48,KP\n';
+    expect(refusal(ipv6, FETCHED)).toContain(`feed.csv: its lines cover ${2 ** 45 + 2 ** 16} IPv6 /64s (a /19's worth), over the ceiling of a /19's worth`);
+    expect(parseGeofeed(encode(ipv6), 'feed.csv', { fetched: false }).entries).toHaveLength(2);
+    const lines = slash20s(ipv4Ceiling / 4096 + 1).join('\n');
+    expect(parseGeofeed(encode(lines), 'feed.csv', { fetched: true, allowed: [parseNetwork('0.0.0.0/1')] }).entries).toHaveLength(1025);
+    expect(parseGeofeed(encode(lines), 'feed.csv', { fetched: false }).entries).toHaveLength(1025);
   });
 });
 
@@ -82,7 +114,7 @@ describe('a fetched feed is never quoted', () => {
   it('names each refused line and its reason, and repeats nothing it read', () => {
     const message = refusal(lines.join('\n'), FETCHED);
     expect(message).toMatch(/^feed\.csv: 8 lines are refused:/);
-    expect(message).toContain('line 1: the prefix is not an IP address or prefix');
+    expect(message).toContain('line 1: the prefix is not an IP address or CIDR network');
     expect(message).toContain('line 2: the prefix has host bits set: the network is 8.8.8.0/24');
     expect(message).toContain('line 3: the country code is not an ISO 3166-1 alpha-2 country code');
     expect(message).toContain('line 4: the region is not an ISO 3166-2 subdivision code');

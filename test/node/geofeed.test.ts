@@ -12,7 +12,7 @@ import { SourceError } from '../../data/sources/source.ts';
 const encode = (text: string) => new TextEncoder().encode(text);
 /** The entries of a feed, as the fields the tests compare. */
 const entries = (text: string) =>
-  parseGeofeed(encode(text), 'feed.csv').entries.map(({ line, prefix, countryCode, regionCode, city, postalCode }) => ({
+  [...parseGeofeed(encode(text), 'feed.csv').entries].map(({ line, prefix, countryCode, regionCode, city, postalCode }) => ({
     line,
     prefix,
     countryCode,
@@ -215,9 +215,12 @@ describe('the format of section 2.1', () => {
         '2002:102:300::/40,US',
         '55.66.84.0/24,US,,"Two',
         'Lines",',
+        '::fffe:0:0/95,US',
+        '::102:300/120,US',
+        '::ffff:0:0/95,US',
       ].join('\n'),
     );
-    expect(message).toMatch(/^feed\.csv: 14 lines are refused:/);
+    expect(message).toMatch(/^feed\.csv: 17 lines are refused:/);
     for (const expected of [
       'line 2: "55.66.77.0/33" has no valid prefix length (0 to 32)',
       'line 3: "55.66.77.88/24" has host bits set: the network is 55.66.77.0/24',
@@ -230,9 +233,13 @@ describe('the format of section 2.1', () => {
       'line 10: "California" is not an ISO 3166-2 subdivision code',
       'line 11: names a city but no country',
       'line 13: 55.66.83.0/24 again, already given on line 12',
-      'line 14: ::/64 covers ::/96, where the database keeps IPv4 addresses',
+      'line 14: ::/64 reaches into ::/96, where the database keeps IPv4',
       'line 15: 2002:102:300::/40 is in 6to4 2002::/16',
       'line 17: a quoted field runs over more than one line',
+      // Half of it is the IPv4-mapped block, which the database answers as IPv4: refused, as a flag list's entry is.
+      'line 18: ::fffe:0:0/95 covers part of ::ffff:0:0/96 (IPv4-mapped)',
+      'line 19: ::102:300/120 reaches into ::/96',
+      'line 20: "::ffff:0:0/95" has host bits set: the network is ::fffe:0:0/95',
     ]) {
       expect(message).toContain(expected);
     }

@@ -154,10 +154,10 @@ describe('a failing source', () => {
     expect(() => ipLocationDbAsn(dir).forEach(() => {})).toThrow(/line 1: "1.0.0.256" is not an IP address/);
   });
 
-  it('names the line of a malformed proxy list entry', () => {
+  it('names the line of a malformed proxy list entry, without quoting it', () => {
     const file = join(tempDir(), 'exits.txt');
     writeFileSync(file, '# Tor exits\n1.2.3.4\n2001:db8::/32\nnot-an-address\n');
-    expect(() => proxyList(file)).toThrow(/line 4: "not-an-address"/);
+    expect(() => proxyList(file)).toThrow(/exits\.txt line 4: the entry is not an IP address or CIDR network$/);
   });
 
   it('reads a proxy list of addresses and networks', () => {

@@ -224,6 +224,33 @@ describe('data:update from MaxMind', () => {
     expect(Buffer.compare(readFileSync(cached), CITY_TEST)).toBe(0);
   });
 
+  it('keeps the archive and checks it again: a database rewritten with its digest in source.json is extracted again from it', async () => {
+    const folder = join(cacheDir, 'maxmind', 'GeoLite2-City');
+    expect(readFileSync(join(folder, 'source.tar.gz')).equals(cityArchive)).toBe(true);
+    /** Rewrites a cached file and the digest source.json records for it, as one who can write the cache would. */
+    const rewrite = (name: string, bytes: Buffer) => {
+      writeFileSync(join(folder, name), bytes);
+      const source = JSON.parse(readFileSync(join(folder, 'source.json'), 'utf8'));
+      source.files[name] = sha256(bytes);
+      writeFileSync(join(folder, 'source.json'), JSON.stringify(source));
+    };
+    rewrite('GeoLite2-City.mmdb', builtEarlier(CITY_TEST, 1));
+    const before = server.downloads.get('GeoLite2-City') ?? 0;
+    expect((await run()).unchanged).toBe(true);
+    expect(server.downloads.get('GeoLite2-City')).toBe(before);
+    expect(lines).toContain("maxmind/GeoLite2-City: the cached files are not those of its archive, which is the publisher's; extracted again from the archive");
+    expect(readFileSync(join(folder, 'GeoLite2-City.mmdb')).equals(CITY_TEST)).toBe(true);
+
+    // The archive too, and the checksum it records: MaxMind's .sha256 is not its.
+    const forged = await archiveOf('GeoLite2-City', builtEarlier(CITY_TEST, 1));
+    rewrite('source.tar.gz', forged);
+    rewrite('GeoLite2-City.mmdb', builtEarlier(CITY_TEST, 1));
+    expect((await run()).unchanged).toBe(true);
+    expect(server.downloads.get('GeoLite2-City')).toBe(before + 1);
+    expect(lines).toContain('maxmind/GeoLite2-City: the cached archive does not match the SHA-256 MaxMind publishes for it; fetching it again');
+    expect(readFileSync(join(folder, 'source.tar.gz')).equals(cityArchive)).toBe(true);
+  });
+
   describe('fails clearly and replaces nothing', () => {
     const failures: Array<[string, () => Promise<unknown>, RegExp]> = [
       ['a wrong account or key (401)', () => run({ account: { ...ACCOUNT, licenseKey: 'wrong' } }), /401.*MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY/],
@@ -271,6 +298,17 @@ describe('data:update from MaxMind', () => {
           return run();
         },
         /GeoLite2-City\.mmdb of the GeoLite2-City archive is not a MaxMind DB/,
+      ],
+      [
+        'a database of a type the build does not read, the type never repeated',
+        async () => {
+          const mmdb = Buffer.from(CITY_TEST);
+          // The metadata's database_type, "GeoLite2-City", rewritten in place (same length) to a text of the publisher's.
+          mmdb.write('SECRET-TOKEN1', mmdb.lastIndexOf('GeoLite2-City'));
+          server.behaviours.set('GeoLite2-City', { kind: 'serve', archive: await archiveOf('GeoLite2-City', mmdb) });
+          return run();
+        },
+        /^GeoLite2-City is not a type the build reads \(City, Country, ASN, Anonymous-IP\), by its database_type$/,
       ],
       [
         'no answer within the timeout',
@@ -592,6 +630,24 @@ describe('data:update --geofeed and --corrections', () => {
     ],
   ];
   it.each(failures)('fails on %s, replacing nothing', (_case, fail, message) => expectFailsReplacingNothing(fail, message));
+
+  it('refuses a feed without #prefixes= whose narrow lines add up past its ceiling, naming its URL without the query', async () => {
+    // 1,025 lines of a /20 each: every line within the widest accepted, together over a /10 of IPv4.
+    const body = Array.from({ length: 1025 }, (_, n) => `${11 + (n >>> 4)}.${(n & 15) * 16}.0.0/20,KP\n`).join('');
+    feeds.set('/many.csv', { kind: 'serve', body });
+    const staged = fetchGeofeed({ url: `${feedUrl}/many.csv?token=SECRET` }, new DownloadCache(join(work, 'many-cache')), 10_000, () => {});
+    await expect(staged).rejects.toThrow(
+      /^--geofeed http:\/\/127\.0\.0\.1:\d+\/many\.csv: its lines cover 4198400 IPv4 addresses \(a \/10's worth\), over the ceiling/,
+    );
+    await expect(staged).rejects.not.toThrow(/SECRET|token/);
+    const allowed = await fetchGeofeed(
+      { url: `${feedUrl}/many.csv?token=SECRET`, allowed: ['0.0.0.0/1'] },
+      new DownloadCache(join(work, 'many-cache')),
+      10_000,
+      () => {},
+    );
+    expect(allowed.source.version).toMatch(/^1025 prefixes/);
+  });
 
   it('stops reading a feed that grows past its cap without saying its length', async () => {
     // The cap of 32 MiB, read line by line, takes seconds; the same check with a cap of 1 MiB.

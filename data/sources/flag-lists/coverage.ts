@@ -3,7 +3,7 @@
  * it: IPv4 in addresses, IPv6 in /64 networks (the unit an IPv6 network is assigned in). What a list's
  * ceiling (`lists.ts`) and its change from the cached version (`data/update/flag-lists.ts`) are measured in.
  */
-import { networkContains } from '../../mmdb/network.ts';
+import { isIpv4Network, networkContains } from '../../mmdb/network.ts';
 import type { Network } from '../../mmdb/search-tree.ts';
 
 /** The space a list covers. */
@@ -12,11 +12,6 @@ export interface Coverage {
   readonly ipv4: number;
   /** IPv6 /64 networks (fractions for networks longer than a /64). */
   readonly ipv6: number;
-}
-
-/** Whether a network lies in ::/96, where the tree keeps IPv4. */
-function isIpv4(network: Network): boolean {
-  return network.prefixLength >= 96 && network.bytes.subarray(0, 12).every((byte) => byte === 0);
 }
 
 /** Orders networks by first address, a wider one before those it holds. */
@@ -36,7 +31,7 @@ export function coverageOf(networks: readonly Network[]): Coverage {
   for (const network of [...networks].sort(byAddress)) {
     if (outer !== undefined && networkContains(outer, network)) continue;
     outer = network;
-    if (isIpv4(network)) ipv4 += 2 ** (128 - network.prefixLength);
+    if (isIpv4Network(network)) ipv4 += 2 ** (128 - network.prefixLength);
     else ipv6 += 2 ** (64 - network.prefixLength);
   }
   return { ipv4, ipv6 };

@@ -28,13 +28,29 @@ interface FlagList {
   readonly read: FormatReader;
   readonly licence: string;
   readonly attribution: string;
-  /**
-   * The most address space the list may cover, as prefix lengths: IPv4 addresses as many as a network
-   * of `ipv4` bits holds, IPv6 /64s as many as a network of `ipv6` bits holds; and why, from what the
-   * list is. Several times what it covers now, far below what would flag a share of the Internet.
-   */
-  readonly ceiling: { readonly ipv4: number; readonly ipv6: number; readonly why: string };
+  /** Several times what the list covers now, far below what would flag a share of the Internet. */
+  readonly ceiling: Ceiling;
 }
+
+/**
+ * The most address space a list may cover, as prefix lengths: IPv4 addresses as many as a network of
+ * `ipv4` bits holds, IPv6 /64s as many as a network of `ipv6` bits holds; and why, from what the list is.
+ */
+interface Ceiling {
+  readonly ipv4: number;
+  readonly ipv6: number;
+  readonly why: string;
+}
+
+/**
+ * The ceiling of each `--proxy-list` file (`../proxy-list.ts`): a list of open proxies names hosts, one
+ * address each, and the build's only other proxy source is a MaxMind database.
+ */
+export const PROXY_LIST_CEILING: Ceiling = {
+  ipv4: 10,
+  ipv6: 24,
+  why: 'a list of proxy hosts: a /10 of IPv4 holds four million of them; IPv6 comes in allocations, and a /24 holds 32 of the /29s a RIPE NCC member receives without further justification',
+};
 
 const X4BNET_MIT = 'MIT licence, Copyright (c) 2024 X4B (Mathew Heard)';
 const NO_LICENCE = 'none stated; published by its operator for anyone to use in network configuration';
@@ -162,9 +178,8 @@ export interface ParsedFlagList {
   readonly dropped: readonly string[];
 }
 
-/** The ceilings of a list in its coverage's units: IPv4 addresses and IPv6 /64s. */
-function ceilingOf(id: FlagListId): Coverage {
-  const { ceiling } = FLAG_LISTS[id] as FlagList;
+/** A ceiling in coverage's units: IPv4 addresses and IPv6 /64s. */
+function sizeOf(ceiling: Ceiling): Coverage {
   return { ipv4: 2 ** (32 - ceiling.ipv4), ipv6: 2 ** (64 - ceiling.ipv6) };
 }
 
@@ -189,27 +204,15 @@ export function parseFlagList(id: FlagListId, files: readonly FlagListFile[]): P
   const list: FlagList = FLAG_LISTS[id];
   const parsed = files.map((file) => list.read(file.content, file.label, file.name));
   const labels = files.map((file) => file.label).join(' and ');
-  const seen = new Set<string>();
-  const networks = parsed
-    .flatMap((file) => file.networks)
-    .filter((network) => {
-      const key = `${Buffer.from(network.bytes).toString('hex')}/${network.prefixLength}`;
-      return !seen.has(key) && Boolean(seen.add(key));
-    });
+  const { networks, coverage } = boundedList(
+    parsed.flatMap((file) => file.networks),
+    list.ceiling,
+    labels,
+  );
   const stated = parsed.map((file) => file.version).filter((version) => version !== undefined);
   const digest = createHash('sha256');
   for (const file of files) digest.update(file.content);
   const dates = parsed.map((file) => file.builtAt).filter((date) => date !== undefined);
-  if (networks.length === 0) throw new SourceError(`${labels}: no network (a list that lost its entries would clear its flag everywhere)`);
-  const coverage = coverageOf(networks);
-  const ceiling = ceilingOf(id);
-  for (const family of ['ipv4', 'ipv6'] as const) {
-    if (coverage[family] <= ceiling[family]) continue;
-    const unit = family === 'ipv4' ? 'IPv4 addresses' : 'IPv6 /64s';
-    throw new SourceError(
-      `${labels}: covers ${describeCoverage(coverage)}, over the list's ceiling of ${asPrefix(ceiling[family], family === 'ipv4' ? 4 : 6)} of ${unit} (${list.ceiling.why})`,
-    );
-  }
   return {
     networks,
     version: `${stated.length > 0 ? stated.join(', ') : `sha256 ${digest.digest('hex').slice(0, 12)}`}, ${networks.length} networks`,
@@ -217,6 +220,38 @@ export function parseFlagList(id: FlagListId, files: readonly FlagListFile[]): P
     coverage,
     dropped: parsed.flatMap((file, index) => file.dropped.map((entry) => `${files[index]?.label} ${entry}: dropped`)),
   };
+}
+
+/**
+ * The distinct networks of a list (in their order) and what they cover, held to the list's bounds.
+ *
+ * @param labels names the list's files in errors.
+ * @throws SourceError naming `labels` when there is no network (a list that lost its entries would
+ *   clear its flag everywhere), or the networks cover more than `ceiling` in either family.
+ */
+export function boundedList(all: readonly Network[], ceiling: Ceiling, labels: string): { networks: Network[]; coverage: Coverage } {
+  const seen = new Set<string>();
+  const networks = all.filter((network) => {
+    const key = `${Buffer.from(network.bytes).toString('hex')}/${network.prefixLength}`;
+    return !seen.has(key) && Boolean(seen.add(key));
+  });
+  if (networks.length === 0) throw new SourceError(`${labels}: no network (a list that lost its entries would clear its flag everywhere)`);
+  const coverage = coverageOf(networks);
+  const most = sizeOf(ceiling);
+  for (const family of ['ipv4', 'ipv6'] as const) {
+    if (coverage[family] <= most[family]) continue;
+    const unit = family === 'ipv4' ? 'IPv4 addresses' : 'IPv6 /64s';
+    throw new SourceError(
+      `${labels}: covers ${describeCoverage(coverage)}, over the list's ceiling of ${asPrefix(most[family], family === 'ipv4' ? 4 : 6)} of ${unit} (${ceiling.why})`,
+    );
+  }
+  return { networks, coverage };
+}
+
+/** The build log's note on a list: `tor-exits: 1203 networks, covering … ; its ceiling is a /16's worth and a /48's worth`. */
+export function coverageNote(name: string, networks: number, coverage: Coverage, ceiling: Ceiling): string {
+  const most = sizeOf(ceiling);
+  return `${name}: ${networks} networks, covering ${describeCoverage(coverage)}; its ceiling is ${asPrefix(most.ipv4, 4)} and ${asPrefix(most.ipv6, 6)}`;
 }
 
 /**
@@ -248,10 +283,7 @@ export function flagList(id: FlagListId, paths: readonly string[]): FlagSource {
       files,
     },
     sets: [list.flag],
-    notes: [
-      `${id}: ${parsed.networks.length} networks, covering ${describeCoverage(parsed.coverage)}; its ceiling is ${asPrefix(ceilingOf(id).ipv4, 4)} and ${asPrefix(ceilingOf(id).ipv6, 6)}`,
-      ...parsed.dropped,
-    ],
+    notes: [coverageNote(id, parsed.networks.length, parsed.coverage, list.ceiling), ...parsed.dropped],
     forEach(visit) {
       for (const network of parsed.networks) visit(network, flags);
     },

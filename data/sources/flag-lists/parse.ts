@@ -6,10 +6,9 @@
  * IPv4 aliases (::ffff:0:0/96, 2002::/16), answered as the IPv4 address it embeds, is dropped and said.
  * Messages name the line or JSON path, never quoting what a publisher wrote. JSON envelopes are checked with zod.
  */
-import ipaddr from 'ipaddr.js';
 import type { z } from 'zod';
-import { networkContains, networksOverlap, networkText, parseNetwork } from '../../mmdb/network.ts';
 import type { Network } from '../../mmdb/search-tree.ts';
+import { LIST_ENTRIES, readPrefix } from '../prefix.ts';
 import { SourceError } from '../source.ts';
 
 /** What a format reader finds in one of a publisher's files. */
@@ -35,51 +34,23 @@ export type FormatReader = (content: Buffer, label: string, name: string) => Par
 /** The widest entry accepted, by address family: prefix lengths shorter than these are refused. */
 const WIDEST = { 4: 8, 6: 16 } as const;
 
-/** Where the tree keeps IPv4: no IPv6 entry may reach into it. */
-const IPV4_SPACE = parseNetwork('::/96');
-/** The tree's other IPv4 aliases, answered as the IPv4 address they embed: entries there are dropped. */
-const ALIASES = [
-  { network: parseNetwork('::ffff:0:0/96'), name: '::ffff:0:0/96 (IPv4-mapped)' },
-  { network: parseNetwork('2002::/16'), name: '2002::/16 (6to4)' },
-];
-
-/** An entry as read: its network, or that it is dropped (in an alias), or why it is refused. */
+/** An entry as read: its network, or that it is dropped (in an IPv4 alias), or why it is refused. */
 type Entry = { readonly network: Network } | { readonly dropped: string } | { readonly refused: string };
 
 /**
  * Parses one entry: `a.b.c.d`, `a.b.c.d/n`, an IPv6 address or an IPv6 CIDR (an address alone is a /32
- * or a /128), into the search tree's space (`data/mmdb/network.ts`).
+ * or a /128), into the search tree's space, as every list is read (`../prefix.ts`, {@link LIST_ENTRIES}).
  *
  * @param family the family the entry must be of, when the format says (AWS's `ip_prefix` is IPv4).
  * @returns the network; or, for an entry in an IPv4 alias, why it is dropped; or why it is refused.
  */
 function parsePrefix(entry: string, family?: 4 | 6): Entry {
-  const slash = entry.indexOf('/');
-  const address = slash < 0 ? entry : entry.slice(0, slash);
-  const length = slash < 0 ? undefined : entry.slice(slash + 1);
-  // An IPv6 address is told by its colon, and checked by parsing it (ipaddr.js's IPv4 check is slow on IPv6 text).
-  const kind = address.includes(':') ? 6 : 4;
-  const notAnAddress = { refused: 'the entry is not an IP address or CIDR network' };
-  if (kind === 6 ? address.includes('%') : !ipaddr.IPv4.isValidFourPartDecimal(address)) return notAnAddress;
-  if (family !== undefined && kind !== family) return { refused: `the entry is not an IPv${family} network` };
-  const bits = kind === 4 ? 32 : 128;
-  const prefixLength = length === undefined ? bits : /^(0|[1-9]\d{0,2})$/.test(length) ? Number(length) : Number.NaN;
-  if (!(prefixLength <= bits)) return { refused: `the entry has no valid prefix length (0 to ${bits})` };
-  if (prefixLength < WIDEST[kind]) return { refused: `the entry spans more than a /${WIDEST[kind]}, which no list of one operator holds` };
-  let network: Network;
-  try {
-    network = parseNetwork(`${address}/${prefixLength}`);
-  } catch {
-    return notAnAddress;
-  }
-  if (kind === 4) return { network };
-  const text = networkText(network, true);
-  if (networksOverlap(network, IPV4_SPACE)) return { refused: `${text} reaches into ::/96, where the database keeps IPv4: a list gives IPv4 networks as IPv4` };
-  for (const alias of ALIASES) {
-    if (networkContains(alias.network, network)) return { dropped: `${text} is in ${alias.name}, answered as the IPv4 address it embeds` };
-    if (networksOverlap(network, alias.network)) return { refused: `${text} covers part of ${alias.name}, answered as the IPv4 address it embeds` };
-  }
-  return { network };
+  if (family !== undefined && (entry.includes(':') ? 6 : 4) !== family) return { refused: `the entry is not an IPv${family} network` };
+  const read = readPrefix(entry, LIST_ENTRIES, 'the entry');
+  if (!('network' in read)) return read;
+  const length = read.network.prefixLength - (read.family === 4 ? 96 : 0);
+  if (length < WIDEST[read.family]) return { refused: `the entry spans more than a /${WIDEST[read.family]}, which no list of one operator holds` };
+  return { network: read.network };
 }
 
 /**
