@@ -102,7 +102,8 @@ function localBucket(bucket: string, persistTo: string | undefined): WranglerBuc
       }),
     putObject: (key, file) =>
       attempt(`put ${key}`, async (r2) => {
-        const body = Object.assign(Readable.toWeb(createReadStream(file)), { [STREAM_LENGTH]: (await stat(file)).size });
+        const { size } = await stat(file);
+        const body = Object.assign(Readable.toWeb(createReadStream(file)), { [STREAM_LENGTH]: size });
         await r2.put(key, body, { httpMetadata: { contentType: BYTES_TYPE } });
       }),
     delete: (key) => attempt(`delete ${key}`, (r2) => r2.delete(key)),
