@@ -242,23 +242,27 @@ function percentile(values: number[], p: number): number {
  * as current, as `data:publish` would (`src/geo/published.ts`).
  */
 async function publishDamaged(manifestFile: string, version: string, damaged: number): Promise<void> {
-  const bucket = wranglerBucket({ environment: 'free', bucket: bucketOf('free'), remote: false });
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { shards: { file: string; first: string; last: string; bytes: number; sha256: string }[] };
-  const shards = [];
-  const zeros = join(tmpdir(), `ipgeo-bench-damaged-${process.pid}.mmdb`);
-  for (const [index, { file, first, last, bytes, sha256 }] of manifest.shards.entries()) {
-    const key = `ipgeo-${version}.shard-${index}-of-${manifest.shards.length}.mmdb`;
-    if (index === damaged) writeFileSync(zeros, new Uint8Array(bytes));
-    await bucket.putObject(key, index === damaged ? zeros : join(dirname(manifestFile), file));
-    shards.push({ key, first, last, bytes, sha256 });
+  const bucket = wranglerBucket({ environment: 'free', bucket: bucketOf('free'), remote: false });
+  try {
+    const shards = [];
+    const zeros = join(tmpdir(), `ipgeo-bench-damaged-${process.pid}.mmdb`);
+    for (const [index, { file, first, last, bytes, sha256 }] of manifest.shards.entries()) {
+      const key = `ipgeo-${version}.shard-${index}-of-${manifest.shards.length}.mmdb`;
+      if (index === damaged) writeFileSync(zeros, new Uint8Array(bytes));
+      await bucket.putObject(key, index === damaged ? zeros : join(dirname(manifestFile), file));
+      shards.push({ key, first, last, bytes, sha256 });
+    }
+    rmSync(zeros, { force: true });
+    const record = CurrentRecordSchema.parse(JSON.parse((await bucket.getText(CURRENT_RECORD_KEY)) ?? 'null'));
+    const at = new Date().toISOString();
+    const [head] = shards as [(typeof shards)[number]];
+    const entry = { version, key: head.key, bytes: head.bytes, sha256: head.sha256, shards, publishedAt: at, retiredAt: null };
+    const versions = record.versions.map((v) => (v.version === record.current.version ? { ...v, retiredAt: at } : v));
+    await bucket.putText(CURRENT_RECORD_KEY, JSON.stringify({ v: 1, current: entry, versions: [...versions, entry] }));
+  } finally {
+    await bucket.dispose();
   }
-  rmSync(zeros, { force: true });
-  const record = CurrentRecordSchema.parse(JSON.parse((await bucket.getText(CURRENT_RECORD_KEY)) ?? 'null'));
-  const at = new Date().toISOString();
-  const [head] = shards as [(typeof shards)[number]];
-  const entry = { version, key: head.key, bytes: head.bytes, sha256: head.sha256, shards, publishedAt: at, retiredAt: null };
-  const versions = record.versions.map((v) => (v.version === record.current.version ? { ...v, retiredAt: at } : v));
-  await bucket.putText(CURRENT_RECORD_KEY, JSON.stringify({ v: 1, current: entry, versions: [...versions, entry] }));
 }
 
 const first = await statusVersion();

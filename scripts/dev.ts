@@ -58,11 +58,16 @@ if (!existsSync(MANIFEST_FILE)) {
 try {
   const local = readBuildFile(MANIFEST_FILE);
   const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false });
-  const current = (await readRecord(bucket))?.current;
-  if (current?.version === local.version && current.asn?.sha256 === local.asn?.sha256) {
-    console.log(`The local R2 bucket ${bucket.name} already has version ${local.version} as current.`);
-  } else {
-    await publishTo(bucket, bodiesAsPaths(local), new Date(), console.log, undefined, { newShardCount: true });
+  try {
+    const current = (await readRecord(bucket))?.current;
+    if (current?.version === local.version && current.asn?.sha256 === local.asn?.sha256) {
+      console.log(`The local R2 bucket ${bucket.name} already has version ${local.version} as current.`);
+    } else {
+      await publishTo(bucket, bodiesAsPaths(local), new Date(), console.log, undefined, { newShardCount: true });
+    }
+  } finally {
+    // Before wrangler dev serves the same state.
+    await bucket.dispose();
   }
 } catch (error) {
   if (!(error instanceof PublishError)) throw error;

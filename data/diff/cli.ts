@@ -49,7 +49,12 @@ async function open(operand: string, opener: Opener): Promise<ComparedBuild> {
   const { bucketOf } = await import('../publish/cli.ts');
   const target = { environment, bucket: bucketOf(environment), remote: opener.remote };
   const bucket = wranglerBucket(opener.persistTo ? { ...target, persistTo: opener.persistTo } : target);
-  const build = await currentBuild(bucket, mkdtempSync(join(opener.dir, `${environment}-`)));
+  let build: ComparedBuild | null;
+  try {
+    build = await currentBuild(bucket, mkdtempSync(join(opener.dir, `${environment}-`)));
+  } finally {
+    await bucket.dispose();
+  }
   if (build === null) throw new DiffError(`${bucket.name}: nothing is published there`);
   return build;
 }

@@ -37,7 +37,7 @@ import {
   withoutExpired,
 } from './record.ts';
 import { verifyDatabase } from './verify.ts';
-import { wranglerBucket } from './wrangler-bucket.ts';
+import { type WranglerBucket, wranglerBucket } from './wrangler-bucket.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CONFIG = join(ROOT, 'wrangler.toml');
@@ -185,16 +185,17 @@ export interface CommandOptions {
 export async function runCommand(command: 'publish' | 'rollback', values: CommandOptions): Promise<number> {
   const started = Date.now();
   const budgetBytes = values.budgetBytes ?? DEFAULT_BUDGET_BYTES;
+  const buckets: WranglerBucket[] = [];
   try {
     const known = deployments();
     const environments = values.all ? known : (values.env ?? []);
     for (const environment of environments) {
       if (!known.includes(environment)) throw new PublishError(`unknown deployment ${environment}; one of ${known.join(', ')}`);
     }
-    const buckets = environments.map((environment) => {
+    for (const environment of environments) {
       const target = { environment, bucket: bucketOf(environment), remote: values.remote ?? false };
-      return wranglerBucket(values['persist-to'] ? { ...target, persistTo: resolve(values['persist-to']) } : target);
-    });
+      buckets.push(wranglerBucket(values['persist-to'] ? { ...target, persistTo: resolve(values['persist-to']) } : target));
+    }
     if (command === 'rollback') {
       for (const [i, bucket] of buckets.entries())
         await rollBack(bucket, new Date(), console.log, budgetBytes, environments[i] ? { deployment: environments[i] } : {});
@@ -213,7 +214,7 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
       if (accepted !== undefined) console.log(`The diff gate is overridden for version ${build.version} (--accept-diff).`);
       // With --accept-diff the build is compared with no bucket's version, only with itself: a broken build never goes out.
       const verdict = await diffGate(resolve(values.file ?? DEFAULT_FILE), accepted === undefined ? buckets : [], console.log, values.summary);
-      if (verdict.stopped) return stopAtGate(buckets, build.version, values.check ?? false, verdict.broken);
+      if (verdict.stopped) return await stopAtGate(buckets, build.version, values.check ?? false, verdict.broken);
       const changes = await publishEverywhere(buckets, environments, build, budgetBytes, values.check ?? false);
       if (values.check) {
         console.log(
@@ -235,6 +236,8 @@ export async function runCommand(command: 'publish' | 'rollback', values: Comman
       return 1;
     }
     throw error;
+  } finally {
+    for (const bucket of buckets) await bucket.dispose();
   }
 }
 

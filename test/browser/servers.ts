@@ -109,7 +109,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const local = bodiesAsPaths(readBuildFile(DATABASE_FILE));
   for (const environment of ['free', 'de'] as const) {
     const bucket = wranglerBucket({ environment, bucket: bucketOf(environment), remote: false, persistTo: state });
-    await publishTo(bucket, local, new Date(), () => {});
+    try {
+      await publishTo(bucket, local, new Date(), () => {});
+    } finally {
+      await bucket.dispose();
+    }
   }
   await operator('create', ACCOUNTS.active.id);
   await operator('allow-domain', ACCOUNTS.active.id, ACCOUNTS.active.hostname);

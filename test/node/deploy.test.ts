@@ -244,6 +244,7 @@ class FakeCloudflare implements Cloudflare {
         calls.push(`delete ${path(key)}`);
         objects.delete(path(key));
       },
+      async dispose() {},
     };
   }
   deploy(configPath: string, environment: string, dryRun: boolean, worker?: string): string[] {

@@ -48,7 +48,7 @@ function smallBuild(dir: string, proxy?: string) {
 describe('npm run data:publish and data:rollback', () => {
   const work = mkdtempSync(join(tmpdir(), 'ipgeo-publish-'));
   const state = join(work, 'state');
-  /** Runs a command in this process (each of its R2 operations is a wrangler run); its output and exit code. */
+  /** Runs a command in this process (its buckets start workerd through wrangler's platform proxy); its output and exit code. */
   const cli = async (
     command: 'publish' | 'rollback',
     options: { env: string[]; file?: string; budgetBytes?: number; check?: boolean; 'accept-diff'?: string },
@@ -64,6 +64,7 @@ describe('npm run data:publish and data:rollback', () => {
     }
   };
   const bucket = wranglerBucket({ environment: 'free', bucket: 'ipgeo-data', remote: false, persistTo: state });
+  afterAll(() => bucket.dispose());
 
   it('uploads the build as ipgeo-{version}.mmdb, makes it current, and rolls back to the one before', async () => {
     const first = smallBuild(join(work, 'a'));
