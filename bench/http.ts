@@ -60,7 +60,7 @@ export const PAID_BULK_ROW = `paid bulk of ${BULK_SIZE}`;
 const PAID_DISTANCE_ROW = 'paid distance';
 
 /** The paid deployment's networks-by-ASN row (`bench/asns.ts`), as docs/costs.md prices it. */
-export const PAID_ASN_ROW = 'paid ASN';
+const PAID_ASN_ROW = 'paid ASN';
 
 /** The single lookup with options (docs/hot-path.md, "The targets"): German names, six fields. */
 export const OPTIONS_ROW = 'single JSON, lang and fields';
