@@ -1,13 +1,10 @@
 /**
  * @module Counts a paid isolate's answers in memory and writes them to the usage store (`ledger.ts`)
- * in batches, so that an answer waits for nothing and costs a few map updates. A batch gathers the
- * counts of {@link FLUSH_MS}, then one call per account writes it, to the object of the account's
- * ledger that this isolate's slot names (`spread.ts`); the store applies each part once by its id, so a
- * write may be retried, by any request, to the same object. Nothing is lost when the isolate ends after
- * an answer: the request that opens a batch keeps the isolate alive with its own `waitUntil` until the
- * batch is written, and a later request takes over when that one's time runs out. Requests share
- * settled state only (the batches' maps and flags), never a promise: each writes or waits by itself
- * (docs/decisions/0007-usage-counted-in-batches.md).
+ * in batches: a batch gathers the counts of {@link FLUSH_MS}, then one call per account writes it to
+ * the ledger object this isolate's slot names (`spread.ts`); the store applies each part once by its
+ * id, so any request may retry a write. The request that opens a batch keeps the isolate alive with its
+ * `waitUntil` until the batch is written, and a later request takes over when its time runs out.
+ * Requests share settled state only, never a promise (docs/decisions/0007-usage-counted-in-batches.md).
  */
 
 import { reportEvent, whyOf } from '../events/operational.ts';
