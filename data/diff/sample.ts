@@ -5,6 +5,7 @@
  * plus the first address of each network of {@link WELL_KNOWN_NETWORKS}.
  */
 import { type IpAddress, parseIp } from '../../src/ip/address.ts';
+import { randomWords } from '../random-words.ts';
 
 /** The generator's seed: changing it changes the sample, and with it every figure of BENCHMARKS.md's diffs. */
 const SAMPLE_SEED = 0x5eed_1945;
@@ -73,18 +74,6 @@ export interface AddressSample {
   readonly ipv6: Uint32Array;
   /** The first address of each of {@link WELL_KNOWN_NETWORKS}, parsed. */
   readonly wellKnown: readonly { readonly network: string; readonly name: string; readonly address: IpAddress }[];
-}
-
-/** mulberry32: 32 random bits a call, the same sequence for the same seed. */
-function randomWords(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
 }
 
 /** The sample, made anew on each call (about 5 ms): the same addresses every time. */

@@ -1,16 +1,11 @@
 /**
- * @module The seeded generator (mulberry32) of the tests' samples and of the benchmark's addresses
- * (`bench/addresses.ts`), so that every sample is the same on every run.
+ * @module The seeded generator (mulberry32, `data/random-words.ts`, as the diff's sample uses it) of the tests' samples
+ * and of the benchmark's addresses (`bench/addresses.ts`), so that every sample is the same on every run.
  */
+import { randomWords } from '../../data/random-words.ts';
 
 /** A generator uniform in [0, 1), the same sequence for the same `seed`. */
 export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const words = randomWords(seed);
+  return () => words() / 4294967296;
 }
